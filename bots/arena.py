@@ -1,0 +1,52 @@
+"""Play strategies against each other in-process, with no wall clock.
+
+Bots get a lazy view: it is built only if the strategy looks at it, so a strategy that
+needs only its legal moves costs nothing extra.
+"""
+
+from collections.abc import Mapping
+
+from bots.strategy import Strategy
+from engine_service.rules import new_match
+
+
+class LazyView(Mapping):
+    """``Match.view(seat)``, computed on first access."""
+
+    __slots__ = ("_match", "_seat", "_view")
+
+    def __init__(self, match, seat):
+        self._match, self._seat, self._view = match, seat, None
+
+    def _get(self):
+        if self._view is None:
+            self._view = self._match.view(self._seat)
+        return self._view
+
+    def __getitem__(self, key):
+        return self._get()[key]
+
+    def __iter__(self):
+        return iter(self._get())
+
+    def __len__(self):
+        return len(self._get())
+
+
+def play_match(variant, options, seed, bots, deals=None, on_move=None):
+    """Play one match to its end; ``bots`` has one Strategy per seat. Returns the match."""
+    m = new_match(variant, options, seed, deals)
+    if len(bots) != m.num_seats:
+        raise ValueError(f"{variant} needs {m.num_seats} bots, got {len(bots)}")
+    listeners = [s for s, b in enumerate(bots) if type(b).on_event is not Strategy.on_event]
+    while not m.over:
+        seat = m.to_move
+        legal = m.legal_moves(seat)
+        move = bots[seat].choose(LazyView(m, seat), legal)
+        events = m.play(seat, move)
+        for s in listeners:
+            for e in events:
+                bots[s].on_event(e.to_dict(s))
+        if on_move is not None:
+            on_move(m, seat, move, events)
+    return m

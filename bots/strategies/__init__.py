@@ -1,0 +1,15 @@
+"""The strategies by name. Adding one: a module here with a Strategy subclass, then
+one line in STRATEGIES."""
+
+from .greedy import Greedy
+from .random import RandomBot
+
+STRATEGIES = {"random": RandomBot, "greedy": Greedy}
+
+
+def make_strategy(name: str, seed: int | None = None):
+    try:
+        cls = STRATEGIES[name]
+    except KeyError:
+        raise ValueError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}") from None
+    return cls(seed)

@@ -1,0 +1,149 @@
+"""The ``domino`` command: one entry point, a subcommand per job."""
+
+import argparse
+import json
+import sys
+
+from engine_service import narrate
+from engine_service.rules import IllegalMove, MalformedInput, ReplayError, replay_record
+
+
+def _parse_options(pairs):
+    options = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"domino: --option wants KEY=VALUE, got {pair!r}")
+        try:
+            options[key] = int(value)
+        except ValueError:
+            raise SystemExit(f"domino: option {key} wants an integer, got {value!r}") from None
+    return options
+
+
+def cmd_simulate(args) -> int:
+    from bots.simulate import simulate
+
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    seats = {"hhl": 4, "domeng": 5}[args.variant]
+    if len(bots) == 1:
+        bots = bots * seats
+    if len(bots) != seats:
+        raise SystemExit(f"domino: {args.variant} has {seats} seats; --bots lists {len(bots)}")
+
+    def progress(done, total):
+        if not args.json and sys.stderr.isatty():
+            print(f"\r{done}/{total} matches", end="" if done < total else "\n", file=sys.stderr)
+
+    summary = simulate(args.variant, args.matches, args.seed, bots, _parse_options(args.option),
+                       args.records, progress)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    unit = "points_per_hand" if args.variant == "hhl" else "stones_per_round"
+    print(f"{summary['matches']} {args.variant} matches, {summary['hands']} "
+          f"{'hands' if args.variant == 'hhl' else 'rounds'}, {summary['moves']} moves "
+          f"in {summary['seconds']} s ({summary['moves_per_second']} moves/s)")
+    print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(summary["outcomes"].items())))
+    for name, value in summary[unit].items():
+        extra = f", CAMAT titles {summary['camat_titles'][name]}" if "camat_titles" in summary else ""
+        print(f"  {name:10s} mean {unit.replace('_', ' ')} {value:+.3f}{extra}")
+    return 0
+
+
+def cmd_replay(args) -> int:
+    try:
+        with open(args.record) as f:
+            record = json.load(f)
+    except OSError as e:
+        print(f"domino replay: cannot read {args.record}: {e.strerror}", file=sys.stderr)
+        return 2
+    except json.JSONDecodeError as e:
+        print(f"domino replay: {args.record} is not JSON: {e}", file=sys.stderr)
+        return 2
+    try:
+        m = replay_record(record)
+    except MalformedInput as e:
+        print(f"domino replay: {args.record}: malformed: {e.message}", file=sys.stderr)
+        return 2
+    except ReplayError as e:
+        print(f"domino replay: {args.record}: {e.where}: {e.reason}: {e.message}", file=sys.stderr)
+        if e.legal_moves:
+            print(f"  legal moves were: {', '.join(e.legal_moves)}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(m.record(seats=record.get("seats")), indent=1))
+        return 0
+    for i, d in enumerate(m.deals):
+        if d.result is not None:
+            print(f"hand {i}: {narrate.describe_result(d.result)}")
+        else:
+            print(f"hand {i}: in progress, seat {m.to_move} to move")
+    if m.result is not None:
+        print(f"match: {json.dumps({k: v for k, v in m.result.items() if k != 'cycles'})}")
+    print("record OK: every move legal, every result as recorded")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    """A simulated HHL match and a Domeng match, move by move, in words."""
+    from bots.arena import play_match
+    from bots.strategies import make_strategy
+
+    for variant, options, names in (("hhl", {"hands": args.hands}, ["greedy", "random"] * 2),
+                                    ("domeng", {"cycles": 1}, ["greedy", "random"] * 2 + ["greedy"])):
+        print(f"\n===== {variant}: {', '.join(f'seat {s} {n}' for s, n in enumerate(names))}")
+        bots = [make_strategy(n, args.seed + s) for s, n in enumerate(names)]
+        m = play_match(variant, options, args.seed, bots)
+        for e in m.events:
+            print(narrate.describe(e.to_dict(None)))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="domino", description="Dominoes game server: HHL and Domeng.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("simulate", help="play whole matches in-process and summarize")
+    s.add_argument("--variant", choices=["hhl", "domeng"], required=True)
+    s.add_argument("--matches", type=int, default=10)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--bots", default="random", help="comma-separated strategies, one per seat")
+    s.add_argument("--option", action="append", metavar="KEY=VALUE",
+                   help="match option, e.g. hands=8 (HHL) or cycles=2 (Domeng)")
+    s.add_argument("--records", metavar="DIR", help="write one domino-record/1 file per match")
+    s.add_argument("--json", action="store_true", help="print the summary as JSON")
+    s.set_defaults(func=cmd_simulate)
+
+    r = sub.add_parser("replay", help="re-check a match record move by move")
+    r.add_argument("record", help="a domino-record/1 JSON file")
+    r.add_argument("--json", action="store_true", help="print the completed record")
+    r.set_defaults(func=cmd_replay)
+
+    d = sub.add_parser("demo", help="print a simulated HHL and Domeng match in words")
+    d.add_argument("--seed", type=int, default=1)
+    d.add_argument("--hands", type=int, default=2)
+    d.set_defaults(func=cmd_demo)
+
+    try:
+        from engine_service import cli_engine
+    except ImportError:
+        cli_engine = None
+    if cli_engine is not None:
+        cli_engine.add_subcommands(sub)
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "matches", 1) < 1:
+        raise SystemExit("domino: --matches must be at least 1")
+    try:
+        return args.func(args)
+    except (MalformedInput, IllegalMove, ValueError) as e:
+        print(f"domino {args.command}: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

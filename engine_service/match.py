@@ -1,0 +1,421 @@
+"""One match under the engine's authority: seats, version, clock, log and watchers.
+
+The rules core (engine_service.rules) decides what is legal and what happens; this module
+decides who may act, when, and in what order, and makes each accepted move durable
+before anyone hears of it. Every state change happens under the match's own lock, so
+matches never wait for each other.
+
+Order of checks for a move (../shared/design.md): token (the caller, engine.py) ->
+version -> rules -> store.append -> publish to watchers.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass
+
+from . import rules
+from .clock import Alarm, Clock
+from .errors import EngineError
+from .seats import ABSENT_AFTER, Seat, hash_token, new_token, seat_of
+from .store import MatchRow, MoveRow, Store
+
+log = logging.getLogger(__name__)
+
+WAITING, LIVE, OVER = "waiting", "live", "over"
+# Causes of an accepted move, as logged in the store.
+BY_SEAT, BY_TIMEOUT, BY_ABSENT, TIME_UP = "seat", "timeout", "absent", "time_up"
+
+
+class EngineEvent:
+    """An event the engine adds to the rules' events (timeout, absent, returned).
+
+    Public: every seat and spectator sees the same dict."""
+
+    __slots__ = ("kind", "data")
+
+    def __init__(self, kind: str, **data):
+        self.kind = kind
+        self.data = data
+
+    def to_dict(self, seat: int | None = None) -> dict:
+        return {"kind": self.kind, **self.data}
+
+
+@dataclass(frozen=True)
+class Update:
+    """What a watcher receives: events that happened at one version."""
+    version: int
+    events: tuple            # rules Events and EngineEvents; redact with .to_dict(seat)
+    to_move: int | None
+    over: bool
+
+
+@dataclass(frozen=True)
+class Accepted:
+    version: int             # the version right after the move
+    move: str                # text notation
+    events: tuple
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """A seat's (or, seat None, a spectator's) state at one version."""
+    seat: int | None
+    version: int
+    to_move: int | None
+    view: dict
+    legal_moves: list        # [(id, text)]; ids are the move's index in the legal list
+    deadline: float          # Unix seconds when the clock plays for the seat; 0 if none
+
+
+@dataclass(frozen=True)
+class Turn:
+    """An accepted move, kept to answer a resubmission of it."""
+    seat: int
+    move: str
+    move_id: str
+    accepted: Accepted
+
+
+CLOSED = object()   # sentinel that ends a subscriber's stream
+
+
+class Subscriber:
+    """One watcher's queue. Producers never block (unbounded queue): a slow watcher costs
+    memory, never the match's progress."""
+
+    def __init__(self, seat: int | None):
+        self.seat = seat
+        self._q: queue.SimpleQueue = queue.SimpleQueue()
+
+    def put(self, item) -> None:
+        self._q.put(item)
+
+    def close(self) -> None:
+        self._q.put(CLOSED)
+
+    def get(self, timeout: float):
+        """The next item, CLOSED, or None when nothing came within timeout seconds."""
+        try:
+            return self._q.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+
+def legal_ids(moves) -> list[tuple[str, str]]:
+    return [(str(i), str(m)) for i, m in enumerate(moves)]
+
+
+class Match:
+    def __init__(self, row: MatchRow, store: Store, clock: Clock | None,
+                 token_hashes: dict[int, str] | None = None):
+        self.id = row.id
+        self.row = row
+        self.game = rules.new_match(row.variant, row.options, seed=row.seed, deals=row.deals)
+        self.version = 0
+        self.status = row.status
+        self.history: list[Turn] = []
+        s = row.settings
+        self.seats = [Seat(kind, name, clock_ms)
+                      for kind, name, clock_ms in zip(s["kinds"], s["names"], s["clocks_ms"],
+                                                      strict=True)]
+        for seat, digest in (token_hashes or {}).items():
+            self.seats[seat].token_hash = digest
+        self._store = store
+        self._clock = clock
+        self._alarm: Alarm | None = None
+        self._deadline = 0.0
+        self._time_alarm: Alarm | None = None
+        self._lock = threading.RLock()
+        self._subscribers: set[Subscriber] = set()
+
+    # ----- restoring ------------------------------------------------------------------
+    @classmethod
+    def restore(cls, row: MatchRow, store: Store, clock: Clock | None) -> Match:
+        """Rebuild a match from its log: the rules core is deterministic, so replaying the
+        accepted moves in order gives the identical state and version."""
+        match = cls(row, store, None, store.seat_hashes(row.id))
+        for move in store.moves(row.id):
+            match._apply(move.seat, move.move, move.cause, durable=False)
+        match._clock = clock
+        if match.game.over:
+            match.status = OVER
+        return match
+
+    def start(self) -> None:
+        """Start the clocks (after creation or restore)."""
+        with self._lock:
+            self._arm_time_limit()
+            self._autoplay_and_arm()
+
+    # ----- seats ----------------------------------------------------------------------
+    def claim(self, seat: int) -> str:
+        """Hand out the seat's token, once. The last claim makes the match live."""
+        with self._lock:
+            if not isinstance(seat, int) or not 0 <= seat < len(self.seats):
+                raise EngineError("BAD_SEAT", f"seat must be 0..{len(self.seats) - 1}, "
+                                  f"got {seat!r}", self.version)
+            token = new_token()
+            digest = hash_token(token)
+            if self.seats[seat].claimed or not self._store.claim_seat(self.id, seat, digest):
+                raise EngineError("SEAT_TAKEN", f"seat {seat} of match {self.id} is already "
+                                  "claimed", self.version)
+            self.seats[seat].token_hash = digest
+            if self.status == WAITING and all(s.claimed for s in self.seats):
+                self.status = LIVE
+                self._store.set_status(self.id, LIVE)
+                log.info("match %s started: %s, %d seats", self.id, self.row.variant,
+                         len(self.seats))
+                self._autoplay_and_arm()
+            return token
+
+    def authenticate(self, token: str) -> int:
+        """The seat this token holds. A returning absent seat is played by its holder again."""
+        if not token:
+            raise EngineError("NO_TOKEN", "a seat token is required", self.version)
+        seat = seat_of(self.seats, token)
+        if seat is None:
+            raise EngineError("BAD_TOKEN", f"the token holds no seat of match {self.id}",
+                              self.version)
+        if self.seats[seat].absent:
+            self._returns(seat)
+        return seat
+
+    def _returns(self, seat: int) -> None:
+        with self._lock:
+            held = self.seats[seat]
+            if not held.absent:
+                return
+            held.absent, held.timeouts_in_a_row = False, 0
+            # Absent seats are played at once, so the returning seat is not the one to
+            # move and no clock needs re-arming.
+            self._publish((EngineEvent("returned", seat=seat),))
+
+    # ----- reading --------------------------------------------------------------------
+    def seat_view(self, seat: int | None) -> SeatView:
+        with self._lock:
+            return self._seat_view(seat)
+
+    def _seat_view(self, seat: int | None) -> SeatView:
+        game = self.game
+        legal = legal_ids(game.legal_moves(seat)) if seat is not None else []
+        deadline = self._deadline if (legal and self._alarm) else 0.0
+        return SeatView(seat, self.version, game.to_move, game.view(seat), legal, deadline)
+
+    def record(self) -> dict:
+        with self._lock:
+            if not self.game.over:
+                raise EngineError("MATCH_NOT_OVER", f"match {self.id} is not over; its record "
+                                  "holds hidden tiles", self.version)
+            return self.game.record([s.name or f"seat{i}" for i, s in enumerate(self.seats)])
+
+    # ----- moves ----------------------------------------------------------------------
+    def submit(self, seat: int, version: int, move_id: str = "", move_text: str = "") -> Accepted:
+        """Play a move for `seat` chosen at `version`; refuses with EngineError (nothing
+        changed). Resubmitting an accepted move at its version returns the same answer."""
+        with self._lock:
+            if version != self.version:
+                again = self._resubmission(seat, version, move_id, move_text)
+                if again:
+                    return again
+                raise EngineError("STALE_VERSION", f"the move was chosen at version {version};"
+                                  f" the match is at version {self.version}", self.version)
+            move = self._resolve(seat, move_id, move_text)
+            accepted = self._apply(seat, move, BY_SEAT, move_id=move_id)
+            self._autoplay_and_arm()
+            return accepted
+
+    def _resubmission(self, seat, version, move_id, move_text) -> Accepted | None:
+        if not 0 <= version < len(self.history):
+            return None
+        turn = self.history[version]
+        if turn.seat != seat:
+            return None
+        if (move_id and move_id == turn.move_id) or (move_text and _same_move(move_text,
+                                                                               turn.move)):
+            return turn.accepted
+        return None
+
+    def _resolve(self, seat: int, move_id: str, move_text: str):
+        if move_id:
+            legal = self.game.legal_moves(seat)
+            if not legal:
+                raise self._not_now(seat)
+            if not move_id.isdigit() or int(move_id) >= len(legal):
+                raise EngineError("UNKNOWN_MOVE_ID", f"no legal move has id {move_id!r} at "
+                                  f"version {self.version}", self.version, legal_ids(legal))
+            return legal[int(move_id)]
+        try:
+            return rules.Move.parse(move_text)
+        except rules.MalformedInput as e:
+            raise EngineError("MALFORMED_MOVE", e.message, self.version,
+                              legal_ids(self.game.legal_moves(seat))) from None
+
+    def _not_now(self, seat: int) -> EngineError:
+        """The refusal for a seat that has nothing to play now (same reasons as the rules)."""
+        if self.game.over:
+            return EngineError("MATCH_OVER", f"match {self.id} is over", self.version)
+        return EngineError("NOT_YOUR_TURN", f"it is seat {self.game.to_move}'s turn, not seat "
+                           f"{seat}'s", self.version)
+
+    def _apply(self, seat: int, move, cause: str, move_id: str = "", durable: bool = True,
+               extra: tuple = ()) -> Accepted:
+        """Apply one move (or the time_up action): rules, then log, then publish."""
+        version = self.version
+        try:
+            events = [] if cause == TIME_UP else self.game.play(seat, move)
+        except rules.IllegalMove as e:
+            raise EngineError(e.reason, e.message, version,
+                              legal_ids(self.game.legal_moves(seat))) from None
+        except rules.MalformedInput as e:
+            raise EngineError("MALFORMED_MOVE", e.message, version,
+                              legal_ids(self.game.legal_moves(seat))) from None
+        if cause == TIME_UP:
+            self.game.time_up()
+        text = "" if cause == TIME_UP else str(move)
+        if durable:
+            try:
+                self._store.append_move(self.id, MoveRow(version + 1, seat, text, cause,
+                                                         time.time()))
+            except Exception:
+                # The log is the truth: rebuild the in-memory game from it, then fail.
+                self._rebuild()
+                raise
+        self.version = version + 1
+        accepted = Accepted(self.version, text, (*extra, *events))
+        if seat >= 0:
+            self.history.append(Turn(seat, text, move_id, accepted))
+        else:
+            self.history.append(Turn(-1, "", "", accepted))
+        if cause == BY_SEAT:
+            self.seats[seat].timeouts_in_a_row = 0
+        if durable:
+            self._publish(accepted.events)
+            if self.game.over:
+                self._finish()
+        return accepted
+
+    def _rebuild(self) -> None:
+        fresh = Match.restore(self.row, self._store, None)
+        self.game, self.version, self.history = fresh.game, fresh.version, fresh.history
+
+    def _finish(self) -> None:
+        self.status = OVER
+        self._store.set_status(self.id, OVER, self.game.result)
+        self._cancel_alarm()
+        if self._time_alarm:
+            self._time_alarm.cancel()
+        log.info("match %s over at version %d", self.id, self.version)
+
+    # ----- clocks ---------------------------------------------------------------------
+    def _autoplay_and_arm(self) -> None:
+        """Play absent seats at once, then start the clock of the seat to move."""
+        self._cancel_alarm()
+        if self.status != LIVE:
+            return
+        while not self.game.over:
+            seat = self.game.to_move
+            if not self.seats[seat].absent:
+                break
+            self._apply(seat, self.game.legal_moves(seat)[0], BY_ABSENT)
+        if self.game.over or self._clock is None:
+            return
+        seat, version = self.game.to_move, self.version
+        seconds = self.seats[seat].clock_ms / 1000
+        self._deadline = time.time() + seconds
+        self._alarm = self._clock.set(seconds, lambda: self._timeout(seat, version))
+
+    def _cancel_alarm(self) -> None:
+        if self._alarm:
+            self._alarm.cancel()
+        self._alarm, self._deadline = None, 0.0
+
+    def _timeout(self, seat: int, version: int) -> None:
+        """The clock ran out: play the documented default move, the first legal move."""
+        with self._lock:
+            if self.version != version or self.game.over or self.status != LIVE:
+                return   # the seat moved in time; this alarm lost the race
+            self._alarm = None
+            held = self.seats[seat]
+            held.timeouts_in_a_row += 1
+            move = self.game.legal_moves(seat)[0]
+            extra = [EngineEvent("timeout", seat=seat, move=str(move),
+                                 timeouts_in_a_row=held.timeouts_in_a_row)]
+            if held.timeouts_in_a_row >= ABSENT_AFTER:
+                held.absent = True
+                extra.append(EngineEvent("absent", seat=seat))
+            self._apply(seat, move, BY_TIMEOUT, extra=tuple(extra))
+            self._autoplay_and_arm()
+
+    def _arm_time_limit(self) -> None:
+        """HHL-10: a time limit counts from the match's creation; the hand in progress is
+        finished (the rules core does that once told)."""
+        minutes = self.game.options.get("minutes") if self.game.variant == "hhl" else None
+        if not minutes or self.game.over or self._clock is None or self._time_alarm:
+            return
+        if any(t.seat == -1 for t in self.history):
+            return   # already told (restored from the log)
+        left = self.row.created + minutes * 60 - time.time()
+        self._time_alarm = self._clock.set(max(left, 0.0), self._time_up)
+
+    def _time_up(self) -> None:
+        with self._lock:
+            if not self.game.over:
+                self._apply(-1, None, TIME_UP)
+                self._autoplay_and_arm()
+
+    def close(self) -> None:
+        """Stop the clocks and end every watcher's stream (engine shutdown)."""
+        with self._lock:
+            self._cancel_alarm()
+            if self._time_alarm:
+                self._time_alarm.cancel()
+            for sub in self._subscribers:
+                sub.close()
+
+    # ----- watchers -------------------------------------------------------------------
+    def subscribe(self, seat: int | None) -> tuple[Subscriber, SeatView]:
+        """A new watcher and the snapshot it starts from; taken together under the lock so
+        no event falls between them."""
+        with self._lock:
+            sub = Subscriber(seat)
+            self._subscribers.add(sub)
+            return sub, self._seat_view(seat)
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        with self._lock:
+            self._subscribers.discard(sub)
+
+    def _publish(self, events: tuple) -> None:
+        update = Update(self.version, tuple(events), self.game.to_move, self.game.over)
+        for sub in self._subscribers:
+            sub.put(update)
+
+    # ----- summary --------------------------------------------------------------------
+    def summary(self) -> dict:
+        with self._lock:
+            return {
+                "match_id": self.id, "variant": self.row.variant, "status": self.status,
+                "version": self.version, "num_seats": len(self.seats),
+                "to_move": self.game.to_move, "seats": [_public_seat(s) for s in self.seats],
+                "options": self.game.options, "created": self.row.created,
+                "result": self.game.result,
+            }
+
+
+def _same_move(text: str, applied: str) -> bool:
+    try:
+        return str(rules.Move.parse(text)) == applied
+    except rules.MalformedInput:
+        return False
+
+
+def _public_seat(seat: Seat) -> dict:
+    # Never the token hash: summaries are public.
+    return {"kind": seat.kind, "name": seat.name, "claimed": seat.claimed,
+            "absent": seat.absent, "timeouts_in_a_row": seat.timeouts_in_a_row,
+            "clock_ms": seat.clock_ms}

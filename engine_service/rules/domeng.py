@@ -1,0 +1,295 @@
+"""Domeng: 5 seats, 5 tiles each, 3 tiles sleep; a two-ended line, no drawing; passes
+and round ends move penalty STONES from the table (or from a named payer) to seats; a
+FIRST CAPPU holding no stones when the table is empty becomes CAMAT (DOM-1..DOM-11).
+
+Stones are conserved at every step (DOM-9): every movement goes through ``pay``.
+"""
+
+from . import events as ev
+from .errors import (
+    END_MISMATCH,
+    MODE_NOT_ALLOWED,
+    MUST_OPEN_WITH,
+    NOT_YOUR_TURN,
+    OPENING_HAS_NO_POSITION,
+    POSITION_REQUIRED,
+    TILE_NOT_IN_HAND,
+    IllegalMove,
+    MalformedInput,
+)
+from .match import Match, ranking_of
+from .moves import ENDS, OPEN, PLACE, Move
+from .tiles import DOUBLE_OF, FITS, HI, IS_DOUBLE, LO, OTHER, TEXT, mask_of, pips_of
+
+SEATS = 5
+HAND_SIZE = 5  # DOM-1
+STONES = 25  # DOM-9
+TABLE = "table"
+_END_INDEX = {e: i for i, e in enumerate(ENDS)}
+# DOM-2: the first round is led with [6|6], else [5|5], [4|4], [3|3].
+FIRST_LEADS = (DOUBLE_OF[6], DOUBLE_OF[5], DOUBLE_OF[4], DOUBLE_OF[3])
+PASS_COST, PASSEBUNGE_COST = 1, 2  # DOM-5
+CUCUQ_STONES = {"plain": 1, "ceki": 3, "pollo": 5}  # DOM-7
+
+
+class Stones:
+    """The table and every seat's holdings; table + sum(held) == 25 always (DOM-9)."""
+
+    __slots__ = ("table", "held")
+
+    def __init__(self):
+        self.table, self.held = STONES, [0] * SEATS
+
+    def pay(self, to: int, count: int, payer: int) -> tuple:
+        """Give ``to`` up to ``count`` stones: from the table first, the shortfall from
+        ``payer``'s holdings; what the payer cannot cover is waived (DOM-9).
+        Returns the movements as ((source, n), ...)."""
+        from_table = min(count, self.table)
+        from_payer = min(count - from_table, self.held[payer])
+        self.table -= from_table
+        self.held[payer] -= from_payer
+        self.held[to] += from_table + from_payer
+        moved = []
+        if from_table:
+            moved.append((TABLE, from_table))
+        if from_payer:
+            moved.append((payer, from_payer))
+        return tuple(moved)
+
+
+class DomengRound:
+    """One round in play. ``ends`` is [left, right] or None before the lead."""
+
+    __slots__ = ("hands", "sleeping", "ends", "line", "turn", "lead_tile", "laid",
+                 "last_mappano", "over", "end", "kind", "winner_seat", "stones", "events")
+
+    def __init__(self, hands, sleeping, leader, lead_tile, stones: Stones):
+        self.hands = [mask_of(h) for h in hands]
+        self.sleeping = list(sleeping)  # DOM-1: unused and unseen for the whole round
+        self.ends = None
+        self.line = []  # left to right: (tile, left number, right number)
+        self.turn = leader
+        self.lead_tile = lead_tile  # a forced lead (DOM-2) or None: any tile (DOM-3)
+        self.laid = [False] * SEATS  # has the seat laid a tile this round (PASSEBUNGE)
+        self.last_mappano = None
+        self.over = False
+        self.end = self.kind = self.winner_seat = None
+        self.stones = stones
+        self.events: list[ev.Event] = []
+
+    def legal_moves(self) -> list[Move]:
+        if self.over:
+            return []
+        hand = self.hands[self.turn]
+        if self.ends is None:
+            if self.lead_tile is not None:
+                return [OPEN[self.lead_tile]]
+            out, m = [], hand
+            while m:
+                low = m & -m
+                out.append(OPEN[low.bit_length() - 1])
+                m ^= low
+            return out
+        out = []
+        for i in (0, 1):
+            m = hand & FITS[self.ends[i]]
+            while m:
+                low = m & -m
+                out.append(PLACE[low.bit_length() - 1][i])
+                m ^= low
+        return out
+
+    def _refuse(self, reason, message):
+        raise IllegalMove(reason, message, self.legal_moves())
+
+    def play(self, seat: int, move: Move) -> None:
+        t, at, mode = move
+        if at is not None and at not in _END_INDEX:
+            raise MalformedInput(f"unknown end {at!r}; the Domeng line has ends left and right")
+        if seat != self.turn:
+            self._refuse(NOT_YOUR_TURN, f"it is seat {self.turn}'s turn, not seat {seat}'s")
+        if not self.hands[seat] >> t & 1:
+            self._refuse(TILE_NOT_IN_HAND, f"{TEXT[t]} is not in seat {seat}'s hand")
+        if mode is not None:
+            self._refuse(MODE_NOT_ALLOWED, "Domeng doubles have no mode: they lie crosswise (DOM-4)")
+        mappakuling = False
+        if self.ends is None:
+            if self.lead_tile is not None and t != self.lead_tile:
+                self._refuse(MUST_OPEN_WITH, f"the first round is led with {TEXT[self.lead_tile]}")
+            if at is not None:
+                self._refuse(OPENING_HAS_NO_POSITION, "the lead starts the line: give only the tile")
+            # The lead lies high-low: the left end shows the high number (docs/rules.md).
+            self.ends = [HI[t], LO[t]]
+            self.line.append((t, HI[t], LO[t]))
+        else:
+            if at is None:
+                self._refuse(POSITION_REQUIRED, f"say which end {TEXT[t]} goes on: left or right")
+            i = _END_INDEX[at]
+            v = self.ends[i]
+            outer = OTHER[t][v]
+            if outer < 0:
+                self._refuse(END_MISMATCH, f"{TEXT[t]} does not match the {at} end {v}")
+            self.ends[i] = outer
+            if i == 0:
+                self.line.insert(0, (t, outer, v))
+            else:
+                self.line.append((t, v, outer))
+            mappakuling = self.ends[0] == self.ends[1]  # DOM-6
+        self.hands[seat] ^= 1 << t
+        self.laid[seat] = True
+        self.last_mappano = seat
+        self.events.append(ev.Event(ev.PLAY, seat, move, info={"mappakuling": True} if mappakuling else None))
+        if not self.hands[seat]:
+            # DOM-7: FIRST CAPPU; CEKI / POLLO when the last tile was a MAPPAKULING.
+            kind = ("pollo" if IS_DOUBLE[t] else "ceki") if mappakuling else "plain"
+            self._end("cappu", seat, kind)
+        else:
+            self._next_turn(seat)
+
+    def _next_turn(self, seat: int) -> None:
+        fit = FITS[self.ends[0]] | FITS[self.ends[1]]
+        s = seat
+        while True:
+            s = (s + 1) % SEATS
+            if self.hands[s] & fit:
+                self.turn = s
+                return
+            if s == self.last_mappano:
+                # DOM-8: everyone else passed and the last MAPPANO cannot play: it is the
+                # MANGUNO, its own closing pass costs nothing and the round is blocked.
+                self.events.append(ev.Event(ev.PASS, s, info={"cost": 0, "passebunge": False}))
+                self._end("blocked", s, None)
+                return
+            passebunge = not self.laid[s]
+            cost = PASSEBUNGE_COST if passebunge else PASS_COST  # DOM-5
+            moved = self.stones.pay(s, cost, self.last_mappano)
+            self.events.append(ev.Event(ev.PASS, s, stones=moved, info={"cost": cost, "passebunge": passebunge}))
+
+    def _end(self, how, seat, kind):
+        self.over, self.end, self.winner_seat, self.kind, self.turn = True, how, seat, kind, None
+
+    def pips(self) -> list[int]:
+        return [pips_of(h) for h in self.hands]
+
+    def public_view(self) -> dict:
+        return {
+            "line": [{"tile": TEXT[t], "left": a, "right": b} for t, a, b in self.line],
+            "ends": None if self.ends is None else {"left": self.ends[0], "right": self.ends[1]},
+            "table": self.stones.table,
+            "held": list(self.stones.held),
+            "last_mappano": self.last_mappano,
+        }
+
+
+def settle_round(state: DomengRound) -> dict:
+    """DOM-7 / DOM-8 / DOM-10: the end-of-round stone payments, winner and CAMAT."""
+    stones = state.stones
+    pips = state.pips()
+    x = state.winner_seat
+    cucuq, manguno, mattikkeng = None, None, []
+    if state.end == "cappu":
+        winner = x
+        cucuq = (x - 1) % SEATS
+        moved = stones.pay(cucuq, CUCUQ_STONES[state.kind], payer=x)
+        to = cucuq
+    else:
+        manguno = x
+        mattikkeng = [s for s in range(SEATS) if s != x and pips[s] <= pips[x]]
+        if not mattikkeng:
+            winner = x
+            cucuq = (x - 1) % SEATS
+            moved = stones.pay(cucuq, 1, payer=x)
+            to = cucuq
+        else:
+            # Fewest pips wins; ties go to the first reached clockwise from the MANGUNO.
+            winner = min(mattikkeng, key=lambda s: (pips[s], (s - x) % SEATS))
+            small = len(mattikkeng) > 1 or pips[winner] == pips[x]
+            moved = stones.pay(x, 1 if small else 5, payer=winner)
+            to = x
+    camat = None
+    if state.end == "cappu" and stones.table == 0 and stones.held[winner] == 0:
+        camat = winner  # DOM-10; a blocked round never names a CAMAT
+    return {
+        "end": state.end,
+        "kind": state.kind,
+        "winner": winner,
+        "cucuq": cucuq,
+        "manguno": manguno,
+        "mattikkeng": mattikkeng,
+        "pips": pips,
+        "transfers": [{"to": to, "count": n, "from": src} for src, n in moved],
+        "table": stones.table,
+        "held": list(stones.held),
+        "camat": camat,
+    }
+
+
+class DomengMatch(Match):
+    variant = "domeng"
+    num_seats = SEATS
+    hand_size = HAND_SIZE
+    rest_key = "sleeping"
+    option_defaults = {"cycles": 1, "round_cap": 200}  # DOM-11
+
+    def __init__(self, options=None, seed=0, deals=None):
+        self.stones = Stones()
+        self.camat = None  # the sitting CAMAT, who leads every round (DOM-3, DOM-10)
+        self.prev_winner = None
+        self.cycle_rounds = 0
+        self.cycles = []  # finished cycles: {"camat", "held", "ranking"}
+        super().__init__(options, seed, deals)
+
+    def _new_state(self, hands, rest):
+        if not self.deals:
+            # DOM-2: the first round of the match is led with the highest of 6-6..3-3 dealt.
+            for d in FIRST_LEADS:
+                for s in range(SEATS):
+                    if d in hands[s]:
+                        return DomengRound(hands, rest, s, d, self.stones)
+            raise MalformedInput("none of 6-6, 5-5, 4-4, 3-3 is in a hand")  # impossible: 3 sleep
+        leader = self.camat if self.camat is not None else self.prev_winner  # DOM-3
+        return DomengRound(hands, rest, leader, None, self.stones)
+
+    def _start_info(self):
+        return {"cycle": len(self.cycles), "camat": self.camat}
+
+    def _settle(self, state):
+        result = settle_round(state)
+        self.prev_winner = result["winner"]
+        self.cycle_rounds += 1
+        if result["camat"] is not None:
+            self.camat = result["camat"]
+            return result, [self._end_cycle(self.camat)]
+        if self.cycle_rounds >= self.options["round_cap"]:
+            return result, [self._end_cycle(None)]  # DOM-11: cut by the cap
+        return result, []
+
+    def _end_cycle(self, camat) -> ev.Event:
+        """DOM-10/11: rank the cycle, then all 25 stones go back to the table."""
+        held = list(self.stones.held)
+        others = ranking_of(held, best_high=False)
+        if camat is not None:
+            others = [[s for s in g if s != camat] for g in others]
+            ranking = [[camat]] + [g for g in others if g]
+        else:
+            ranking = others
+        cycle = {"cycle": len(self.cycles), "camat": camat, "held": held,
+                 "rounds": self.cycle_rounds, "ranking": ranking}
+        self.cycles.append(cycle)
+        self.stones.table, self.stones.held = STONES, [0] * SEATS
+        self.cycle_rounds = 0
+        return ev.Event(ev.CYCLE_OVER, info=cycle)
+
+    def _match_is_over(self):
+        return len(self.cycles) >= self.options["cycles"]
+
+    def _match_result(self):
+        titles = [sum(c["camat"] == s for c in self.cycles) for s in range(SEATS)]
+        stones = [sum(c["held"][s] for c in self.cycles) for s in range(SEATS)]
+        # DOM-11: more CAMAT titles first, then fewer stones over the cycles.
+        keys = [(-titles[s], stones[s]) for s in range(SEATS)]
+        ranking = [[s for s in range(SEATS) if keys[s] == k] for k in sorted(set(keys))]
+        return {"camat_titles": titles, "stones": stones, "ranking": ranking, "cycles": self.cycles}
+
+    def _score_view(self):
+        return {"camat": self.camat, "cycle": len(self.cycles), "round_in_cycle": self.cycle_rounds}

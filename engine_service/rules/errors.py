@@ -1,0 +1,39 @@
+"""The two kinds of "no" the rules core gives, named once (see shared/design.md).
+
+MalformedInput: the input cannot be understood at all (bad tile text, unknown arm, a
+deal that is not a full set). IllegalMove: the input is understood but not allowed here
+and now; it carries a stable reason code and the legal moves.
+"""
+
+# Stable reason codes for IllegalMove; the engine and gateway show these unchanged.
+NOT_YOUR_TURN = "NOT_YOUR_TURN"
+TILE_NOT_IN_HAND = "TILE_NOT_IN_HAND"
+END_MISMATCH = "END_MISMATCH"
+ARM_CLOSED = "ARM_CLOSED"
+MUST_PLAY_DRAWN_TILE = "MUST_PLAY_DRAWN_TILE"
+MUST_OPEN_WITH = "MUST_OPEN_WITH"  # HHL-2 / DOM-2: the opening tile is fixed
+OPENING_HAS_NO_POSITION = "OPENING_HAS_NO_POSITION"
+POSITION_REQUIRED = "POSITION_REQUIRED"
+MODE_REQUIRED = "MODE_REQUIRED"  # HHL-5: a double needs normal|barricade
+MODE_NOT_ALLOWED = "MODE_NOT_ALLOWED"
+MATCH_OVER = "MATCH_OVER"
+
+
+class MalformedInput(ValueError):
+    """Input that cannot be parsed or is out of range; nothing was changed."""
+
+    reason = "MALFORMED"
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class IllegalMove(Exception):
+    """A well-formed move that the rules refuse here and now; nothing was changed."""
+
+    def __init__(self, reason: str, message: str, legal_moves=()):
+        super().__init__(f"{reason}: {message}")
+        self.reason = reason
+        self.message = message
+        self.legal_moves = list(legal_moves)

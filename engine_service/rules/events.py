@@ -1,0 +1,69 @@
+"""Events: what happened, as small immutable values, cut per seat in one place.
+
+The engine reports every turn as an event — a play chosen by a seat, and the automatic
+draws (HHL-6) and passes (DOM-5, with who paid what) — plus hand/round starts and ends.
+``to_dict(seat)`` is the only redaction of events: a draw shows its tiles only to the
+drawer, a hand start shows a seat only its own tiles; a spectator (seat None) sees
+neither. ``to_record()`` is the full form used in match records.
+"""
+
+from typing import Any, NamedTuple
+
+from .moves import Move
+from .tiles import TEXT
+
+PLAY, DRAW, PASS = "play", "draw", "pass"
+HAND_START, HAND_OVER, CYCLE_OVER, MATCH_OVER = "hand_start", "hand_over", "cycle_over", "match_over"
+TURN_KINDS = (PLAY, DRAW, PASS)
+
+
+def stones_to_json(stones) -> list[dict]:
+    """Stone payments ((source, count), ...) -> [{"from": "table"|seat, "count": n}]."""
+    return [{"from": src, "count": n} for src, n in stones]
+
+
+class Event(NamedTuple):
+    kind: str
+    seat: int | None = None
+    move: Move | None = None  # PLAY
+    tiles: tuple = ()  # DRAW: the tiles drawn; HAND_START: every seat's dealt tiles
+    stones: tuple = ()  # PASS (Domeng): ((source, count), ...), source "table" or a seat
+    info: Any = None  # PLAY: {"mappakuling": True} or None; PASS (Domeng): {"cost": n,
+    # "passebunge": bool} or None (HHL); HAND_START: {"hand": n, "leader": s}; *_OVER: result
+
+    def to_dict(self, seat: int | None = None) -> dict:
+        """This event as the given seat may see it (seat None: a spectator)."""
+        kind = self.kind
+        if kind == PLAY:
+            d = {"kind": kind, "seat": self.seat, **self.move.to_dict()}
+            if self.info:
+                d.update(self.info)
+            return d
+        if kind == DRAW:
+            d = {"kind": kind, "seat": self.seat, "count": len(self.tiles)}
+            if seat == self.seat:
+                d["tiles"] = [TEXT[t] for t in self.tiles]
+            return d
+        if kind == PASS:
+            d = {"kind": kind, "seat": self.seat}
+            if self.info is not None:
+                d["stones"] = stones_to_json(self.stones)
+                d.update(self.info)
+            return d
+        if kind == HAND_START:
+            d = {"kind": kind, **self.info}
+            if seat is not None and 0 <= seat < len(self.tiles):
+                d["tiles"] = [TEXT[t] for t in self.tiles[seat]]
+            return d
+        return {"kind": kind, "result": self.info}
+
+    def to_record(self) -> dict:
+        """A turn as a record move entry (docs/records.md)."""
+        if self.kind == PLAY:
+            return {"seat": self.seat, **self.move.to_dict()}
+        if self.kind == DRAW:
+            return {"seat": self.seat, "draw": [TEXT[t] for t in self.tiles]}
+        d = {"seat": self.seat, "pass": True}
+        if self.info is not None:
+            d["stones"] = stones_to_json(self.stones)
+        return d

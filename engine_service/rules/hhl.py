@@ -1,0 +1,250 @@
+"""Homo Homini Lupus: 4 seats, 6 tiles each, 4 in the stock, a spinner with four arms,
+barricade doubles, automatic draws, scored P = 25*C - 100*R (rulings HHL-1..HHL-10).
+
+The hand state is mutable and small (hands are bit masks, arm ends are ints) so that
+playouts are fast; the Match API in match.py is the only way it is driven from outside,
+and it refuses a move before touching anything.
+"""
+
+from . import events as ev
+from .errors import (
+    ARM_CLOSED,
+    END_MISMATCH,
+    MODE_NOT_ALLOWED,
+    MODE_REQUIRED,
+    MUST_OPEN_WITH,
+    MUST_PLAY_DRAWN_TILE,
+    NOT_YOUR_TURN,
+    OPENING_HAS_NO_POSITION,
+    POSITION_REQUIRED,
+    TILE_NOT_IN_HAND,
+    IllegalMove,
+    MalformedInput,
+)
+from .match import Match, ranking_of
+from .moves import ARMS, BARRICADE, DOUBLE_PLACE, OPEN, PLACE, Move
+from .tiles import DOUBLE_OF, FITS, IS_DOUBLE, OTHER, PIPS, TEXT, mask_of, pips_of
+
+SEATS = 4
+HAND_SIZE = 6  # HHL-1
+CLOSED = -1  # an arm end closed by a barricade (HHL-5)
+_ARM_INDEX = {a: i for i, a in enumerate(ARMS)}
+
+
+class HHLHand:
+    """One hand in play. ``ends[i]`` is arm i's open number, or CLOSED; None before the
+    opening. ``drawn`` is the tile a seat drew and must now play (HHL-6)."""
+
+    __slots__ = ("hands", "stock", "stock_pos", "stock_mask", "ends", "layout", "turn",
+                 "opening", "drawn", "over", "end", "winner_seat", "events")
+
+    def __init__(self, hands, stock):
+        self.hands = [mask_of(h) for h in hands]
+        self.stock = list(stock)  # in draw order (HHL-1)
+        self.stock_pos = 0
+        self.stock_mask = mask_of(stock)
+        self.ends = None
+        self.layout = [[] for _ in ARMS]  # per arm, from the spinner out: (tile, inner, outer, mode)
+        self.drawn = None
+        self.over = False
+        self.end = None
+        self.winner_seat = None
+        self.events: list[ev.Event] = []
+        # HHL-2: the lowest double dealt leads; at least three doubles are always dealt.
+        for v in range(7):
+            d = DOUBLE_OF[v]
+            for s in range(SEATS):
+                if self.hands[s] >> d & 1:
+                    self.opening, self.turn = d, s
+                    return
+        raise MalformedInput("the deal has no double in any hand")  # impossible for a full set
+
+    # ----- choices -----------------------------------------------------------------
+    def legal_moves(self) -> list[Move]:
+        if self.over:
+            return []
+        if self.ends is None:
+            return [OPEN[self.opening]]  # HHL-2
+        cand = self.hands[self.turn] if self.drawn is None else 1 << self.drawn  # HHL-6
+        out = []
+        for i, v in enumerate(self.ends):
+            if v == CLOSED:
+                continue
+            m = cand & FITS[v]  # HHL-4
+            while m:
+                low = m & -m
+                t = low.bit_length() - 1
+                m ^= low
+                if IS_DOUBLE[t]:
+                    out.extend(DOUBLE_PLACE[t][i])  # HHL-5: normal or barricade
+                else:
+                    out.append(PLACE[t][i])
+        return out
+
+    def _refuse(self, reason, message):
+        raise IllegalMove(reason, message, self.legal_moves())
+
+    def play(self, seat: int, move: Move) -> None:
+        t, at, mode = move
+        if at is not None and at not in _ARM_INDEX:
+            raise MalformedInput(f"unknown arm {at!r}; HHL arms are {', '.join(ARMS)}")
+        if seat != self.turn:
+            self._refuse(NOT_YOUR_TURN, f"it is seat {self.turn}'s turn, not seat {seat}'s")
+        if not self.hands[seat] >> t & 1:
+            self._refuse(TILE_NOT_IN_HAND, f"{TEXT[t]} is not in seat {seat}'s hand")
+        ends = self.ends
+        if ends is None:
+            if t != self.opening:
+                self._refuse(MUST_OPEN_WITH, f"the hand opens with the lowest double, {TEXT[self.opening]}")
+            if at is not None or mode is not None:
+                self._refuse(OPENING_HAS_NO_POSITION, "the opening double is the spinner: give only the tile")
+            v = HALF_OF_DOUBLE[t]
+            self.ends = [v, v, v, v]  # HHL-3: four arms, each open at the spinner's number
+            self.events.append(ev.Event(ev.PLAY, seat, move))
+            self.hands[seat] ^= 1 << t
+            self._next_turn(seat)
+            return
+        if self.drawn is not None and t != self.drawn:
+            self._refuse(MUST_PLAY_DRAWN_TILE, f"seat {seat} drew {TEXT[self.drawn]} and must play it")
+        if at is None:
+            self._refuse(POSITION_REQUIRED, f"say which arm {TEXT[t]} goes on: {', '.join(ARMS)}")
+        i = _ARM_INDEX[at]
+        v = ends[i]
+        if v == CLOSED:
+            self._refuse(ARM_CLOSED, f"the {at} arm is closed by a barricade")
+        outer = OTHER[t][v]
+        if outer < 0:
+            self._refuse(END_MISMATCH, f"{TEXT[t]} does not match the {at} arm's end {v}")
+        if IS_DOUBLE[t]:
+            if mode is None:
+                self._refuse(MODE_REQUIRED, f"say how the double {TEXT[t]} is laid: normal or barricade")
+            ends[i] = CLOSED if mode == BARRICADE else outer  # HHL-5
+        else:
+            if mode is not None:
+                self._refuse(MODE_NOT_ALLOWED, f"{TEXT[t]} is not a double: it has no mode")
+            ends[i] = outer
+        # Accepted: from here on nothing refuses.
+        self.hands[seat] ^= 1 << t
+        self.drawn = None
+        self.layout[i].append((t, v, outer, mode))
+        self.events.append(ev.Event(ev.PLAY, seat, move))
+        if not self.hands[seat]:
+            self._end("domino", seat)  # HHL-7
+        else:
+            self._next_turn(seat)
+
+    # ----- what happens by itself --------------------------------------------------
+    def _open_fits(self) -> int:
+        fit = 0
+        for v in self.ends:
+            if v != CLOSED:
+                fit |= FITS[v]
+        return fit
+
+    def _next_turn(self, seat: int) -> None:
+        """Find the next seat that must choose, drawing and passing automatically."""
+        fit = self._open_fits()
+        hands = self.hands
+        if not (fit & (self.stock_mask | hands[0] | hands[1] | hands[2] | hands[3])):
+            self._end("blocked", None)  # HHL-8: no tile anywhere can be laid
+            return
+        s = seat
+        while True:
+            s = (s + 1) % SEATS
+            if hands[s] & fit:
+                self.turn = s
+                return
+            drawn = []  # HHL-6: draw until a playable tile, which must then be played
+            stock = self.stock
+            while self.stock_pos < len(stock):
+                t = stock[self.stock_pos]
+                self.stock_pos += 1
+                self.stock_mask ^= 1 << t
+                hands[s] |= 1 << t
+                drawn.append(t)
+                if fit >> t & 1:
+                    break
+            if drawn:
+                self.events.append(ev.Event(ev.DRAW, s, tiles=tuple(drawn)))
+                if fit >> drawn[-1] & 1:
+                    self.turn, self.drawn = s, drawn[-1]
+                    return
+            self.events.append(ev.Event(ev.PASS, s))  # the stock ran out: HHL-6 pass
+
+    def _end(self, how: str, seat) -> None:
+        self.over, self.end, self.winner_seat, self.turn = True, how, seat, None
+
+    # ----- views and results -------------------------------------------------------
+    def pips(self) -> list[int]:
+        return [pips_of(h) for h in self.hands]
+
+    def public_view(self) -> dict:
+        arms = {}
+        for i, name in enumerate(ARMS):
+            e = None if self.ends is None else self.ends[i]
+            arms[name] = {
+                "tiles": [
+                    {"tile": TEXT[t], "inner": inner, "outer": outer, **({"mode": m} if m else {})}
+                    for t, inner, outer, m in self.layout[i]
+                ],
+                "end": None if e is None or e == CLOSED else e,
+                "closed": e == CLOSED,
+            }
+        return {
+            "spinner": TEXT[self.opening] if self.ends is not None else None,
+            "arms": arms,
+            "stock": len(self.stock) - self.stock_pos,
+            "drawn": TEXT[self.drawn] if self.drawn is not None else None,
+        }
+
+
+HALF_OF_DOUBLE = {DOUBLE_OF[v]: v for v in range(7)}
+
+
+def hand_points(pips: list[int]) -> list[int]:
+    """HHL-9: P = (C/4 - R) x 100 = 25*C - 100*R, exactly, for every seat."""
+    c = sum(pips)
+    return [25 * c - 100 * r for r in pips]
+
+
+class HHLMatch(Match):
+    variant = "hhl"
+    num_seats = SEATS
+    hand_size = HAND_SIZE
+    rest_key = "stock"
+    # HHL-10: a time limit (default 60 minutes) or, option, a number of hands.
+    option_defaults = {"minutes": None, "hands": None}
+
+    def _check_options(self, options):
+        if options["minutes"] is None and options["hands"] is None:
+            options["minutes"] = 60
+        return options
+
+    def __init__(self, options=None, seed=0, deals=None):
+        self.totals = [0] * SEATS
+        super().__init__(options, seed, deals)
+
+    def _new_state(self, hands, rest):
+        return HHLHand(hands, rest)
+
+    def _settle(self, state):
+        pips = state.pips()
+        if state.end == "domino":
+            winners = [state.winner_seat]
+        else:
+            low = min(pips)
+            winners = [s for s in range(SEATS) if pips[s] == low]  # HHL-8: co-winners
+        points = hand_points(pips)
+        for s in range(SEATS):
+            self.totals[s] += points[s]
+        return {"end": state.end, "winners": winners, "pips": pips, "points": points}, []
+
+    def _match_is_over(self):
+        limit = self.options["hands"]
+        return self._time_up or (limit is not None and len(self.deals) >= limit)
+
+    def _match_result(self):
+        return {"totals": list(self.totals), "ranking": ranking_of(self.totals, best_high=True)}
+
+    def _score_view(self):
+        return {"totals": list(self.totals)}

@@ -1,0 +1,244 @@
+"""One game API for both variants: a match is a sequence of hands (HHL) or rounds
+(Domeng), each dealt from the match's seeded generator or scripted by an explicit deal.
+
+The per-variant classes (hhl.HHLMatch, domeng.DomengMatch) supply the deal shape, the
+hand/round state, scoring between hands and the end of the match; everything shared —
+turn order, refusing moves before any change, events, views and records — is here once.
+"""
+
+import random
+
+from . import events as ev
+from .errors import MATCH_OVER, IllegalMove, MalformedInput
+from .moves import Move
+from .tiles import FULL_SET, TEXT, TILES, mask_of, parse_tiles, tiles_of
+
+RECORD_FORMAT = "domino-record/1"
+
+
+def coerce_move(move) -> Move:
+    """Accept a Move, its text ("3-1 left") or its dict form ({"play": "3-1", "at": ...})."""
+    if isinstance(move, Move):
+        return move
+    if isinstance(move, dict):
+        return Move.from_dict(move)
+    return Move.parse(move)
+
+
+def ranking_of(values: list[int], best_high: bool) -> list[list[int]]:
+    """Seats grouped by place, best first; equal values share a place."""
+    order = sorted(set(values), reverse=best_high)
+    return [[s for s, v in enumerate(values) if v == x] for x in order]
+
+
+class Deal:
+    """A hand's deal and what became of it: the tiles, the live state, the result."""
+
+    __slots__ = ("hands", "rest", "state", "result")
+
+    def __init__(self, hands, rest, state):
+        self.hands, self.rest, self.state, self.result = hands, rest, state, None
+
+
+class Match:
+    variant: str
+    num_seats: int
+    hand_size: int
+    rest_key: str  # "stock" (HHL) or "sleeping" (Domeng)
+    option_defaults: dict
+
+    def __init__(self, options=None, seed=0, deals=None):
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise MalformedInput(f"seed must be an integer, got {seed!r}")
+        self.options = self._normalize_options(options or {})
+        self.seed = seed
+        self._rng = random.Random(seed)
+        if deals is not None and not isinstance(deals, list):
+            raise MalformedInput("deals must be a list of deals")
+        self._scripted = [self._parse_deal(d, i) for i, d in enumerate(deals or [])]
+        self.deals: list[Deal] = []
+        self.events: list[ev.Event] = []
+        self.result: dict | None = None
+        self._hand_first_event = 0
+        self._time_up = False
+        self._begin_hand()
+
+    # ----- options and deals -------------------------------------------------------
+    def _normalize_options(self, options: dict) -> dict:
+        if not isinstance(options, dict):
+            raise MalformedInput(f"options must be an object, got {options!r}")
+        unknown = set(options) - set(self.option_defaults)
+        if unknown:
+            raise MalformedInput(
+                f"unknown option(s) {sorted(unknown)} for {self.variant}; "
+                f"known: {sorted(self.option_defaults)}"
+            )
+        out = dict(self.option_defaults)
+        for key, value in options.items():
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+                raise MalformedInput(f"option {key} must be a positive integer, got {value!r}")
+            out[key] = value
+        return self._check_options(out)
+
+    def _check_options(self, options: dict) -> dict:
+        return options
+
+    def _parse_deal(self, deal, index: int):
+        what = f"deal {index}"
+        if not isinstance(deal, dict) or "hands" not in deal:
+            raise MalformedInput(f"{what} must be an object with 'hands' and '{self.rest_key}'")
+        hands = deal["hands"]
+        if not isinstance(hands, list) or len(hands) != self.num_seats:
+            raise MalformedInput(f"{what}: 'hands' must list {self.num_seats} hands")
+        hands = [parse_tiles(h, f"{what} hand {s}") for s, h in enumerate(hands)]
+        for s, h in enumerate(hands):
+            if len(h) != self.hand_size:
+                raise MalformedInput(f"{what} hand {s}: {len(h)} tiles, a hand is {self.hand_size}")
+        rest = parse_tiles(deal.get(self.rest_key, []), f"{what} {self.rest_key}")
+        every = [t for h in hands for t in h] + rest
+        if len(every) != len(TILES) or mask_of(every) != FULL_SET:
+            dup = sorted({TEXT[t] for t in every if every.count(t) > 1})
+            missing = [TEXT[t] for t in tiles_of(FULL_SET & ~mask_of(every))]
+            raise MalformedInput(
+                f"{what} is not the full double-six set: duplicated {dup}, missing {missing}"
+            )
+        return hands, rest
+
+    def _deal_tiles(self):
+        if len(self.deals) < len(self._scripted):
+            return self._scripted[len(self.deals)]
+        tiles = list(TILES)
+        self._rng.shuffle(tiles)
+        n, k = self.num_seats, self.hand_size
+        return [tiles[s * k:(s + 1) * k] for s in range(n)], tiles[n * k:]
+
+    # ----- the flow of a match -----------------------------------------------------
+    def _begin_hand(self) -> ev.Event:
+        hands, rest = self._deal_tiles()
+        state = self._new_state(hands, rest)
+        self.deals.append(Deal(hands, rest, state))
+        info = {"hand": len(self.deals) - 1, "leader": state.turn, **self._start_info()}
+        start = ev.Event(ev.HAND_START, tiles=tuple(tuple(h) for h in hands), info=info)
+        self._hand_first_event = len(self.events)
+        self.events.append(start)
+        return start
+
+    @property
+    def hand(self):
+        """The live state of the current hand/round."""
+        return self.deals[-1].state
+
+    @property
+    def over(self) -> bool:
+        return self.result is not None
+
+    @property
+    def to_move(self) -> int | None:
+        return None if self.result is not None else self.hand.turn
+
+    def legal_moves(self, seat: int) -> list[Move]:
+        if self.result is not None or seat != self.hand.turn:
+            return []
+        return self.hand.legal_moves()
+
+    def play(self, seat: int, move) -> list[ev.Event]:
+        """Apply one chosen move and all that follows automatically; return the events.
+
+        Refuses (IllegalMove / MalformedInput) before changing anything.
+        """
+        if self.result is not None:
+            raise IllegalMove(MATCH_OVER, "the match is over")
+        state = self.hand
+        first = len(state.events)
+        state.play(seat, coerce_move(move))
+        new = state.events[first:]
+        self.events.extend(new)
+        if state.over:
+            new.extend(self._finish_hand())
+        return new
+
+    def time_up(self):
+        """The match's time is up: it ends when the hand in progress is finished."""
+        self._time_up = True
+
+    def _finish_hand(self) -> list[ev.Event]:
+        """Settle the finished hand, then end the match or deal the next hand."""
+        deal = self.deals[-1]
+        deal.result, extra = self._settle(deal.state)
+        out = [ev.Event(ev.HAND_OVER, info=deal.result), *extra]
+        self.events.extend(out)
+        if self._match_is_over():
+            self.result = self._match_result()
+            out.append(ev.Event(ev.MATCH_OVER, info=self.result))
+            self.events.append(out[-1])
+        else:
+            out.append(self._begin_hand())
+        return out
+
+    # ----- views and records -------------------------------------------------------
+    def view(self, seat: int | None = None) -> dict:
+        """What one seat (or a spectator, seat None) may see; never a hidden tile."""
+        if seat is not None and (not isinstance(seat, int) or not 0 <= seat < self.num_seats):
+            raise MalformedInput(f"seat must be 0..{self.num_seats - 1}, got {seat!r}")
+        state = self.hand
+        v = {
+            "variant": self.variant,
+            "seat": seat,
+            "hand_number": len(self.deals) - 1,
+            "turn": self.to_move,
+            "over": self.over,
+            "counts": [h.bit_count() for h in state.hands],
+            **state.public_view(),
+            **self._score_view(),
+            "history": [e.to_dict(seat) for e in self.events[self._hand_first_event:]],
+            "results": [d.result for d in self.deals if d.result is not None],
+        }
+        if seat is not None:
+            v["hand"] = [TEXT[t] for t in tiles_of(state.hands[seat])]
+            v["legal_moves"] = [str(m) for m in self.legal_moves(seat)]
+        if self.result is not None:
+            v["result"] = self.result
+        return v
+
+    def record(self, seats=None) -> dict:
+        """The full domino-record/1 document, hidden tiles included (docs/records.md)."""
+        deals = []
+        for d in self.deals:
+            entry = {
+                "hands": [[TEXT[t] for t in h] for h in d.hands],
+                self.rest_key: [TEXT[t] for t in d.rest],
+                "moves": [e.to_record() for e in d.state.events],
+            }
+            if d.result is not None:
+                entry["result"] = d.result
+            deals.append(entry)
+        rec = {
+            "format": RECORD_FORMAT,
+            "variant": self.variant,
+            "options": dict(self.options),
+            "seed": self.seed,
+            "seats": list(seats) if seats else [f"seat{s}" for s in range(self.num_seats)],
+            "deals": deals,
+        }
+        if self.result is not None:
+            rec["result"] = self.result
+        return rec
+
+    # ----- per-variant hooks -------------------------------------------------------
+    def _new_state(self, hands, rest):
+        raise NotImplementedError
+
+    def _start_info(self) -> dict:
+        return {}
+
+    def _settle(self, state) -> tuple[dict, list[ev.Event]]:
+        raise NotImplementedError
+
+    def _match_is_over(self) -> bool:
+        raise NotImplementedError
+
+    def _match_result(self) -> dict:
+        raise NotImplementedError
+
+    def _score_view(self) -> dict:
+        raise NotImplementedError
