@@ -117,6 +117,7 @@ class Match:
         hands, rest = self._deal_tiles()
         state = self._new_state(hands, rest)
         self.deals.append(Deal(hands, rest, state))
+        self._state = state
         info = {"hand": len(self.deals) - 1, "leader": state.turn, **self._start_info()}
         start = ev.Event(ev.HAND_START, tiles=tuple(tuple(h) for h in hands), info=info)
         self._hand_first_event = len(self.events)
@@ -126,7 +127,7 @@ class Match:
     @property
     def hand(self):
         """The live state of the current hand/round."""
-        return self.deals[-1].state
+        return self._state
 
     @property
     def over(self) -> bool:
@@ -134,12 +135,12 @@ class Match:
 
     @property
     def to_move(self) -> int | None:
-        return None if self.result is not None else self.hand.turn
+        return None if self.result is not None else self._state.turn
 
     def legal_moves(self, seat: int) -> list[Move]:
-        if self.result is not None or seat != self.hand.turn:
+        if self.result is not None or seat != self._state.turn:
             return []
-        return self.hand.legal_moves()
+        return self._state.legal_moves()
 
     def play(self, seat: int, move) -> list[ev.Event]:
         """Apply one chosen move and all that follows automatically; return the events.
@@ -148,7 +149,7 @@ class Match:
         """
         if self.result is not None:
             raise IllegalMove(MATCH_OVER, "the match is over")
-        state = self.hand
+        state = self._state
         first = len(state.events)
         state.play(seat, coerce_move(move))
         new = state.events[first:]

@@ -1,0 +1,1 @@
+"""``make bench``: throughput and latency figures, printed side by side with yardsticks."""
