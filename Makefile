@@ -15,18 +15,21 @@ PROTO_STAMP := $(PROTO_OUT)/.generated
 
 install: $(INSTALLED) $(PROTO_STAMP)
 
+# The editable install maps each top-level package that exists when it runs, so the
+# generated package is made between installing the dependencies (grpcio-tools) and
+# installing the project itself.
 $(INSTALLED): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	# compat mode puts the project root on sys.path, so the generated package is
-	# importable whenever `make proto` (re)creates it.
-	$(PY) -m pip install -q -e '.[dev]' --config-settings editable_mode=compat
-	touch $@
+	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) tools/gen_proto.py proto $(PROTO_OUT)
+	$(PY) -m pip install -q --no-deps -e .
+	touch $(PROTO_STAMP) $@
 
 # The only place protobuf code is generated. Never edit domino_proto/ by hand.
 proto: $(PROTO_STAMP)
 
-$(PROTO_STAMP): $(PROTO_SRC) $(INSTALLED) tools/gen_proto.py
+$(PROTO_STAMP): $(PROTO_SRC) tools/gen_proto.py | $(INSTALLED)
 	$(PY) tools/gen_proto.py proto $(PROTO_OUT)
 	touch $@
 
