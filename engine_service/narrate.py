@@ -5,11 +5,14 @@ def _seat(s) -> str:
     return f"seat {s}"
 
 
+def _source(src) -> str:
+    return "the table" if src == "table" else _seat(src)
+
+
 def _stones(stones) -> str:
     if not stones:
         return "nothing paid"
-    return ", ".join(f"{x['count']} from {'the table' if x['from'] == 'table' else _seat(x['from'])}"
-                     for x in stones)
+    return ", ".join(f"{x['count']} from {_source(x['from'])}" for x in stones)
 
 
 def describe(e: dict) -> str:
@@ -56,8 +59,7 @@ def describe_result(r: dict) -> str:
     else:
         matt = f", MATTIKKENG {r['mattikkeng']}" if r["mattikkeng"] else ", no MATTIKKENG"
         head = f"blocked: MANGUNO seat {r['manguno']}{matt}, winner seat {r['winner']}"
-    moved = "; ".join(
-        f"{t['count']} to seat {t['to']} from {'the table' if t['from'] == 'table' else 'seat ' + str(t['from'])}"
-        for t in r["transfers"]) or "no stones move"
+    moved = "; ".join(f"{t['count']} to seat {t['to']} from {_source(t['from'])}"
+                      for t in r["transfers"]) or "no stones move"
     camat = f"; CAMAT seat {r['camat']}" if r["camat"] is not None else ""
     return f"{head}; {moved}; table {r['table']}, held {r['held']}{camat}"

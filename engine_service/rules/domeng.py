@@ -163,7 +163,8 @@ class DomengRound:
             passebunge = not self.laid[s]
             cost = PASSEBUNGE_COST if passebunge else PASS_COST  # DOM-5
             moved = self.stones.pay(s, cost, self.last_mappano)
-            self.events.append(ev.Event(ev.PASS, s, stones=moved, info={"cost": cost, "passebunge": passebunge}))
+            info = {"cost": cost, "passebunge": passebunge}
+            self.events.append(ev.Event(ev.PASS, s, stones=moved, info=info))
 
     def _end(self, how, seat, kind):
         self.over, self.end, self.winner_seat, self.kind, self.turn = True, how, seat, kind, None

@@ -23,7 +23,7 @@ from .errors import (
 )
 from .match import Match, ranking_of
 from .moves import ARMS, BARRICADE, DOUBLE_PLACE, OPEN, PLACE, Move
-from .tiles import DOUBLE_OF, FITS, IS_DOUBLE, OTHER, PIPS, TEXT, mask_of, pips_of
+from .tiles import DOUBLE_OF, FITS, IS_DOUBLE, OTHER, TEXT, mask_of, pips_of
 
 SEATS = 4
 HAND_SIZE = 6  # HHL-1
