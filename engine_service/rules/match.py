@@ -147,6 +147,8 @@ class Match:
 
         Refuses (IllegalMove / MalformedInput) before changing anything.
         """
+        if type(seat) is not int or not 0 <= seat < self.num_seats:
+            raise MalformedInput(f"seat must be 0..{self.num_seats - 1}, got {seat!r}")
         if self.result is not None:
             raise IllegalMove(MATCH_OVER, "the match is over")
         state = self._state
