@@ -19,10 +19,11 @@ from .errors import (
 )
 from .match import Match, ranking_of
 from .moves import ENDS, OPEN, PLACE, Move
-from .tiles import DOUBLE_OF, FITS, HI, IS_DOUBLE, LO, OTHER, TEXT, mask_of, pips_of
+from .tiles import DOUBLE_OF, FITS, HI, IS_DOUBLE, LO, OTHER, TEXT, Tile, mask_of, pips_of
 
 SEATS = 5
 HAND_SIZE = 5  # DOM-1
+SLEEPING = 28 - SEATS * HAND_SIZE  # 3 tiles sleep (DOM-1)
 STONES = 25  # DOM-9
 TABLE = "table"
 _END_INDEX = {e: i for i, e in enumerate(ENDS)}
@@ -37,8 +38,11 @@ class Stones:
 
     __slots__ = ("table", "held")
 
-    def __init__(self):
-        self.table, self.held = STONES, [0] * SEATS
+    def __init__(self, table: int = STONES, held=None):
+        self.table, self.held = table, list(held) if held is not None else [0] * SEATS
+
+    def copy(self) -> "Stones":
+        return Stones(self.table, self.held)
 
     def pay(self, to: int, count: int, payer: int) -> tuple:
         """Give ``to`` up to ``count`` stones: from the table first, the shortfall from
@@ -179,7 +183,42 @@ class DomengRound:
             "table": self.stones.table,
             "held": list(self.stones.held),
             "last_mappano": self.last_mappano,
+            "laid": list(self.laid),
         }
+
+    def private_view(self, seat: int) -> dict:
+        return {}
+
+    # ----- look-ahead --------------------------------------------------------------
+    def fork(self) -> "DomengRound":
+        """The same position, with its own stones and an empty history, for playouts."""
+        c = DomengRound.__new__(DomengRound)
+        c.hands, c.sleeping = self.hands[:], self.sleeping
+        c.ends = None if self.ends is None else self.ends[:]
+        c.line = self.line[:]
+        c.turn, c.lead_tile, c.last_mappano = self.turn, self.lead_tile, self.last_mappano
+        c.laid = self.laid[:]
+        c.over, c.end, c.kind, c.winner_seat = self.over, self.end, self.kind, self.winner_seat
+        c.stones = self.stones.copy()
+        c.events = []
+        return c
+
+    @classmethod
+    def from_view(cls, view: dict, hands, sleeping) -> "DomengRound":
+        """The position a seat's view shows, with the hidden tiles as the caller guesses
+        them (``hands`` matching the view's counts, and the three sleeping tiles)."""
+        if [len(h) for h in hands] != view["counts"] or len(sleeping) != SLEEPING:
+            raise MalformedInput("hands and sleeping tiles must match the view's tile counts")
+        lead = None
+        if view["ends"] is None and view["hand_number"] == 0:
+            lead = next(d for d in FIRST_LEADS for h in hands if d in h)  # DOM-2
+        r = cls(hands, sleeping, view["turn"], lead, Stones(view["table"], view["held"]))
+        if view["ends"] is not None:
+            r.ends = [view["ends"]["left"], view["ends"]["right"]]
+            r.line = [(Tile.parse(x["tile"]), x["left"], x["right"]) for x in view["line"]]
+        r.laid = list(view["laid"])
+        r.last_mappano = view["last_mappano"]
+        return r
 
 
 def settle_round(state: DomengRound) -> dict:

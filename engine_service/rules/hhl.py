@@ -23,7 +23,7 @@ from .errors import (
 )
 from .match import Match, ranking_of
 from .moves import ARMS, BARRICADE, DOUBLE_PLACE, OPEN, PLACE, Move
-from .tiles import DOUBLE_OF, FITS, IS_DOUBLE, OTHER, TEXT, mask_of, pips_of
+from .tiles import DOUBLE_OF, FITS, IS_DOUBLE, OTHER, TEXT, Tile, mask_of, pips_of
 
 SEATS = 4
 HAND_SIZE = 6  # HHL-1
@@ -194,8 +194,47 @@ class HHLHand:
             "spinner": TEXT[self.opening] if self.ends is not None else None,
             "arms": arms,
             "stock": len(self.stock) - self.stock_pos,
-            "drawn": TEXT[self.drawn] if self.drawn is not None else None,
         }
+
+    def private_view(self, seat: int) -> dict:
+        """What only ``seat`` may see beyond its hand: the tile it drew and must play."""
+        if seat == self.turn and self.drawn is not None:
+            return {"drawn": TEXT[self.drawn]}
+        return {}
+
+    # ----- look-ahead --------------------------------------------------------------
+    def fork(self) -> "HHLHand":
+        """The same position with an empty history, for search playouts."""
+        c = HHLHand.__new__(HHLHand)
+        c.hands, c.stock, c.stock_pos = self.hands[:], self.stock, self.stock_pos
+        c.stock_mask = self.stock_mask
+        c.ends = None if self.ends is None else self.ends[:]
+        c.layout = [arm[:] for arm in self.layout]
+        c.turn, c.opening, c.drawn = self.turn, self.opening, self.drawn
+        c.over, c.end, c.winner_seat = self.over, self.end, self.winner_seat
+        c.events = []
+        return c
+
+    @classmethod
+    def from_view(cls, view: dict, hands, stock) -> "HHLHand":
+        """The position a seat's view shows, with the hidden tiles as the caller guesses
+        them: ``hands`` (every seat's tiles, matching the view's counts) and ``stock`` (in
+        draw order). Checks only what it needs: that the tiles fill the counts."""
+        if [len(h) for h in hands] != view["counts"] or len(stock) != view["stock"]:
+            raise MalformedInput("hands and stock must match the view's tile counts")
+        h = cls(hands, stock) if view["spinner"] is None else cls.__new__(cls)
+        if view["spinner"] is not None:
+            h.hands, h.stock, h.stock_pos = [mask_of(x) for x in hands], list(stock), 0
+            h.stock_mask = mask_of(stock)
+            h.opening = Tile.parse(view["spinner"])
+            arms = view["arms"]
+            h.ends = [CLOSED if arms[a]["closed"] else arms[a]["end"] for a in ARMS]
+            h.layout = [[(Tile.parse(x["tile"]), x["inner"], x["outer"], x.get("mode"))
+                         for x in arms[a]["tiles"]] for a in ARMS]
+            h.over, h.end, h.winner_seat, h.events = False, None, None, []
+        h.turn = view["turn"]
+        h.drawn = Tile.parse(view["drawn"]) if view.get("drawn") else None
+        return h
 
 
 HALF_OF_DOUBLE = {DOUBLE_OF[v]: v for v in range(7)}

@@ -199,6 +199,7 @@ class Match:
         if seat is not None:
             v["hand"] = [TEXT[t] for t in tiles_of(state.hands[seat])]
             v["legal_moves"] = [str(m) for m in self.legal_moves(seat)]
+            v.update(state.private_view(seat))
         if self.result is not None:
             v["result"] = self.result
         return v
