@@ -8,8 +8,8 @@ thread serves all matches so a move costs a heap push, not a new thread.
 from __future__ import annotations
 
 import heapq
-import logging
 import itertools
+import logging
 import threading
 import time
 from collections.abc import Callable

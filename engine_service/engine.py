@@ -15,6 +15,7 @@ from . import rules
 from .clock import Clock
 from .errors import EngineError
 from .match import LIVE, OVER, WAITING, Accepted, Match, SeatView
+from .pools import Pools
 from .seats import BOT, DEFAULT_CLOCK_MS, PERSON
 from .store import MatchRow, SQLiteStore, Store
 
@@ -26,6 +27,7 @@ class Engine:
         self.store = store if store is not None else SQLiteStore(":memory:")
         self.clock = clock if clock is not None else Clock()
         self._matches: dict[str, Match] = {}
+        self.pools = Pools()
         self._loading = threading.Lock()   # only for loading a finished match on demand
 
     # ----- lifecycle ------------------------------------------------------------------
@@ -37,6 +39,7 @@ class Engine:
             match = Match.restore(row, self.store, self.clock)
             self._matches[row.id] = match
             match.start()
+            self._seat_from_pools(match)
             restored.append(row.id)
             log.info("match %s restored at version %d", row.id, match.version)
         return restored
@@ -51,7 +54,9 @@ class Engine:
     def create_match(self, variant: str, options: dict | None = None, seed: int | None = None,
                      deals: list | None = None, kinds: list[str] | None = None,
                      names: list[str] | None = None, bot_clock_ms: int = 0,
-                     person_clock_ms: int = 0) -> Match:
+                     person_clock_ms: int = 0, pools: list[str] | None = None) -> Match:
+        """A new match; `pools` names, per seat, the bot pool that fills it ("" for a seat
+        claimed with a token)."""
         if variant not in rules.VARIANTS:
             raise EngineError("MALFORMED_REQUEST", f"unknown variant {variant!r}; use one of "
                               f"{', '.join(rules.VARIANTS)}")
@@ -64,14 +69,16 @@ class Engine:
         n = game.num_seats
         kinds = kinds or [BOT] * n
         names = names or [""] * n
-        if len(kinds) != n or len(names) != n:
+        pools = pools or [""] * n
+        if len(kinds) != n or len(names) != n or len(pools) != n:
             raise EngineError("MALFORMED_REQUEST", f"{variant} has {n} seats; got "
                               f"{len(kinds)} seat entries")
         clock_ms = {BOT: bot_clock_ms or DEFAULT_CLOCK_MS[BOT],
                     PERSON: person_clock_ms or DEFAULT_CLOCK_MS[PERSON]}
         if min(clock_ms.values()) < 0:
             raise EngineError("MALFORMED_REQUEST", "a turn clock cannot be negative")
-        settings = {"kinds": kinds, "names": names, "clocks_ms": [clock_ms[k] for k in kinds]}
+        settings = {"kinds": kinds, "names": names, "clocks_ms": [clock_ms[k] for k in kinds],
+                    "pools": pools}
         row = MatchRow(secrets.token_hex(8), variant, game.options, seed, deals, settings,
                        time.time(), WAITING)
         self.store.add_match(row)
@@ -79,7 +86,15 @@ class Engine:
         self._matches[row.id] = match
         match.start()
         log.info("match %s created: %s seed %d", row.id, variant, seed)
+        self._seat_from_pools(match)
         return match
+
+    def _seat_from_pools(self, match: Match) -> None:
+        # After a restart pool seats are claimed already; they still need a bot.
+        if not match.game.over:
+            for seat, held in enumerate(match.seats):
+                if held.pool:
+                    self.pools.need(held.pool, match, seat)
 
     def claim_seat(self, match_id: str, seat: int) -> str:
         return self.get(match_id).claim(seat)

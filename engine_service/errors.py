@@ -24,10 +24,10 @@ CODES = {
     "STALE_VERSION": "ABORTED",
     # a seat's token is handed out once
     "SEAT_TAKEN": "ALREADY_EXISTS",
+    # a pool seat is filled by the engine, not claimed
+    "POOL_SEAT": "FAILED_PRECONDITION",
     # the record holds hidden tiles until the end
     "MATCH_NOT_OVER": "FAILED_PRECONDITION",
-    # declared in the contract, not built yet
-    "NOT_IMPLEMENTED": "UNIMPLEMENTED",
 }
 
 ILLEGAL = "FAILED_PRECONDITION"

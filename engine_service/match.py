@@ -11,6 +11,7 @@ version -> rules -> store.append -> publish to watchers.
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import threading
@@ -48,6 +49,7 @@ class EngineEvent:
 @dataclass(frozen=True)
 class Update:
     """What a watcher receives: events that happened at one version."""
+    match_id: str
     version: int
     events: tuple            # rules Events and EngineEvents; redact with .to_dict(seat)
     to_move: int | None
@@ -88,9 +90,10 @@ class Subscriber:
     """One watcher's queue. Producers never block (unbounded queue): a slow watcher costs
     memory, never the match's progress."""
 
-    def __init__(self, seat: int | None):
+    def __init__(self, seat: int | None, inbox: queue.SimpleQueue | None = None):
         self.seat = seat
-        self._q: queue.SimpleQueue = queue.SimpleQueue()
+        # A pool bot's stream shares one inbox among the matches it plays.
+        self._q: queue.SimpleQueue = inbox if inbox is not None else queue.SimpleQueue()
 
     def put(self, item) -> None:
         self._q.put(item)
@@ -120,9 +123,10 @@ class Match:
         self.status = row.status
         self.history: list[Turn] = []
         s = row.settings
-        self.seats = [Seat(kind, name, clock_ms)
-                      for kind, name, clock_ms in zip(s["kinds"], s["names"], s["clocks_ms"],
-                                                      strict=True)]
+        pools = s.get("pools") or [""] * len(s["kinds"])
+        self.seats = [Seat(kind, name, clock_ms, pool=pool)
+                      for kind, name, clock_ms, pool in zip(s["kinds"], s["names"],
+                                                            s["clocks_ms"], pools, strict=True)]
         for seat, digest in (token_hashes or {}).items():
             self.seats[seat].token_hash = digest
         self._store = store
@@ -153,12 +157,16 @@ class Match:
             self._autoplay_and_arm()
 
     # ----- seats ----------------------------------------------------------------------
-    def claim(self, seat: int) -> str:
-        """Hand out the seat's token, once. The last claim makes the match live."""
+    def claim(self, seat: int, by_pool: bool = False) -> str:
+        """Hand out the seat's token, once. The last claim makes the match live. A pool
+        seat is claimed only by the engine for the pool bot it seats (by_pool)."""
         with self._lock:
             if not isinstance(seat, int) or not 0 <= seat < len(self.seats):
                 raise EngineError("BAD_SEAT", f"seat must be 0..{len(self.seats) - 1}, "
                                   f"got {seat!r}", self.version)
+            if bool(self.seats[seat].pool) != by_pool:
+                raise EngineError("POOL_SEAT", f"seat {seat} is filled from the bot pool "
+                                  f"{self.seats[seat].pool!r}", self.version)
             token = new_token()
             digest = hash_token(token)
             if self.seats[seat].claimed or not self._store.claim_seat(self.id, seat, digest):
@@ -225,6 +233,9 @@ class Match:
                 raise EngineError("STALE_VERSION", f"the move was chosen at version {version};"
                                   f" the match is at version {self.version}", self.version)
             move = self._resolve(seat, move_id, move_text)
+            # Remember the move's id too, so a resubmission by id or by text both match.
+            legal = self.game.legal_moves(seat)
+            move_id = str(legal.index(move)) if move in legal else ""
             accepted = self._apply(seat, move, BY_SEAT, move_id=move_id)
             self._autoplay_and_arm()
             return accepted
@@ -309,7 +320,8 @@ class Match:
         self._cancel_alarm()
         if self._time_alarm:
             self._time_alarm.cancel()
-        log.info("match %s over at version %d", self.id, self.version)
+        log.info("match %s over at version %d: %s", self.id, self.version,
+                 json.dumps(self.game.result))
 
     # ----- clocks ---------------------------------------------------------------------
     def _autoplay_and_arm(self) -> None:
@@ -365,7 +377,7 @@ class Match:
     def _time_up(self) -> None:
         with self._lock:
             if not self.game.over:
-                self._apply(-1, None, TIME_UP)
+                self._apply(-1, None, TIME_UP, extra=(EngineEvent("time_up"),))
                 self._autoplay_and_arm()
 
     def close(self) -> None:
@@ -378,11 +390,12 @@ class Match:
                 sub.close()
 
     # ----- watchers -------------------------------------------------------------------
-    def subscribe(self, seat: int | None) -> tuple[Subscriber, SeatView]:
+    def subscribe(self, seat: int | None, inbox: queue.SimpleQueue | None = None
+                  ) -> tuple[Subscriber, SeatView]:
         """A new watcher and the snapshot it starts from; taken together under the lock so
         no event falls between them."""
         with self._lock:
-            sub = Subscriber(seat)
+            sub = Subscriber(seat, inbox)
             self._subscribers.add(sub)
             return sub, self._seat_view(seat)
 
@@ -391,7 +404,8 @@ class Match:
             self._subscribers.discard(sub)
 
     def _publish(self, events: tuple) -> None:
-        update = Update(self.version, tuple(events), self.game.to_move, self.game.over)
+        update = Update(self.id, self.version, tuple(events), self.game.to_move,
+                        self.game.over)
         for sub in self._subscribers:
             sub.put(update)
 
@@ -418,4 +432,4 @@ def _public_seat(seat: Seat) -> dict:
     # Never the token hash: summaries are public.
     return {"kind": seat.kind, "name": seat.name, "claimed": seat.claimed,
             "absent": seat.absent, "timeouts_in_a_row": seat.timeouts_in_a_row,
-            "clock_ms": seat.clock_ms}
+            "clock_ms": seat.clock_ms, "pool": seat.pool}

@@ -31,6 +31,7 @@ class Seat:
     name: str = ""
     clock_ms: int = DEFAULT_CLOCK_MS[BOT]
     token_hash: str = ""           # "" until claimed
+    pool: str = ""                 # filled from this bot pool; "" when claimed by token
     timeouts_in_a_row: int = 0
     absent: bool = False           # played automatically until its holder returns
 

@@ -61,7 +61,8 @@ def summary(match: Match) -> common_pb2.MatchSummary:
         seats=[common_pb2.SeatInfo(seat=i, kind=KIND_ENUM[x["kind"]], name=x["name"],
                                    claimed=x["claimed"], absent=x["absent"],
                                    timeouts_in_a_row=x["timeouts_in_a_row"],
-                                   clock_ms=x["clock_ms"]) for i, x in enumerate(s["seats"])],
+                                   clock_ms=x["clock_ms"], pool=x["pool"])
+               for i, x in enumerate(s["seats"])],
         options_json=dumps(s["options"]), created_unix_ms=unix_ms(s["created"]),
         result_json=dumps(s["result"]) if s["result"] is not None else "")
 
@@ -83,7 +84,8 @@ def events(version: int, items, seat: int | None) -> list[common_pb2.Event]:
 
 
 def event_batch(update: Update, seat: int | None) -> engine_pb2.EventBatch:
-    return engine_pb2.EventBatch(events=events(update.version, update.events, seat))
+    return engine_pb2.EventBatch(events=events(update.version, update.events, seat),
+                                 match_id=update.match_id)
 
 
 def snapshot(match: Match, view: SeatView) -> engine_pb2.Snapshot:

@@ -1,0 +1,192 @@
+"""One Play stream: the matches a bot connection plays and the messages it is sent, in order.
+
+A seat stream (Hello.seat) plays one match and ends with it. A pool stream (Hello.pool)
+is seated by the engine's pools in any number of matches, one after another or several at
+once, and lasts until the bot goes away. Either way all outgoing messages come from one
+inbox: match updates, answers to the bot's moves (from the reader thread) and new seats
+(from the pools), so they leave in one ordered stream.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from dataclasses import dataclass
+
+from domino_proto.domino.v1 import play_pb2
+
+from . import wire
+from .engine import Engine
+from .errors import EngineError
+from .match import CLOSED, Match, SeatView, Subscriber, Update
+
+log = logging.getLogger(__name__)
+
+KEEPALIVE_S = 5.0   # an idle stream gets a Keepalive message this often
+
+
+@dataclass
+class Seated:
+    """A match this stream plays."""
+    match: Match
+    seat: int
+    sub: Subscriber
+    asked: int = -1    # the version of the last TurnRequest sent, so each is sent once
+
+
+@dataclass(frozen=True)
+class Join:
+    match: Match
+    seat: int
+
+
+@dataclass(frozen=True)
+class Answer:
+    match_id: str
+    message: play_pb2.MoveAnswer
+
+
+def out(**body) -> play_pb2.EngineMessage:
+    return play_pb2.EngineMessage(**body)
+
+
+class PlaySession:
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.inbox: queue.SimpleQueue = queue.SimpleQueue()
+        self.seated: dict[str, Seated] = {}
+        self.pool = ""          # set for a pool stream
+        self.single = ""        # the match of a seat stream
+        self.capacity = 1
+
+    # ----- the pools' side (PoolBot) -----------------------------------------------------
+    def seat_in(self, match: Match, seat: int) -> None:
+        self.inbox.put(Join(match, seat))
+
+    def close(self) -> None:
+        self.inbox.put(CLOSED)
+
+    # ----- the stream ---------------------------------------------------------------------
+    def run(self, request_iterator):
+        """Yield every EngineMessage of the stream; raises EngineError for a bad Hello."""
+        hello = self._hello(request_iterator)
+        try:
+            if hello.WhichOneof("auth") == "seat":
+                match = self.engine.get(hello.seat.match_id)
+                seat = match.authenticate(hello.seat.seat_token)
+                log.info("bot %r plays match %s seat %d", hello.client, match.id, seat)
+                self.single = match.id
+                yield from self._join(match, seat)
+                if not self.seated:
+                    return          # the match was already over
+            else:
+                self.pool = hello.pool.pool
+                self.capacity = max(hello.pool.capacity, 1)
+                log.info("bot %r enlisted in pool %r as %r", hello.client, self.pool,
+                         hello.pool.name)
+                self.engine.pools.enlist(self.pool, self)
+            threading.Thread(target=self._read_moves, args=(request_iterator,), daemon=True,
+                             name="play-reader").start()
+            while True:
+                try:
+                    item = self.inbox.get(timeout=KEEPALIVE_S)
+                except queue.Empty:
+                    yield self.keepalive()
+                    continue
+                if item is CLOSED:
+                    return
+                yield from self._handle(item)
+                if not self.pool and not self.seated:
+                    return          # a seat stream ends with its match
+        finally:
+            if self.pool:
+                self.engine.pools.leave(self.pool, self)
+            for seated in self.seated.values():
+                seated.match.unsubscribe(seated.sub)
+
+    def _hello(self, request_iterator):
+        first = next(request_iterator, None)
+        if first is None or first.WhichOneof("body") != "hello":
+            raise EngineError("MALFORMED_REQUEST", "the first message must be a Hello")
+        hello = first.hello
+        auth = hello.WhichOneof("auth")
+        if auth is None:
+            raise EngineError("MALFORMED_REQUEST", "Hello needs a seat (match id + token) or "
+                              "a pool")
+        if auth == "pool" and not hello.pool.pool:
+            raise EngineError("MALFORMED_REQUEST", "PoolEnlist needs a pool name")
+        return hello
+
+    def _handle(self, item):
+        if isinstance(item, Join):
+            yield from self._join(item.match, item.seat)
+        elif isinstance(item, Update):
+            seated = self.seated.get(item.match_id)
+            if seated is None:
+                return
+            yield out(events=wire.event_batch(item, seated.seat))
+            if item.over:
+                yield out(match_over=wire.match_over(seated.match))
+                self._leave(seated)
+            elif item.to_move == seated.seat:
+                yield from self._turn(seated)
+        elif isinstance(item, Answer):
+            yield out(answer=item.message)
+            seated = self.seated.get(item.match_id)
+            if seated is not None and not item.message.accepted:
+                yield from self._turn(seated, again=True)   # a refused bot gets its turn again
+
+    def _join(self, match: Match, seat: int):
+        sub, view = match.subscribe(seat, self.inbox)
+        seated = Seated(match, seat, sub)
+        self.seated[match.id] = seated
+        yield out(welcome=play_pb2.Welcome(match_id=match.id, seat=seat,
+                                           num_seats=len(match.seats),
+                                           variant=wire.VARIANT_ENUM[match.row.variant]))
+        yield out(snapshot=wire.snapshot(match, view))
+        if match.game.over:
+            yield out(match_over=wire.match_over(match))
+            self._leave(seated)
+        else:
+            yield from self._turn(seated, view)
+
+    def _leave(self, seated: Seated) -> None:
+        seated.match.unsubscribe(seated.sub)
+        del self.seated[seated.match.id]
+        if self.pool:
+            self.engine.pools.done(self.pool, self, seated.match.id)
+
+    def _turn(self, seated: Seated, view: SeatView | None = None, again: bool = False):
+        view = view or seated.match.seat_view(seated.seat)
+        if view.legal_moves and (view.version > seated.asked or again):
+            seated.asked = view.version
+            yield out(turn=play_pb2.TurnRequest(state=wire.seat_state(seated.match.id, view)))
+
+    def keepalive(self):
+        seated = self.seated.get(self.single)
+        return out(keepalive=wire.keepalive(seated.match.version if seated else 0))
+
+    # ----- the bot's side -----------------------------------------------------------------
+    def _read_moves(self, request_iterator) -> None:
+        """Runs beside the sending loop; each answer goes through the inbox."""
+        try:
+            for message in request_iterator:
+                self.inbox.put(self._answer(message))
+        except Exception:   # the connection went away; the clocks cover the seats
+            pass
+
+    def _answer(self, message) -> Answer:
+        choice = message.move
+        match_id = choice.match_id or self.single
+        try:
+            if message.WhichOneof("body") != "move":
+                raise EngineError("MALFORMED_REQUEST", "only MoveChoice may follow Hello")
+            seated = self.seated.get(match_id)
+            if seated is None:
+                raise EngineError("UNKNOWN_MATCH", f"this stream plays no match {match_id!r}")
+            accepted = seated.match.submit(seated.seat, choice.version, choice.move_id,
+                                           choice.move_text)
+            return Answer(match_id, wire.answer(match_id, choice.version, accepted))
+        except EngineError as err:
+            return Answer(match_id, wire.answer(match_id, choice.version, err=err))

@@ -1,0 +1,86 @@
+"""Bot pools: seats that need a bot meet bots that enlisted, first come first served.
+
+A match created with SeatSpec.pool = P has seats waiting here; a bot that connects with
+Hello.pool = P offers capacity (matches at once). Whenever either side arrives, or a bot
+finishes a match, waiting seats are handed to bots with room, in arrival order. The engine
+claims the seat itself (no token leaves it) and tells the bot's stream to play it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from typing import Protocol
+
+from .match import Match
+
+
+class PoolBot(Protocol):
+    """What a pool needs from an enlisted bot's stream."""
+    capacity: int
+
+    def seat_in(self, match: Match, seat: int) -> None: ...
+
+
+class Pools:
+    def __init__(self):
+        # One lock for the pools only; it is never held while a match waits on another
+        # match, and the move path never takes it.
+        self._lock = threading.Lock()
+        self._seats: dict[str, deque[tuple[Match, int]]] = {}
+        self._bots: dict[str, list[PoolBot]] = {}
+        self._playing: dict[PoolBot, set[str]] = {}   # match ids each bot is seated in
+
+    def need(self, pool: str, match: Match, seat: int) -> None:
+        """A seat of `match` waits for a bot from `pool`."""
+        with self._lock:
+            self._seats.setdefault(pool, deque()).append((match, seat))
+            self._assign(pool)
+
+    def enlist(self, pool: str, bot: PoolBot) -> None:
+        with self._lock:
+            self._bots.setdefault(pool, []).append(bot)
+            self._playing[bot] = set()
+            self._assign(pool)
+
+    def done(self, pool: str, bot: PoolBot, match_id: str) -> None:
+        """The bot finished one of its matches: it has room again."""
+        with self._lock:
+            if bot in self._playing:
+                self._playing[bot].discard(match_id)
+                self._assign(pool)
+
+    def leave(self, pool: str, bot: PoolBot) -> None:
+        """The bot's stream ended. Seats it held stay with their matches (their clocks
+        cover them); it is offered nothing more."""
+        with self._lock:
+            if bot in self._playing:
+                del self._playing[bot]
+                self._bots[pool].remove(bot)
+
+    def waiting(self, pool: str) -> int:
+        with self._lock:
+            return len(self._seats.get(pool, ()))
+
+    def _assign(self, pool: str) -> None:
+        """Hand waiting seats, oldest first, to the least loaded bot with room that is not
+        already in that match (a stream plays one seat per match)."""
+        seats, bots = self._seats.get(pool), self._bots.get(pool, [])
+        if not seats or not bots:
+            return
+        still = deque()
+        while seats:
+            match, seat = seats.popleft()
+            if match.game.over:
+                continue
+            free = [b for b in bots
+                    if len(self._playing[b]) < b.capacity and match.id not in self._playing[b]]
+            if not free:
+                still.append((match, seat))
+                continue
+            bot = min(free, key=lambda b: len(self._playing[b]))
+            self._playing[bot].add(match.id)
+            if not match.seats[seat].claimed:
+                match.claim(seat, by_pool=True)   # the token is dropped: the bot never needs it
+            bot.seat_in(match, seat)
+        seats.extend(still)

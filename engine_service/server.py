@@ -1,0 +1,190 @@
+"""The gRPC surface: Engine and Play servicers, health, reflection, keepalive.
+
+Servicers are thin: decode the request, make one engine call, encode the answer. A refusal
+(EngineError) ends the call with the status code of its reason, the message "REASON: text",
+and trailing metadata "domino-reason" and "domino-refusal-bin" (a serialized Refusal).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from concurrent import futures
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from domino_proto.domino.v1 import engine_pb2, engine_pb2_grpc, play_pb2, play_pb2_grpc
+
+from . import wire
+from .engine import Engine
+from .errors import EngineError
+from .match import CLOSED
+from .play_session import KEEPALIVE_S, PlaySession
+
+log = logging.getLogger(__name__)
+
+# HTTP/2 pings every 5 s, answered within 3 s, so a dead peer is noticed in under 10 s.
+SERVER_OPTIONS = [
+    ("grpc.keepalive_time_ms", 5000),
+    ("grpc.keepalive_timeout_ms", 3000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_recv_ping_interval_without_data_ms", 1000),
+    ("grpc.http2.max_pings_without_data", 0),
+]
+
+
+def _abort(context: grpc.ServicerContext, err: EngineError):
+    context.set_trailing_metadata((
+        ("domino-reason", err.reason),
+        ("domino-refusal-bin", wire.refusal(err).SerializeToString()),
+    ))
+    context.abort(getattr(grpc.StatusCode, err.code), f"{err.reason}: {err.message}")
+
+
+def refusals(method):
+    """Turn an EngineError raised by a unary method into its gRPC status."""
+    @functools.wraps(method)
+    def call(self, request, context):
+        try:
+            return method(self, request, context)
+        except EngineError as err:
+            _abort(context, err)
+    return call
+
+
+def stream_refusals(method):
+    """Same for a method that yields messages."""
+    @functools.wraps(method)
+    def call(self, request, context):
+        try:
+            yield from method(self, request, context)
+        except EngineError as err:
+            _abort(context, err)
+    return call
+
+
+class EngineServicer(engine_pb2_grpc.EngineServicer):
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    @refusals
+    def CreateMatch(self, request, context):
+        variant = wire.VARIANTS.get(request.variant)
+        if variant is None:
+            raise EngineError("MALFORMED_REQUEST", "variant must be VARIANT_HHL or "
+                              "VARIANT_DOMENG")
+        match = self.engine.create_match(
+            variant, wire.loads(request.options_json, "options_json", {}),
+            request.seed if request.HasField("seed") else None,
+            wire.loads(request.deals_json, "deals_json"),
+            [wire.KINDS[s.kind] for s in request.seats] or None,
+            [s.name for s in request.seats] or None,
+            request.bot_clock_ms, request.person_clock_ms,
+            [s.pool for s in request.seats] or None)
+        return engine_pb2.CreateMatchResponse(match_id=match.id, num_seats=len(match.seats),
+                                              seed=match.row.seed, summary=wire.summary(match))
+
+    @refusals
+    def ClaimSeat(self, request, context):
+        token = self.engine.claim_seat(request.match_id, request.seat)
+        return engine_pb2.ClaimSeatResponse(match_id=request.match_id, seat=request.seat,
+                                            seat_token=token)
+
+    @refusals
+    def ListMatches(self, request, context):
+        found = self.engine.list_matches(wire.STATUS.get(request.status, ""), request.limit)
+        return engine_pb2.ListMatchesResponse(matches=[wire.summary(m) for m in found])
+
+    @refusals
+    def GetMatch(self, request, context):
+        match = self.engine.get(request.match_id)
+        return engine_pb2.GetMatchResponse(summary=wire.summary(match),
+                                           view_json=wire.dumps(match.seat_view(None).view))
+
+    @refusals
+    def GetView(self, request, context):
+        view = self.engine.view(request.match_id, request.seat_token)
+        return wire.seat_state(request.match_id, view)
+
+    @refusals
+    def SubmitMove(self, request, context):
+        seat, accepted = self.engine.submit(request.match_id, request.seat_token,
+                                            request.expected_version, request.move_id,
+                                            request.move_text)
+        return wire.submit_response(seat, accepted)
+
+    @stream_refusals
+    def Watch(self, request, context):
+        match = self.engine.get(request.match_id)
+        seat = match.authenticate(request.seat_token) if request.seat_token else None
+        sub, view = match.subscribe(seat)
+        context.add_callback(sub.close)
+        try:
+            yield engine_pb2.WatchMessage(snapshot=wire.snapshot(match, view))
+            if match.game.over:
+                yield engine_pb2.WatchMessage(match_over=wire.match_over(match))
+                return
+            while True:
+                item = sub.get(KEEPALIVE_S)
+                if item is CLOSED:
+                    return
+                if item is None:
+                    yield engine_pb2.WatchMessage(keepalive=wire.keepalive(match.version))
+                    continue
+                yield engine_pb2.WatchMessage(events=wire.event_batch(item, seat))
+                if item.over:
+                    yield engine_pb2.WatchMessage(match_over=wire.match_over(match))
+                    return
+        finally:
+            match.unsubscribe(sub)
+
+    @refusals
+    def GetRecord(self, request, context):
+        return engine_pb2.GetRecordResponse(
+            record_json=wire.dumps(self.engine.record(request.match_id)))
+
+
+class PlayServicer(play_pb2_grpc.PlayServicer):
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    @stream_refusals
+    def Connect(self, request_iterator, context):
+        session = PlaySession(self.engine)
+        context.add_callback(session.close)
+        yield from session.run(request_iterator)
+
+
+def add_health_and_reflection(server: grpc.Server) -> health.HealthServicer:
+    checker = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
+    names = [engine_pb2.DESCRIPTOR.services_by_name["Engine"].full_name,
+             play_pb2.DESCRIPTOR.services_by_name["Play"].full_name]
+    for name in ["", *names]:
+        checker.set(name, health_pb2.HealthCheckResponse.SERVING)
+    reflection.enable_server_reflection([*names, health.SERVICE_NAME,
+                                         reflection.SERVICE_NAME], server)
+    return checker
+
+
+def start_server(engine: Engine, host: str = "127.0.0.1", port: int = 0,
+                 max_workers: int = 256) -> tuple[grpc.Server, int]:
+    """Start serving `engine`; returns the server and the bound port (port 0 picks one).
+
+    Every open stream holds a worker thread, so max_workers bounds the number of bots and
+    watchers connected at once."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers,
+                                                    thread_name_prefix="rpc"),
+                         options=SERVER_OPTIONS)
+    engine_pb2_grpc.add_EngineServicer_to_server(EngineServicer(engine), server)
+    play_pb2_grpc.add_PlayServicer_to_server(PlayServicer(engine), server)
+    add_health_and_reflection(server)
+    bound = server.add_insecure_port(f"{host}:{port}")
+    if bound == 0:
+        raise OSError(f"cannot listen on {host}:{port}")
+    server.start()
+    return server, bound
+
+

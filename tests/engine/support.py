@@ -1,0 +1,127 @@
+"""Helpers for the engine tests: a client for a real server, refusal decoding, threads."""
+
+import json
+import threading
+
+import grpc
+
+from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+
+VARIANTS = {"hhl": common_pb2.VARIANT_HHL, "domeng": common_pb2.VARIANT_DOMENG}
+
+
+class Served:
+    """An in-process engine behind a real server, and a client stub for it."""
+
+    def __init__(self, engine, server, port):
+        self.engine, self.server, self.port = engine, server, port
+        self.address = f"127.0.0.1:{port}"
+        self.channel = grpc.insecure_channel(self.address)
+        self.stub = engine_pb2_grpc.EngineStub(self.channel)
+
+    def new_match(self, variant="hhl", options=None, seed=1, clock_ms=0, claim=True):
+        """Create a match and claim every seat; returns (match_id, tokens)."""
+        created = self.stub.CreateMatch(engine_pb2.CreateMatchRequest(
+            variant=VARIANTS[variant], options_json=json.dumps(options or {}), seed=seed,
+            bot_clock_ms=clock_ms), timeout=5)
+        tokens = []
+        if claim:
+            tokens = [self.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(
+                match_id=created.match_id, seat=s), timeout=5).seat_token
+                for s in range(created.num_seats)]
+        return created.match_id, tokens
+
+    def summary(self, match_id):
+        return self.stub.GetMatch(engine_pb2.GetMatchRequest(match_id=match_id), timeout=5)
+
+    def view(self, match_id, token):
+        return self.stub.GetView(engine_pb2.GetViewRequest(match_id=match_id,
+                                                           seat_token=token), timeout=5)
+
+    def submit(self, match_id, token, version, move_id="", move_text=""):
+        request = engine_pb2.SubmitMoveRequest(match_id=match_id, seat_token=token,
+                                               expected_version=version)
+        if move_id:
+            request.move_id = move_id
+        if move_text:
+            request.move_text = move_text
+        return self.stub.SubmitMove(request, timeout=5)
+
+
+def refusal(err: grpc.RpcError):
+    """(status code, Refusal) of a refused call."""
+    trailers = dict(err.trailing_metadata() or ())
+    r = common_pb2.Refusal.FromString(trailers["domino-refusal-bin"])
+    assert trailers["domino-reason"] == r.reason
+    assert err.details().startswith(r.reason + ":")
+    return err.code(), r
+
+
+def run_threads(targets):
+    """Run callables in threads; re-raise the first failure."""
+    errors = []
+
+    def wrap(f):
+        def run():
+            try:
+                f()
+            except BaseException as e:   # noqa: BLE001 - reported below
+                errors.append(e)
+        return run
+    threads = [threading.Thread(target=wrap(f), daemon=True) for f in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not any(t.is_alive() for t in threads), "a thread did not finish"
+    if errors:
+        raise errors[0]
+
+
+def start_engine(db: str, port: int = 0, log_path: str | None = None):
+    """`domino engine` as a real process; returns (process, port) once it listens."""
+    import os
+    import subprocess
+    import sys
+
+    log = open(log_path or os.devnull, "a")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "engine_service.cli", "engine", "--host", "127.0.0.1",
+         "--port", str(port), "--db", db],
+        stdout=subprocess.PIPE, stderr=log, text=True)
+    log.close()
+    line = proc.stdout.readline()
+    if not line.startswith("engine listening on "):
+        proc.kill()
+        raise RuntimeError(f"the engine did not start: {line!r}")
+    return proc, int(line.split()[3].rsplit(":", 1)[1])
+
+
+def start_bot(address: str, match_id: str, seat: int, token: str, *extra: str):
+    """`domino bot` as a real process; the token goes through the environment."""
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "engine_service.cli", "bot", "--engine", address,
+         "--match", match_id, "--seat", str(seat), *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "DOMINO_SEAT_TOKEN": token})
+
+
+def finish(procs, timeout=60):
+    """Wait for processes; returns their stdout lines, failing on a non-zero exit."""
+    out = []
+    for p in procs:
+        stdout, stderr = p.communicate(timeout=timeout)
+        assert p.returncode == 0, stderr[-2000:]
+        out.append(stdout)
+    return out
+
+
+class Client(Served):
+    """A client stub for an engine running in another process."""
+
+    def __init__(self, port):
+        super().__init__(None, None, port)

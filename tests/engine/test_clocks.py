@@ -1,0 +1,163 @@
+"""Turn clocks: a hung, a disconnecting and a garbage-sending bot never stall a match."""
+
+import json
+import queue
+import threading
+import time
+
+import grpc
+
+from domino_proto.domino.v1 import engine_pb2, play_pb2, play_pb2_grpc
+from engine_service.minibot import first_legal, play
+
+from .support import run_threads
+
+CLOCK_MS = 150
+
+
+def watch_events(served, match_id, into):
+    def run():
+        for message in served.stub.Watch(engine_pb2.WatchRequest(match_id=match_id),
+                                         timeout=60):
+            if message.WhichOneof("body") == "events":
+                into.extend(json.loads(e.event_json) for e in message.events.events)
+    return run
+
+
+def bots(served, match_id, tokens, seats):
+    return [lambda s=s: play(served.address, match_id, tokens[s], first_legal) for s in seats]
+
+
+def test_a_hung_seat_times_out_three_times_then_is_played_at_once(served):
+    match_id, tokens = served.new_match("hhl", {"hands": 1}, seed=2, clock_ms=CLOCK_MS)
+    seen = []
+    started = time.monotonic()
+    # Seat 0 never connects: it is "hung".
+    run_threads([watch_events(served, match_id, seen), *bots(served, match_id, tokens,
+                                                             [1, 2, 3])])
+    timeouts = [e for e in seen if e["kind"] == "timeout"]
+    assert [e["seat"] for e in timeouts] == [0, 0, 0]
+    assert [e["timeouts_in_a_row"] for e in timeouts] == [1, 2, 3]
+    assert [e for e in seen if e["kind"] == "absent"] == [{"kind": "absent", "seat": 0}]
+    assert seen[-1]["kind"] == "match_over"
+    # Three clocks, not one per remaining turn of seat 0.
+    assert time.monotonic() - started < 3 * CLOCK_MS / 1000 + 5
+    summary = served.summary(match_id).summary
+    assert summary.seats[0].absent and summary.status == 3
+
+
+def test_the_default_move_is_the_first_legal_move_and_an_absent_holder_can_return(served):
+    match_id, tokens = served.new_match("domeng", {}, seed=4, clock_ms=CLOCK_MS)
+    mover = served.summary(match_id).summary.to_move
+    first = served.view(match_id, tokens[mover]).legal_moves[0].text
+    deadline = time.monotonic() + 5
+    while served.summary(match_id).summary.version == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    # Nobody plays: the clock played the first legal move and said so.
+    turn = served.engine.get(match_id).history[0]
+    assert (turn.seat, turn.move) == (mover, first)
+    assert turn.accepted.events[0].to_dict() == {"kind": "timeout", "seat": mover,
+                                                 "move": first, "timeouts_in_a_row": 1}
+    # Nobody plays: the mover goes absent first; its holder comes back while the match
+    # is live, and then it has three fresh timeouts before it is absent again.
+    seen = []
+    watcher = threading.Thread(target=watch_events(served, match_id, seen), daemon=True)
+    watcher.start()
+    deadline = time.monotonic() + 10
+    while not served.summary(match_id).summary.seats[mover].absent:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    served.view(match_id, tokens[mover])          # the holder comes back with its token
+    watcher.join(30)
+    assert served.summary(match_id).summary.status == 3
+    mine = [(e["kind"], e.get("timeouts_in_a_row")) for e in seen
+            if e.get("seat") == mover and e["kind"] in ("timeout", "absent", "returned")]
+    back = mine.index(("returned", None))
+    assert mine[back - 1] == ("absent", None)
+    assert mine[back + 1:back + 5] == [("timeout", 1), ("timeout", 2), ("timeout", 3),
+                                       ("absent", None)]
+
+
+def test_a_bot_that_disconnects_and_comes_back_gets_a_snapshot_and_its_turn(served):
+    match_id, tokens = served.new_match("hhl", {"hands": 1}, seed=6, clock_ms=5_000)
+    seat = served.summary(match_id).summary.to_move
+    answered = []
+
+    def flaky():
+        # First connection: take one turn, then drop the stream without answering.
+        outbox = queue.SimpleQueue()
+        outbox.put(play_pb2.BotMessage(hello=play_pb2.Hello(
+            seat=play_pb2.SeatAuth(match_id=match_id, seat_token=tokens[seat]))))
+        stream = play_pb2_grpc.PlayStub(served.channel).Connect(iter(outbox.get, None))
+        kinds = []
+        for message in stream:
+            kinds.append(message.WhichOneof("body"))
+            if kinds[-1] == "turn":
+                break
+        stream.cancel()
+        answered.append(kinds)
+        # Second connection: the minibot finishes the match from a fresh snapshot.
+        answered.append(play(served.address, match_id, tokens[seat], first_legal))
+
+    others = [s for s in range(4) if s != seat]
+    run_threads([flaky, *bots(served, match_id, tokens, others)])
+    assert answered[0][:3] == ["welcome", "snapshot", "turn"]
+    assert answered[1] == served.engine.get(match_id).game.result
+    assert not any(s.absent for s in served.summary(match_id).summary.seats)
+
+
+def test_a_bot_sending_garbage_is_refused_each_time_and_the_clock_plays_for_it(served):
+    match_id, tokens = served.new_match("hhl", {"hands": 1}, seed=8, clock_ms=CLOCK_MS)
+    refusals = []
+    done = threading.Event()
+
+    def garbage(s):
+        def run():
+            outbox = queue.SimpleQueue()
+            outbox.put(play_pb2.BotMessage(hello=play_pb2.Hello(
+                seat=play_pb2.SeatAuth(match_id=match_id, seat_token=tokens[s]))))
+            stream = play_pb2_grpc.PlayStub(served.channel).Connect(iter(outbox.get, None),
+                                                                    timeout=30)
+            for message in stream:
+                kind = message.WhichOneof("body")
+                if kind == "turn":
+                    version = message.turn.state.version
+                    for bad in (play_pb2.MoveChoice(match_id=match_id, version=version,
+                                                    move_text="banana"),
+                                play_pb2.MoveChoice(match_id=match_id, version=version + 7,
+                                                    move_id="0"),
+                                play_pb2.MoveChoice(match_id=match_id, version=version,
+                                                    move_id="x")):
+                        outbox.put(play_pb2.BotMessage(move=bad))
+                elif kind == "answer":
+                    refusals.append(message.answer.refusal.reason)
+                elif kind == "match_over":
+                    done.set()
+            outbox.put(None)
+        return run
+
+    run_threads([garbage(0), *bots(served, match_id, tokens, [1, 2, 3])])
+    assert done.is_set()
+    assert {"MALFORMED_MOVE", "STALE_VERSION", "UNKNOWN_MOVE_ID"} <= set(refusals)
+    assert served.summary(match_id).summary.status == 3
+
+
+def test_a_bad_hello_ends_the_stream_with_its_code(served):
+    match_id, tokens = served.new_match("hhl", {"hands": 1}, seed=1, clock_ms=60_000)
+    stub = play_pb2_grpc.PlayStub(served.channel)
+    cases = [
+        (play_pb2.Hello(seat=play_pb2.SeatAuth(match_id=match_id, seat_token="bad")),
+         grpc.StatusCode.UNAUTHENTICATED),
+        (play_pb2.Hello(seat=play_pb2.SeatAuth(match_id="nope", seat_token=tokens[0])),
+         grpc.StatusCode.NOT_FOUND),
+        (play_pb2.Hello(pool=play_pb2.PoolEnlist(pool="", name="n")),
+         grpc.StatusCode.INVALID_ARGUMENT),
+        (play_pb2.Hello(), grpc.StatusCode.INVALID_ARGUMENT),
+    ]
+    for hello, code in cases:
+        stream = stub.Connect(iter([play_pb2.BotMessage(hello=hello)]), timeout=10)
+        try:
+            list(stream)
+            raise AssertionError("the stream should have been refused")
+        except grpc.RpcError as e:
+            assert e.code() == code

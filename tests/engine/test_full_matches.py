@@ -1,0 +1,136 @@
+"""Full matches over the Play service, with every message to every seat and to a spectator
+checked for hidden tiles (rulings: "Records, views and moves")."""
+
+import json
+import re
+
+import grpc
+import pytest
+
+from domino_proto.domino.v1 import engine_pb2
+from engine_service.minibot import play, seeded_random
+from engine_service.rules import replay_record
+
+from .support import run_threads
+
+TILE = re.compile(r"(?<![\d-])([0-6])-([0-6])(?![\d-])")
+# Ends of hands and matches may show what was left in hand; they are not checked here.
+REVEALING = {"hand_over", "cycle_over", "match_over"}
+
+
+def tiles_in(value) -> set:
+    text = value if isinstance(value, str) else json.dumps(value)
+    return {tuple(sorted((int(a), int(b)))) for a, b in TILE.findall(text)}
+
+
+def tile(text) -> tuple:
+    a, b = text.split("-")
+    return tuple(sorted((int(a), int(b))))
+
+
+def hidden_from(record, seat):
+    """Per deal: the tiles `seat` (None: a spectator) never sees while that deal is live."""
+    out = []
+    for deal in record["deals"]:
+        every = {tile(t) for hand in deal["hands"] for t in hand}
+        every |= {tile(t) for key in ("stock", "sleeping") for t in deal.get(key, [])}
+        seen = {tile(m["play"]) for m in deal["moves"] if "play" in m}
+        if seat is not None:
+            seen |= {tile(t) for t in deal["hands"][seat]}
+            seen |= {tile(t) for m in deal["moves"] if m["seat"] == seat
+                     for t in m.get("draw", [])}
+        out.append(every - seen)
+    return out
+
+
+def check_stream(texts, hidden):
+    """texts: the JSON texts of one recipient's messages, in order. Track the deal from
+    views (hand_number) and hand_start events; no hidden tile of that deal may appear."""
+    deal = 0
+    for kind, text in texts:
+        value = json.loads(text)
+        if kind == "view":
+            deal = value["hand_number"]
+            value = {k: v for k, v in value.items() if k not in ("results", "result")}
+            value["history"] = [e for e in value["history"] if e["kind"] not in REVEALING]
+        else:
+            if value["kind"] == "hand_start":
+                deal = value["hand"]
+            if value["kind"] in REVEALING:
+                continue
+        leaked = tiles_in(value) & hidden[deal]
+        assert not leaked, f"{kind} in deal {deal} shows hidden tiles {leaked}: {text[:300]}"
+
+
+def texts_of(message):
+    """The JSON texts in one Play/Watch message, labelled view or event."""
+    out = []
+    kind = message.WhichOneof("body")
+    if kind == "snapshot":
+        out.append(("view", message.snapshot.state.view_json))
+    elif kind == "turn":
+        out.append(("view", message.turn.state.view_json))
+    elif kind == "events":
+        out += [("event", e.event_json) for e in message.events.events]
+    return out
+
+
+@pytest.mark.parametrize("variant, options, seed", [("hhl", {"hands": 2}, 11),
+                                                    ("domeng", {}, 12)])
+def test_full_match_over_play_streams_shows_no_hidden_tile(served, variant, options, seed):
+    match_id, tokens = served.new_match(variant, options, seed=seed, clock_ms=30_000)
+    n = len(tokens)
+    seen = {s: [] for s in range(n)}
+    spectator, results = [], {}
+
+    def bot(s):
+        def run():
+            results[s] = play(served.address, match_id, tokens[s], seeded_random(s),
+                              on_message=lambda m: seen[s].extend(texts_of(m)))
+        return run
+
+    def watch():
+        for message in served.stub.Watch(engine_pb2.WatchRequest(match_id=match_id),
+                                         timeout=60):
+            spectator.extend(texts_of(message))
+            if message.WhichOneof("body") == "match_over":
+                results["spectator"] = json.loads(message.match_over.result_json)
+
+    run_threads([watch, *(bot(s) for s in range(n))])
+
+    record = json.loads(served.stub.GetRecord(
+        engine_pb2.GetRecordRequest(match_id=match_id)).record_json)
+    assert all(r == record["result"] for r in results.values())
+    assert replay_record(record).result == record["result"]
+    for s in range(n):
+        assert seen[s], f"seat {s} got nothing"
+        hidden = hidden_from(record, s)
+        assert all(hidden), "the check would be vacuous"
+        check_stream(seen[s], hidden)
+        # Positive control: the checker does find tiles, the seat's own among them.
+        own = {tile(t) for t in record["deals"][0]["hands"][s]}
+        assert own <= set().union(*(tiles_in(t) for _, t in seen[s]))
+    check_stream(spectator, hidden_from(record, None))
+    summary = served.summary(match_id).summary
+    assert summary.status == 3 and summary.to_move == -1
+    assert json.loads(summary.result_json) == record["result"]
+
+
+def test_seat_watch_and_view_show_only_the_seats_own_tiles(served):
+    match_id, tokens = served.new_match("hhl", {"hands": 1}, seed=5, clock_ms=30_000)
+    record_hands = []
+    for s, token in enumerate(tokens):
+        view = json.loads(served.view(match_id, token).view_json)
+        record_hands.append(set(view["hand"]))
+        stream = served.stub.Watch(engine_pb2.WatchRequest(match_id=match_id,
+                                                           seat_token=token), timeout=10)
+        snapshot = next(stream).snapshot
+        stream.cancel()
+        assert snapshot.state.seat == s
+        shown = tiles_in(snapshot.state.view_json)
+        for hand in record_hands[:s]:
+            assert not {tile(t) for t in hand} & shown - {tile(t) for t in record_hands[s]}
+    with pytest.raises(grpc.RpcError) as info:
+        next(served.stub.Watch(engine_pb2.WatchRequest(match_id=match_id, seat_token="x"),
+                               timeout=10))
+    assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED

@@ -1,0 +1,65 @@
+"""Bot pools: bots enlist with Hello.pool and the engine seats them in matches that need a
+bot, several at once, one after another."""
+
+import json
+
+import grpc
+import pytest
+
+from domino_proto.domino.v1 import common_pb2, engine_pb2
+from engine_service.minibot import play, play_pool, seeded_random
+
+from .support import refusal, run_threads
+
+
+def pool_match(served, pools, seed, tokens_for=()):
+    """An HHL one-hand match whose seats come from `pools` ("" = claimed with a token)."""
+    created = served.stub.CreateMatch(engine_pb2.CreateMatchRequest(
+        variant=common_pb2.VARIANT_HHL, options_json='{"hands": 1}', seed=seed,
+        bot_clock_ms=20_000, seats=[engine_pb2.SeatSpec(pool=p) for p in pools]), timeout=5)
+    tokens = {s: served.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(
+        match_id=created.match_id, seat=s), timeout=5).seat_token for s in tokens_for}
+    return created.match_id, tokens
+
+
+def test_pool_bots_are_seated_in_several_matches_at_once_and_one_after_another(served):
+    match_ids = [pool_match(served, ["p"] * 4, seed=s)[0] for s in range(3)]
+    for match_id in match_ids:
+        summary = served.summary(match_id).summary
+        assert summary.status == common_pb2.MATCH_STATUS_WAITING      # no bot yet
+        assert [s.pool for s in summary.seats] == ["p"] * 4
+    batches = []
+    results = {}
+
+    def bot(b):
+        def run():
+            results[b] = play_pool(served.address, "p", f"bot{b}", matches=3, capacity=2,
+                                   choose=seeded_random(b),
+                                   on_message=lambda m: batches.append(m))
+        return run
+
+    run_threads([bot(b) for b in range(4)])
+    finals = {m: json.loads(served.summary(m).summary.result_json) for m in match_ids}
+    for b in range(4):   # one seat per match each: every bot played all three
+        assert sorted(map(json.dumps, results[b])) == sorted(map(json.dumps, finals.values()))
+    for m in batches:
+        if m.WhichOneof("body") == "events":
+            assert m.events.match_id in match_ids
+    assert served.engine.pools.waiting("p") == 0
+
+
+def test_pool_seats_and_token_seats_mix_and_a_pool_seat_cannot_be_claimed(served):
+    match_id, tokens = pool_match(served, ["p", "", "p", ""], seed=9, tokens_for=[1, 3])
+    with pytest.raises(grpc.RpcError) as info:
+        served.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=match_id, seat=0))
+    code, r = refusal(info.value)
+    assert (code, r.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "POOL_SEAT")
+    out = {}
+    run_threads([
+        *(lambda b=b: out.__setitem__(b, play_pool(served.address, "p", f"b{b}", 1))
+          for b in range(2)),
+        *(lambda s=s: out.__setitem__(s + 10, play(served.address, match_id, tokens[s]))
+          for s in (1, 3)),
+    ])
+    result = json.loads(served.summary(match_id).summary.result_json)
+    assert out[0] == out[1] == [result] and out[11] == out[13] == result

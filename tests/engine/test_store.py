@@ -1,0 +1,88 @@
+"""The SQLite store: what it keeps is exactly what replays a match."""
+
+import sqlite3
+
+import pytest
+
+from engine_service.engine import Engine
+from engine_service.match import Match
+from engine_service.store import MatchRow, MoveRow, SQLiteStore
+
+
+def row(id_="m1", status="waiting"):
+    return MatchRow(id_, "hhl", {"hands": 1, "minutes": None}, 5, None,
+                    {"kinds": ["bot"] * 4, "names": [""] * 4, "clocks_ms": [10_000] * 4},
+                    1000.0, status)
+
+
+def test_a_match_its_seats_and_its_moves_survive_reopening_the_file(tmp_path):
+    path = str(tmp_path / "s.sqlite3")
+    store = SQLiteStore(path)
+    store.add_match(row())
+    assert store.claim_seat("m1", 0, "h0")
+    assert not store.claim_seat("m1", 0, "other")     # a seat is claimed once
+    store.append_move("m1", MoveRow(1, 2, "0-0", "seat", 1.0))
+    store.append_move("m1", MoveRow(2, 3, "0-3 left", "timeout", 2.0))
+    store.set_status("m1", "live")
+    store.close()
+
+    store = SQLiteStore(path)
+    assert store.match("m1") == row(status="live")
+    assert [r.id for r in store.unfinished()] == ["m1"]
+    assert store.seat_hashes("m1") == {0: "h0"}
+    assert store.moves("m1") == [MoveRow(1, 2, "0-0", "seat", 1.0),
+                                 MoveRow(2, 3, "0-3 left", "timeout", 2.0)]
+    store.set_status("m1", "over", {"totals": [0, 0, 0, 0]})
+    assert store.unfinished() == []
+    assert store.match("m1").result == {"totals": [0, 0, 0, 0]}
+    assert store.match("nope") is None
+
+
+def test_the_log_is_append_only_one_row_per_version():
+    store = SQLiteStore(":memory:")
+    store.add_match(row())
+    store.append_move("m1", MoveRow(1, 2, "0-0", "seat"))
+    with pytest.raises(sqlite3.IntegrityError):
+        store.append_move("m1", MoveRow(1, 2, "0-0", "seat"))
+
+
+def test_tokens_are_stored_only_as_hashes():
+    engine = Engine(SQLiteStore(":memory:"))
+    match = engine.create_match("hhl", {"hands": 1}, seed=1)
+    token = match.claim(0)
+    assert len(token) >= 40
+    stored = engine.store.seat_hashes(match.id)[0]
+    assert token not in stored and len(stored) == 64
+    engine.close()
+
+
+def test_restoring_replays_the_log_to_the_same_state_and_version():
+    engine = Engine(SQLiteStore(":memory:"))
+    match = engine.create_match("domeng", {}, seed=9)
+    for s in range(5):
+        match.claim(s)
+    for _ in range(20):
+        seat = match.game.to_move
+        match.submit(seat, match.version, move_id="0")
+    again = Match.restore(engine.store.match(match.id), engine.store, None)
+    assert again.version == match.version == 20
+    assert again.game.view(None) == match.game.view(None)
+    assert [again.game.view(s) for s in range(5)] == [match.game.view(s) for s in range(5)]
+    engine.close()
+
+
+def test_the_hhl_time_limit_ends_the_match_after_the_hand_in_progress_and_replays():
+    engine = Engine(SQLiteStore(":memory:"))
+    match = engine.create_match("hhl", {}, seed=2)      # default: a 60-minute limit
+    for s in range(4):
+        match.claim(s)
+    for _ in range(3):
+        match.submit(match.game.to_move, match.version, move_id="0")
+    match._time_up()                                    # what the clock does at 60 minutes
+    assert match.version == 4 and match.history[-1].accepted.events[0].kind == "time_up"
+    while not match.game.over:
+        match.submit(match.game.to_move, match.version, move_id="0")
+    assert len(match.game.deals) == 1                   # the hand in progress was the last
+    again = Match.restore(engine.store.match(match.id), engine.store, None)
+    assert again.game.over and again.game.record() == match.game.record()
+    engine.close()
