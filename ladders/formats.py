@@ -1,0 +1,49 @@
+"""Who sits where in each match of a ladder.
+
+rotation: every match draws a line-up so that every entrant meets every other and each
+  sits in every seat position equally often over a cycle.
+duplicate: the same deal (the same seed) is played once for each rotation of the seats,
+  so each entrant plays every position of the same cards and the luck of the deal
+  cancels out — like duplicate bridge. Matches of one deal form a "set".
+"""
+
+import itertools
+import random
+
+ROTATION, DUPLICATE = "rotation", "duplicate"
+FORMATS = (ROTATION, DUPLICATE)
+
+
+def _lineups(entrants: list[str], seats: int, seed: int) -> list[list[str]]:
+    """A cycle of base line-ups in which every pair of entrants meets."""
+    if len(entrants) <= seats:
+        return [[entrants[i % len(entrants)] for i in range(seats)]]
+    combos = [list(c) for c in itertools.combinations(entrants, seats)]
+    random.Random(seed).shuffle(combos)
+    return combos
+
+
+def rotations(lineup: list[str]) -> list[list[str]]:
+    """The distinct rotations of a line-up ([a, b, a, b] has two)."""
+    out = []
+    for r in range(len(lineup)):
+        rotated = lineup[r:] + lineup[:r]
+        if rotated not in out:
+            out.append(rotated)
+    return out
+
+
+def schedule(fmt: str, entrants: list[str], seats: int, seed: int, index: int) -> tuple[list[str], int, int]:
+    """Match number ``index`` of a ladder: (line-up by seat, match seed, set number)."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; use {' or '.join(FORMATS)}")
+    if len(set(entrants)) != len(entrants) or len(entrants) < 2:
+        raise ValueError("a ladder needs at least two entrants, each named once")
+    bases = _lineups(entrants, seats, seed)
+    if fmt == DUPLICATE:
+        size = len(rotations(bases[0]))  # the same for every base line-up
+        group, rot = divmod(index, size)
+        return rotations(bases[group % len(bases)])[rot], seed * 100003 + group, group
+    base = bases[index % len(bases)]
+    rot = (index // len(bases)) % seats
+    return base[rot:] + base[:rot], seed * 100003 + index, index

@@ -1,0 +1,34 @@
+"""A ladder played in-process with built-in strategies (no engine, no processes): for
+benchmarks and quick comparisons. ``domino ladder run`` plays the same schedule through
+the engine with real bot processes."""
+
+from bots.arena import play_match
+from bots.strategies import make_strategy
+
+from .formats import schedule
+from .rows import result_row
+from .standings import compute
+
+SEATS = {"hhl": 4, "domeng": 5}
+
+
+def run(variant, entrants, fmt="rotation", options=None, seed=1, matches=None,
+        until_separated=False, max_matches=2000, check_every=None, progress=None):
+    """Play until ``matches`` are done, or (until_separated) every neighbour pair on the
+    leaderboard is separated at 95%, checked after each complete set; returns standings."""
+    rows = []
+    limit = max_matches if until_separated else matches
+    standings = None
+    for index in range(limit):
+        lineup, match_seed, set_no = schedule(fmt, entrants, SEATS[variant], seed, index)
+        bots = [make_strategy(name, match_seed * 10 + s) for s, name in enumerate(lineup)]
+        m = play_match(variant, options, match_seed, bots)
+        rows.append(result_row(variant, index, set_no, match_seed, lineup, m.result, len(m.deals)))
+        if progress:
+            progress(index + 1, rows)
+        next_set = schedule(fmt, entrants, SEATS[variant], seed, index + 1)[2]
+        if until_separated and next_set != set_no and (check_every is None or (index + 1) % check_every == 0):
+            standings = compute(variant, entrants, rows)
+            if standings["separated"]:
+                break
+    return standings if standings and standings["matches"] == len(rows) else compute(variant, entrants, rows)

@@ -1,0 +1,87 @@
+"""Standings, recomputed from a ladder's immutable result rows.
+
+A result row (one played match) is a dict:
+  {"index": n, "set": k, "seed": s, "lineup": [entrant by seat], "hands": h,
+   "scores": [per seat: HHL total points | Domeng stones over the match],
+   "titles": [per seat: Domeng CAMAT titles; zeros for HHL],
+   "faults": {entrant: {"timeouts": n, "illegal": n, "disconnects": n, "crashes": n}},
+   "void": false}
+A void row (a match broken by the engine itself) is kept for the log but counts for
+nothing; the scheduler plays that match again.
+"""
+
+from collections import defaultdict
+
+from .ratings import Ratings
+from .stats import mean_ci, separated
+
+FAULT_KINDS = ("timeouts", "illegal", "disconnects", "crashes")
+
+
+def merit_per_hand(variant: str, row: dict) -> dict[str, float]:
+    """Each entrant's result in one match, per hand/round, higher is better:
+    HHL points per hand; Domeng minus the stones taken per round."""
+    seats = defaultdict(list)
+    for seat, name in enumerate(row["lineup"]):
+        seats[name].append(row["scores"][seat])
+    sign = 1 if variant == "hhl" else -1
+    hands = max(row["hands"], 1)
+    return {n: sign * sum(v) / len(v) / hands for n, v in seats.items()}
+
+
+def match_ranking(variant: str, row: dict) -> list[list[str]]:
+    """Entrants grouped by place in one match: HHL by points; Domeng by CAMAT titles,
+    then fewer stones (DOM-11). An entrant in several seats counts its seats' mean."""
+    seats = defaultdict(list)
+    for seat, name in enumerate(row["lineup"]):
+        seats[name].append(seat)
+
+    def key(name):
+        s = seats[name]
+        score = sum(row["scores"][i] for i in s) / len(s)
+        if variant == "hhl":
+            return (-score,)
+        return (-sum(row["titles"][i] for i in s) / len(s), score)
+
+    keys = {n: key(n) for n in seats}
+    return [[n for n in seats if keys[n] == k] for k in sorted(set(keys.values()))]
+
+
+def compute(variant: str, entrants: list[str], rows: list[dict]) -> dict:
+    """The leaderboard: ordered by mu - 3 sigma, with games, mean merit and its 95% CI,
+    faults, and whether each entrant is separated from the next one down."""
+    ratings = Ratings()
+    for name in entrants:
+        ratings.rating(name)
+    per_match = defaultdict(list)
+    units = defaultdict(lambda: defaultdict(float))  # set -> entrant -> summed merit
+    present = defaultdict(set)
+    faults = {n: dict.fromkeys(FAULT_KINDS, 0) for n in entrants}
+    played = [r for r in rows if not r.get("void")]
+    for row in played:
+        ratings.update(match_ranking(variant, row))
+        merit = merit_per_hand(variant, row)
+        for name, value in merit.items():
+            per_match[name].append(value)
+            units[row["set"]][name] += value
+            present[row["set"]].add(name)
+        for name, f in row.get("faults", {}).items():
+            for kind in FAULT_KINDS:
+                faults.setdefault(name, dict.fromkeys(FAULT_KINDS, 0))[kind] += f.get(kind, 0)
+    order = sorted(entrants, key=lambda n: -ratings.conservative(n))
+    table = []
+    for place, name in enumerate(order):
+        r = ratings.rating(name)
+        mean, half = mean_ci(per_match[name])
+        entry = {"place": place + 1, "entrant": name, "mu": r.mu, "sigma": r.sigma,
+                 "score": r.mu - 3 * r.sigma, "matches": len(per_match[name]),
+                 "mean": mean, "ci95": half, "faults": faults[name]}
+        if place + 1 < len(order):
+            below = order[place + 1]
+            diffs = [u[name] - u[below] for k, u in units.items()
+                     if {name, below} <= present[k]]
+            entry["separated_from_next"] = separated(diffs)
+        table.append(entry)
+    return {"variant": variant, "matches": len(played), "voided": len(rows) - len(played),
+            "standings": table,
+            "separated": all(e.get("separated_from_next", True) for e in table)}

@@ -1,0 +1,113 @@
+"""The pure ladder parts: formats, ratings, statistics, standings."""
+
+import itertools
+import math
+from collections import Counter
+
+import pytest
+from openskill.models import PlackettLuce
+
+from ladders.formats import DUPLICATE, ROTATION, rotations, schedule
+from ladders.inprocess import run
+from ladders.ratings import Ratings
+from ladders.standings import compute, match_ranking
+from ladders.stats import mean_ci, separated
+
+
+def test_rating_updates_equal_openskill_computed_directly():
+    rankings = [[["a"], ["b", "c"], ["d"]], [["d"], ["c"], ["b"], ["a"]], [["b"], ["a", "c", "d"]]]
+    ours = Ratings()
+    model = PlackettLuce()
+    direct = {n: model.rating(name=n) for n in "abcd"}
+    for ranking in rankings:
+        ours.update(ranking)
+        names = [n for g in ranking for n in g]
+        ranks = [i + 1 for i, g in enumerate(ranking) for _ in g]
+        new = model.rate([[direct[n]] for n in names], ranks=ranks)
+        direct.update({n: t[0] for n, t in zip(names, new, strict=True)})
+    for n in "abcd":
+        assert ours.rating(n).mu == pytest.approx(direct[n].mu)
+        assert ours.rating(n).sigma == pytest.approx(direct[n].sigma)
+        assert ours.conservative(n) == pytest.approx(direct[n].mu - 3 * direct[n].sigma)
+    assert ours.rating("b").mu > ours.rating("a").mu  # b won twice, a won once
+
+
+def test_rotation_meets_every_pair_and_balances_seats():
+    entrants = ["a", "b", "c", "d", "e"]
+    n = 5 * 4 * 2  # two full cycles of the 5 line-ups x 4 rotations
+    lineups = [schedule(ROTATION, entrants, 4, 7, i)[0] for i in range(n)]
+    met = {frozenset(p) for lu in lineups for p in itertools.combinations(lu, 2)}
+    assert met == {frozenset(p) for p in itertools.combinations(entrants, 2)}
+    positions = Counter((name, seat) for lu in lineups for seat, name in enumerate(lu))
+    assert len(set(positions.values())) == 1, positions  # every entrant in every seat equally
+    seeds = [schedule(ROTATION, entrants, 4, 7, i)[1] for i in range(n)]
+    assert len(set(seeds)) == n  # a new deal each match
+
+
+@pytest.mark.parametrize("entrants,seats", [(["a", "b", "c", "d"], 4), (["x", "y"], 4), (list("abcdef"), 5)])
+def test_duplicate_plays_each_deal_in_every_rotation(entrants, seats):
+    sets = {}
+    for i in range(60):
+        lineup, seed, set_no = schedule(DUPLICATE, entrants, seats, 3, i)
+        sets.setdefault(set_no, []).append((tuple(lineup), seed))
+    for matches in list(sets.values())[:-1]:  # the last set may be partial
+        assert len({seed for _, seed in matches}) == 1  # one deal per set
+        base = list(matches[0][0])
+        assert sorted(lu for lu, _ in matches) == sorted(tuple(r) for r in rotations(base))
+        for name in set(base):  # each entrant holds every seat position of that deal
+            held = {s for lu, _ in matches for s, n in enumerate(lu) if n == name}
+            assert held == set(range(seats)) or len(set(base)) < seats
+
+
+def test_rotations_are_distinct():
+    assert rotations(["a", "b", "a", "b"]) == [["a", "b", "a", "b"], ["b", "a", "b", "a"]]
+    assert len(rotations(list("abcd"))) == 4
+
+
+def test_schedule_refuses_bad_ladders():
+    with pytest.raises(ValueError, match="unknown format"):
+        schedule("swiss", ["a", "b"], 4, 1, 0)
+    with pytest.raises(ValueError, match="two entrants"):
+        schedule(ROTATION, ["a"], 4, 1, 0)
+    with pytest.raises(ValueError, match="named once"):
+        schedule(ROTATION, ["a", "a"], 4, 1, 0)
+
+
+def test_mean_ci_and_separation():
+    m, h = mean_ci([1.0, 2.0, 3.0, 4.0])
+    assert m == 2.5 and h == pytest.approx(3.182 * math.sqrt((5 / 3) / 4), rel=1e-3)
+    assert mean_ci([5.0])[1] == math.inf
+    assert separated([3.0, 4.0, 5.0, 4.0, 3.5, 4.5])
+    assert not separated([3.0, -4.0, 5.0, -4.0, 3.5, -4.5])
+    assert not separated([1.0, 1.0, 1.0])  # too few samples, however clear
+
+
+def test_match_ranking_hhl_by_points_domeng_by_titles_then_stones():
+    hhl = {"lineup": ["a", "b", "c", "d"], "scores": [100, -300, 100, 100], "titles": [0] * 4, "hands": 2}
+    assert match_ranking("hhl", hhl) == [["a", "c", "d"], ["b"]]
+    dom = {"lineup": ["a", "b", "a", "b", "c"], "scores": [0, 3, 10, 3, 1], "titles": [1, 0, 0, 0, 0],
+           "hands": 9}
+    # a: mean titles 0.5 -> first; c: 1 stone beats b's 3
+    assert match_ranking("domeng", dom) == [["a"], ["c"], ["b"]]
+
+
+def test_void_rows_count_for_nothing_and_faults_are_listed():
+    rows = [{"index": 0, "set": 0, "seed": 1, "lineup": ["a", "b", "a", "b"], "hands": 2,
+             "scores": [200, -200, 100, -100], "titles": [0] * 4,
+             "faults": {"b": {"timeouts": 2, "crashes": 1}}, "void": False},
+            {"index": 1, "set": 1, "seed": 2, "lineup": ["b", "a", "b", "a"], "hands": 2,
+             "scores": [900, -900, 900, -900], "titles": [0] * 4, "faults": {}, "void": True}]
+    s = compute("hhl", ["a", "b"], rows)
+    assert s["matches"] == 1 and s["voided"] == 1
+    by = {e["entrant"]: e for e in s["standings"]}
+    assert by["a"]["mean"] == 75.0 and by["b"]["mean"] == -75.0
+    assert by["b"]["faults"] == {"timeouts": 2, "illegal": 0, "disconnects": 0, "crashes": 1}
+    assert s["standings"][0]["entrant"] == "a"
+
+
+def test_until_separated_separates_greedy_from_random_in_hhl_and_stops():
+    s = run("hhl", ["random", "greedy"], "rotation", {"hands": 2}, seed=1, until_separated=True,
+            max_matches=300)
+    assert s["separated"] and s["matches"] < 300
+    assert [e["entrant"] for e in s["standings"]] == ["greedy", "random"]
+    assert s["standings"][0]["separated_from_next"]
