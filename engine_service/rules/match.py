@@ -105,10 +105,13 @@ class Match:
         return hands, rest
 
     def _deal_tiles(self):
-        if len(self.deals) < len(self._scripted):
-            return self._scripted[len(self.deals)]
+        # Shuffle even when the deal is scripted, so that deal i of a seed is the same
+        # whether or not the deals before it were given (a replayed record continues
+        # exactly like the original match).
         tiles = list(TILES)
         self._rng.shuffle(tiles)
+        if len(self.deals) < len(self._scripted):
+            return self._scripted[len(self.deals)]
         n, k = self.num_seats, self.hand_size
         return [tiles[s * k:(s + 1) * k] for s in range(n)], tiles[n * k:]
 
@@ -181,7 +184,7 @@ class Match:
     # ----- views and records -------------------------------------------------------
     def view(self, seat: int | None = None) -> dict:
         """What one seat (or a spectator, seat None) may see; never a hidden tile."""
-        if seat is not None and (not isinstance(seat, int) or not 0 <= seat < self.num_seats):
+        if seat is not None and (type(seat) is not int or not 0 <= seat < self.num_seats):
             raise MalformedInput(f"seat must be 0..{self.num_seats - 1}, got {seat!r}")
         state = self.hand
         v = {

@@ -49,7 +49,7 @@ def replay_record(record, new_match) -> Match:
         where = f"deal {i}"
         if m.over:
             raise ReplayError(where, "the match was already over before this deal")
-        if finished and i == len(deals) - 1 and m.options.get("hands", 0) is None:
+        if finished and i == len(deals) - 1 and m.options.get("minutes") is not None:
             m.time_up()  # a time-limited HHL match ended with the last recorded hand
         moves = deal.get("moves", [])
         if not isinstance(moves, list):

@@ -39,7 +39,7 @@ class Tile(int):
             return tile
         body = text.strip().strip("[]").replace("|", "-").replace(" ", "")
         parts = body.split("-")
-        if len(parts) != 2 or not all(p.isdigit() and len(p) == 1 for p in parts):
+        if len(parts) != 2 or not all(len(p) == 1 and p in "0123456789" for p in parts):
             raise MalformedInput(f"a tile is written like '6-4', got {text!r}")
         return Tile.of(int(parts[0]), int(parts[1]))
 
