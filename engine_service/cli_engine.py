@@ -16,6 +16,28 @@ import threading
 
 DEFAULT_DB = os.path.join("data", "engine.sqlite3")
 
+BOT_HELP = """Play with a strategy from bots/strategies over the engine's Play service.
+
+Seats, three ways (several seats share one process, one connection each):
+  --match ID --seat 0 --token=T0 [--seat 2 --token=T2 ...]   pairs, in order (write
+                      --token=T: a token may start with "-")
+  DOMINO_SEAT_TOKEN=T --match ID --seat 0                    one seat, token kept out of ps
+  --seats-file FILE   JSON: the object `domino new-match` prints ({"match_id", "tokens"}:
+                      every seat, or only the --seat numbers given), or a list of
+                      {"match_id", "seat", "token"}; '-' reads stdin
+Or a pool: --pool NAME [--name BOTNAME] [--capacity K] [--matches N] [--bots B]: the engine
+seats the bot in matches that need one from that pool, match after match, K at once; B
+streams from one process (one seat per match each) can fill every seat of a table.
+
+The bot answers every turn before the engine's deadline (the first legal move if the
+strategy is too slow), reconnects with backoff after a drop and resumes with its token.
+It prints one JSON line per seat ({"match_id", "seat", "result", "stats"}) or, for a pool,
+{"pool", "name", "results", "matches", "stats"} per stream; exit status 1 if one failed.
+
+  domino new-match --variant hhl --options '{"hands": 2}' > m.json
+  domino bot --seats-file m.json --strategy heuristic --seed 1
+"""
+
 
 def add_subcommands(subparsers) -> None:
     p = subparsers.add_parser("engine", help="run the gRPC engine service")
@@ -25,20 +47,40 @@ def add_subcommands(subparsers) -> None:
                    help=f"SQLite file (default {DEFAULT_DB}); ':memory:' keeps nothing")
     p.set_defaults(func=run_engine)
 
-    p = subparsers.add_parser("bot", help="play one seat (--match, --token) or pool seats "
-                              "(--pool) with a minimal bot")
+    p = subparsers.add_parser(
+        "bot", help="play seats (--match/--seat/--token, --seats-file) or pool seats (--pool) "
+        "with a strategy", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=BOT_HELP)
     p.add_argument("--engine", default="127.0.0.1:50051", help="HOST:PORT of the engine")
-    p.add_argument("--match", help="match id")
-    p.add_argument("--seat", type=int, default=-1, help="seat number (for the log)")
-    p.add_argument("--token", default=os.environ.get("DOMINO_SEAT_TOKEN", ""),
-                   help="seat token (or env DOMINO_SEAT_TOKEN, which keeps it out of ps)")
-    p.add_argument("--pool", help="enlist in this bot pool instead of playing one seat")
-    p.add_argument("--name", default="minibot", help="the bot's name in the pool")
-    p.add_argument("--capacity", type=int, default=1, help="pool matches at once")
-    p.add_argument("--matches", type=int, default=1, help="pool matches to play, then stop")
-    p.add_argument("--seed", type=int, help="choose random legal moves from this seed "
-                   "(default: always the first legal move)")
-    p.add_argument("--delay", type=float, default=0.0, help="seconds to think per move")
+    p.add_argument("--strategy", default="greedy",
+                   help="strategy name from bots.strategies (default greedy): random, greedy, "
+                   "heuristic, search (oracle plays only in-process)")
+    p.add_argument("--seed", type=int, help="seed of the strategies: seat N plays with SEED+N "
+                   "(a pool bot's k-th match with SEED+k)")
+    p.add_argument("--match", help="match id (for --seat/--token pairs)")
+    p.add_argument("--seat", type=int, action="append", default=[],
+                   help="seat number; repeat with --token to play several seats")
+    p.add_argument("--token", action="append", default=[],
+                   help="seat token, paired in order with --seat; write --token=T, as a token may "
+                   "start with '-' (one seat: env DOMINO_SEAT_TOKEN keeps it out of ps)")
+    p.add_argument("--seats-file", help="JSON file ('-' = stdin) of seats to play: what "
+                   "`domino new-match` prints, or a list of {match_id, seat, token}")
+    p.add_argument("--pool", help="enlist in this bot pool instead of playing given seats")
+    p.add_argument("--name", default="", help="the bot's name in the pool (default: the "
+                   "strategy name)")
+    p.add_argument("--capacity", type=int, default=1, help="pool matches at once (per stream)")
+    p.add_argument("--bots", type=int, default=1, help="pool streams enlisted from this process, "
+                   "named NAME-1..NAME-N (a stream plays one seat per match)")
+    # dest differs from simulate's --matches, which `domino` checks to be at least 1.
+    p.add_argument("--matches", type=int, default=1, dest="pool_matches",
+                   help="pool matches to play, then stop (0: until interrupted)")
+    p.add_argument("--margin-ms", type=int, help="answer this long before the deadline "
+                   "(default: a tenth of the clock, 250..1000 ms)")
+    p.add_argument("--give-up", type=float, default=120.0, help="seconds the engine may stay "
+                   "unreachable before the bot gives up (default 120; 0: never)")
+    p.add_argument("--delay", type=float, default=0.0, help="seconds to think per move "
+                   "(testing)")
+    p.add_argument("-v", "--verbose", action="store_true", help="log every connection step")
     p.set_defaults(func=run_bot)
 
     p = subparsers.add_parser("new-match", help="create a match and claim its seats; prints "
@@ -74,24 +116,125 @@ def run_engine(args) -> int:
     return 0
 
 
-def run_bot(args) -> int:
-    from .minibot import first_legal, play, play_pool, seeded_random, slowed
+def bot_tickets(args) -> list:
+    """The seats `domino bot` plays, from --match/--seat/--token, the environment or
+    --seats-file. Raises SystemExit with a message when they do not add up."""
+    from bots.runner import SeatTicket
 
-    choose = first_legal if args.seed is None else seeded_random(args.seed)
-    if args.delay > 0:
-        choose = slowed(choose, args.delay)
+    if args.seats_file:
+        try:
+            if args.seats_file == "-":
+                data = json.load(sys.stdin)
+            else:
+                with open(args.seats_file) as f:
+                    data = json.load(f)
+        except (OSError, ValueError) as e:
+            raise SystemExit(f"domino bot: cannot read --seats-file {args.seats_file}: {e}") from None
+        if isinstance(data, dict) and "tokens" in data:
+            seats = args.seat or range(len(data["tokens"]))
+            try:
+                return [SeatTicket(data["match_id"], s, data["tokens"][s]) for s in seats]
+            except (KeyError, IndexError):
+                raise SystemExit("domino bot: --seat out of range for --seats-file") from None
+        if isinstance(data, list) and all(isinstance(x, dict) for x in data):
+            try:
+                return [SeatTicket(x["match_id"], int(x["seat"]), x["token"]) for x in data]
+            except (KeyError, ValueError) as e:
+                raise SystemExit(f"domino bot: --seats-file entry without {e}") from None
+        raise SystemExit('domino bot: --seats-file holds {"match_id", "tokens"} or a list of '
+                         '{"match_id", "seat", "token"}')
+    tokens = args.token or ([os.environ["DOMINO_SEAT_TOKEN"]]
+                            if os.environ.get("DOMINO_SEAT_TOKEN") else [])
+    if not args.match or not tokens:
+        raise SystemExit("domino bot: give --match with --seat/--token (or DOMINO_SEAT_TOKEN), "
+                         "--seats-file, or --pool")
+    seats = args.seat or ([-1] if len(tokens) == 1 else [])
+    if len(seats) != len(tokens):
+        raise SystemExit(f"domino bot: {len(seats)} --seat for {len(tokens)} tokens; "
+                         "give them in pairs")
+    return [SeatTicket(args.match, s, t) for s, t in zip(seats, tokens, strict=True)]
+
+
+def run_bot(args) -> int:
+    import time
+
+    from bots.runner import play_seats
+    from bots.strategies import make_strategy
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
+                        format="%(asctime)s %(name)s %(message)s")
+    try:
+        probe = make_strategy(args.strategy, args.seed)
+    except ValueError as e:
+        raise SystemExit(f"domino bot: {e}") from None
+    if hasattr(probe, "attach"):
+        raise SystemExit(f"domino bot: {args.strategy} sees every hand; it plays only "
+                         "in-process (bots/arena.py), never over the wire")
+    counter = iter(range(1 << 62))
+    lock = threading.Lock()
+
+    def make_bot(match_id, seat):
+        with lock:
+            k = next(counter) if args.pool else seat
+        strategy = make_strategy(args.strategy, None if args.seed is None else args.seed + k)
+        if args.delay > 0:
+            choose = strategy.choose
+
+            def slowly(view, legal_moves):
+                time.sleep(args.delay)
+                return choose(view, legal_moves)
+            strategy.choose = slowly
+        return strategy
+
+    options = {"margin": None if args.margin_ms is None else args.margin_ms / 1000,
+               "give_up_after": args.give_up or None}
     if args.pool:
-        results = play_pool(args.engine, args.pool, args.name, args.matches, args.capacity,
-                            choose)
-        print(json.dumps({"pool": args.pool, "results": results}), flush=True)
-        return 0
-    if not args.match or not args.token:
-        print("give --match and a seat token (--token or DOMINO_SEAT_TOKEN), or --pool",
-              file=sys.stderr)
-        return 2
-    result = play(args.engine, args.match, args.token, choose)
-    print(json.dumps({"match_id": args.match, "seat": args.seat, "result": result}), flush=True)
-    return 0
+        return run_pool_bots(args, make_bot, options)
+    tickets = bot_tickets(args)
+    outcomes = play_seats(args.engine, tickets, make_bot, **options)
+    for entry in outcomes:
+        print(json.dumps(entry), flush=True)
+    return 1 if any("error" in e for e in outcomes) else 0
+
+
+def run_pool_bots(args, make_bot, options) -> int:
+    """--pool: `--bots` streams enlisted in the pool, each printing one JSON line."""
+    from bots.runner import Runner, RunnerError, pool_hello
+
+    base = args.name or args.strategy
+    names = [base] if args.bots <= 1 else [f"{base}-{i + 1}" for i in range(args.bots)]
+    runners = [Runner(args.engine, pool_hello(args.pool, name, max(args.capacity, 1)), make_bot,
+                      matches=args.pool_matches, label=f"pool {args.pool} as {name}", **options)
+               for name in names]
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: [r.stop() for r in runners])
+    errors: dict[int, str] = {}
+
+    def run(i):
+        try:
+            runners[i].run()
+        except RunnerError as e:
+            errors[i] = str(e)
+        except Exception as e:   # noqa: BLE001 - reported in the stream's line
+            logging.getLogger("bots.runner").exception("pool stream %s failed", names[i])
+            errors[i] = repr(e)
+
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(len(runners))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        while t.is_alive():         # join with a timeout so signals get through
+            t.join(0.5)
+    for i, (name, runner) in enumerate(zip(names, runners, strict=True)):
+        out = {"pool": args.pool, "name": name, "results": runner.results,
+               "matches": runner.finished,
+               "stats": {"moves": runner.stats.moves, "fallbacks": runner.stats.fallbacks,
+                         "refusals": runner.stats.refusals,
+                         "reconnects": runner.stats.reconnects}}
+        if i in errors:
+            out["error"] = errors[i]
+        print(json.dumps(out), flush=True)
+    return 1 if errors else 0
 
 
 def run_new_match(args) -> int:

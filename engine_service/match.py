@@ -143,6 +143,8 @@ class Match:
         """Rebuild a match from its log: the rules core is deterministic, so replaying the
         accepted moves in order gives the identical state and version."""
         match = cls(row, store, None, store.seat_hashes(row.id))
+        for seat, name in store.seat_names(row.id).items():
+            match.seats[seat].name = name
         for move in store.moves(row.id):
             match._apply(move.seat, move.move, move.cause, durable=False)
         match._clock = clock
@@ -157,7 +159,7 @@ class Match:
             self._autoplay_and_arm()
 
     # ----- seats ----------------------------------------------------------------------
-    def claim(self, seat: int, by_pool: bool = False) -> str:
+    def claim(self, seat: int, by_pool: bool = False, name: str = "") -> str:
         """Hand out the seat's token, once. The last claim makes the match live. A pool
         seat is claimed only by the engine for the pool bot it seats (by_pool)."""
         with self._lock:
@@ -169,10 +171,13 @@ class Match:
                                   f"{self.seats[seat].pool!r}", self.version)
             token = new_token()
             digest = hash_token(token)
-            if self.seats[seat].claimed or not self._store.claim_seat(self.id, seat, digest):
+            name = name if name and not self.seats[seat].name else ""
+            if self.seats[seat].claimed or not self._store.claim_seat(self.id, seat, digest, name):
                 raise EngineError("SEAT_TAKEN", f"seat {seat} of match {self.id} is already "
                                   "claimed", self.version)
             self.seats[seat].token_hash = digest
+            if name:
+                self.seats[seat].name = name  # a pool bot's name, shown in the record
             if self.status == WAITING and all(s.claimed for s in self.seats):
                 self.status = LIVE
                 self._store.set_status(self.id, LIVE)

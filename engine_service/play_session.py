@@ -59,6 +59,7 @@ class PlaySession:
         self.pool = ""          # set for a pool stream
         self.single = ""        # the match of a seat stream
         self.capacity = 1
+        self.name = ""          # a pool bot's public name
 
     # ----- the pools' side (PoolBot) -----------------------------------------------------
     def seat_in(self, match: Match, seat: int) -> None:
@@ -83,6 +84,7 @@ class PlaySession:
             else:
                 self.pool = hello.pool.pool
                 self.capacity = max(hello.pool.capacity, 1)
+                self.name = hello.pool.name
                 log.info("bot %r enlisted in pool %r as %r", hello.client, self.pool,
                          hello.pool.name)
                 self.engine.pools.enlist(self.pool, self)

@@ -18,6 +18,7 @@ from .match import Match
 class PoolBot(Protocol):
     """What a pool needs from an enlisted bot's stream."""
     capacity: int
+    name: str
 
     def seat_in(self, match: Match, seat: int) -> None: ...
 
@@ -81,6 +82,7 @@ class Pools:
             bot = min(free, key=lambda b: len(self._playing[b]))
             self._playing[bot].add(match.id)
             if not match.seats[seat].claimed:
-                match.claim(seat, by_pool=True)   # the token is dropped: the bot never needs it
+                # The token is dropped: the bot never needs it.
+                match.claim(seat, by_pool=True, name=bot.name)
             bot.seat_in(match, seat)
         seats.extend(still)

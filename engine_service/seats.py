@@ -1,6 +1,7 @@
 """Seats: who may act for a place at the table, and how long it may think.
 
-A seat is claimed once and gets a long random token (secrets.token_urlsafe(32)). Only
+A seat is claimed once and gets a long random token (256 bits, hex: it never starts
+with "-", so it is safe as a command-line argument). Only
 the token's sha256 is kept, in memory and in the store; checks compare hashes with
 hmac.compare_digest so timing reveals nothing. Tokens are never logged.
 """
@@ -18,7 +19,7 @@ ABSENT_AFTER = 3  # timeouts in a row before a seat is played automatically at o
 
 
 def new_token() -> str:
-    return secrets.token_urlsafe(32)
+    return secrets.token_hex(32)
 
 
 def hash_token(token: str) -> str:

@@ -42,11 +42,12 @@ class MoveRow:
 class Store(Protocol):
     def add_match(self, row: MatchRow) -> None: ...
     def set_status(self, match_id: str, status: str, result: dict | None = None) -> None: ...
-    def claim_seat(self, match_id: str, seat: int, token_hash: str) -> bool: ...
+    def claim_seat(self, match_id: str, seat: int, token_hash: str, name: str = "") -> bool: ...
     def append_move(self, match_id: str, row: MoveRow) -> None: ...
     def match(self, match_id: str) -> MatchRow | None: ...
     def unfinished(self) -> list[MatchRow]: ...
     def seat_hashes(self, match_id: str) -> dict[int, str]: ...
+    def seat_names(self, match_id: str) -> dict[int, str]: ...
     def moves(self, match_id: str) -> list[MoveRow]: ...
     def close(self) -> None: ...
 
@@ -67,6 +68,7 @@ CREATE TABLE IF NOT EXISTS seats (
     match_id TEXT NOT NULL REFERENCES matches(id),
     seat INTEGER NOT NULL,
     token_hash TEXT NOT NULL,
+    name TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (match_id, seat)
 );
 CREATE TABLE IF NOT EXISTS moves (
@@ -116,10 +118,11 @@ class SQLiteStore:
         self._write("UPDATE matches SET status = ?, result = ? WHERE id = ?",
                     (status, None if result is None else json.dumps(result), match_id))
 
-    def claim_seat(self, match_id: str, seat: int, token_hash: str) -> bool:
-        """Store the hash of a seat's token; False when the seat was already claimed."""
-        return self._write("INSERT OR IGNORE INTO seats VALUES (?, ?, ?)",
-                           (match_id, seat, token_hash)) == 1
+    def claim_seat(self, match_id: str, seat: int, token_hash: str, name: str = "") -> bool:
+        """Store the hash of a seat's token (and the name of a pool bot seated there);
+        False when the seat was already claimed."""
+        return self._write("INSERT OR IGNORE INTO seats VALUES (?, ?, ?, ?)",
+                           (match_id, seat, token_hash, name)) == 1
 
     def append_move(self, match_id: str, row: MoveRow) -> None:
         # The primary key refuses a second row for one version: a move is never logged twice.
@@ -136,6 +139,10 @@ class SQLiteStore:
 
     def seat_hashes(self, match_id: str) -> dict[int, str]:
         rows = self._read("SELECT seat, token_hash FROM seats WHERE match_id = ?", (match_id,))
+        return dict(rows)
+
+    def seat_names(self, match_id: str) -> dict[int, str]:
+        rows = self._read("SELECT seat, name FROM seats WHERE match_id = ? AND name != ''", (match_id,))
         return dict(rows)
 
     def moves(self, match_id: str) -> list[MoveRow]:

@@ -7,12 +7,13 @@ import time
 
 import grpc
 
+from bots.runner import FirstLegal, play
 from domino_proto.domino.v1 import engine_pb2, play_pb2, play_pb2_grpc
-from engine_service.minibot import first_legal, play
 
 from .support import run_threads
 
 CLOCK_MS = 150
+first_legal = FirstLegal()
 
 
 def watch_events(served, match_id, into):
@@ -96,7 +97,7 @@ def test_a_bot_that_disconnects_and_comes_back_gets_a_snapshot_and_its_turn(serv
                 break
         stream.cancel()
         answered.append(kinds)
-        # Second connection: the minibot finishes the match from a fresh snapshot.
+        # Second connection: the runner finishes the match from a fresh snapshot.
         answered.append(play(served.address, match_id, tokens[seat], first_legal))
 
     others = [s for s in range(4) if s != seat]

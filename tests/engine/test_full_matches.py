@@ -7,8 +7,9 @@ import re
 import grpc
 import pytest
 
+from bots.runner import play
+from bots.strategies import make_strategy
 from domino_proto.domino.v1 import engine_pb2
-from engine_service.minibot import play, seeded_random
 from engine_service.rules import replay_record
 
 from .support import run_threads
@@ -85,7 +86,7 @@ def test_full_match_over_play_streams_shows_no_hidden_tile(served, variant, opti
 
     def bot(s):
         def run():
-            results[s] = play(served.address, match_id, tokens[s], seeded_random(s),
+            results[s] = play(served.address, match_id, tokens[s], make_strategy("random", s),
                               on_message=lambda m: seen[s].extend(texts_of(m)))
         return run
 

@@ -6,8 +6,9 @@ import json
 import grpc
 import pytest
 
+from bots.runner import play, play_pool
+from bots.strategies import make_strategy
 from domino_proto.domino.v1 import common_pb2, engine_pb2
-from engine_service.minibot import play, play_pool, seeded_random
 
 from .support import refusal, run_threads
 
@@ -34,7 +35,7 @@ def test_pool_bots_are_seated_in_several_matches_at_once_and_one_after_another(s
     def bot(b):
         def run():
             results[b] = play_pool(served.address, "p", f"bot{b}", matches=3, capacity=2,
-                                   choose=seeded_random(b),
+                                   make_bot=lambda match_id, seat: make_strategy("random", b),
                                    on_message=lambda m: batches.append(m))
         return run
 
@@ -46,6 +47,10 @@ def test_pool_bots_are_seated_in_several_matches_at_once_and_one_after_another(s
         if m.WhichOneof("body") == "events":
             assert m.events.match_id in match_ids
     assert served.engine.pools.waiting("p") == 0
+    for match_id in match_ids:  # the record names the pool bot in each seat
+        record = json.loads(served.stub.GetRecord(engine_pb2.GetRecordRequest(match_id=match_id),
+                                                  timeout=5).record_json)
+        assert sorted(record["seats"]) == [f"bot{b}" for b in range(4)]
 
 
 def test_pool_seats_and_token_seats_mix_and_a_pool_seat_cannot_be_claimed(served):
@@ -56,7 +61,7 @@ def test_pool_seats_and_token_seats_mix_and_a_pool_seat_cannot_be_claimed(served
     assert (code, r.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "POOL_SEAT")
     out = {}
     run_threads([
-        *(lambda b=b: out.__setitem__(b, play_pool(served.address, "p", f"b{b}", 1))
+        *(lambda b=b: out.__setitem__(b, play_pool(served.address, "p", f"b{b}"))
           for b in range(2)),
         *(lambda s=s: out.__setitem__(s + 10, play(served.address, match_id, tokens[s]))
           for s in (1, 3)),

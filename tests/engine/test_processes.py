@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from bots.strategies import make_strategy
 from domino_proto.domino.v1 import engine_pb2
 from engine_service import rules
 
@@ -38,10 +39,12 @@ def record_of(client, match_id):
 
 
 def uninterrupted(variant, options, seed):
-    """The same match played in-process, every seat choosing its first legal move."""
+    """The same match played in-process, every seat greedy (`domino bot`'s default strategy,
+    deterministic)."""
     m = rules.new_match(variant, options, seed=seed)
+    greedy = make_strategy("greedy")
     while not m.over:
-        m.play(m.to_move, m.legal_moves(m.to_move)[0])
+        m.play(m.to_move, greedy.choose(m.view(m.to_move), m.legal_moves(m.to_move)))
     return m.record()
 
 
@@ -51,7 +54,7 @@ def test_bot_processes_play_a_full_match_and_the_record_replays(engine_process, 
     proc, port = engine_process()
     client = Client(port)
     match_id, tokens = client.new_match(variant, options, seed=31, clock_ms=20_000)
-    bots = [start_bot(client.address, match_id, s, t, "--seed", str(s))
+    bots = [start_bot(client.address, match_id, s, t, "--strategy", "random", "--seed", str(s))
             for s, t in enumerate(tokens)]
     outputs = [json.loads(line) for line in finish(bots)]
     record = record_of(client, match_id)

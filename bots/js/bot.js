@@ -1,0 +1,240 @@
+#!/usr/bin/env node
+// A domino bot in Node.js that needs nothing from this project but its .proto files.
+//
+// It loads proto/domino/v1/play.proto at run time (no generated code), connects to the
+// engine's Play service, and plays greedy in both games (HHL and Domeng): the legal move
+// with the most pips, never a barricade unless nothing else is legal, ties to the first
+// listed. The conversation is described in docs/bots.md ("Protocol, message by message").
+//
+//   node bots/js/bot.js --engine 127.0.0.1:50051 --match ID --seat N --token T
+//   DOMINO_SEAT_TOKEN=T node bots/js/bot.js --engine 127.0.0.1:50051 --match ID
+//   node bots/js/bot.js --engine 127.0.0.1:50051 --pool NAME --name js-greedy --matches 5
+//
+// Prints one JSON line when done: {"match_id", "seat", "result"} for a seat, or
+// {"pool", "name", "results", "matches"} for a pool. Exit status 0, or 1 when the engine
+// refused the bot (bad token, unknown match) or stayed unreachable for --give-up seconds.
+'use strict';
+
+const path = require('path');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+
+const USAGE = `usage: node bot.js --engine HOST:PORT (--match ID [--seat N] [--token T] | --pool NAME
+                  [--name NAME] [--capacity K] [--matches N]) [--proto DIR] [--give-up S] [--verbose]
+  --token defaults to the environment variable DOMINO_SEAT_TOKEN (keeps it out of ps);
+  --proto is the folder holding domino/v1/*.proto (default: the repository's proto/);
+  --matches 0 plays pool matches until interrupted.`;
+
+// Codes worth a reconnect: the engine is away, restarting, or the stream broke.
+const RETRYABLE = new Set([
+  grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.status.UNKNOWN, grpc.status.INTERNAL,
+  grpc.status.DEADLINE_EXCEEDED, grpc.status.RESOURCE_EXHAUSTED, grpc.status.ABORTED,
+]);
+
+function parseArgs(argv) {
+  const args = {
+    engine: '127.0.0.1:50051', match: '', seat: -1, token: process.env.DOMINO_SEAT_TOKEN || '',
+    pool: '', name: 'js-greedy', capacity: 1, matches: 1,
+    proto: path.join(__dirname, '..', '..', 'proto'), giveUp: 120, verbose: false,
+  };
+  const flags = {
+    '--engine': (v) => { args.engine = v; }, '--match': (v) => { args.match = v; },
+    '--seat': (v) => { args.seat = Number(v); }, '--token': (v) => { args.token = v; },
+    '--pool': (v) => { args.pool = v; }, '--name': (v) => { args.name = v; },
+    '--capacity': (v) => { args.capacity = Number(v); },
+    '--matches': (v) => { args.matches = Number(v); },
+    '--proto': (v) => { args.proto = v; }, '--give-up': (v) => { args.giveUp = Number(v); },
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '-h' || a === '--help') { console.log(USAGE); process.exit(0); }
+    if (a === '-v' || a === '--verbose') { args.verbose = true; continue; }
+    if (!(a in flags) || i + 1 >= argv.length) { console.error(USAGE); process.exit(2); }
+    flags[a](argv[++i]);
+  }
+  if (!args.pool && !(args.match && args.token)) {
+    console.error('give --match and a seat token (--token or DOMINO_SEAT_TOKEN), or --pool');
+    console.error(USAGE);
+    process.exit(2);
+  }
+  return args;
+}
+
+// ----- the strategy: greedy -------------------------------------------------------------
+// A move's text is "6-4" (an opening lead), "3-1 left" or "4-4 up barricade".
+function pips(moveText) {
+  const [a, b] = moveText.split(' ')[0].split('-').map(Number);
+  return a + b;
+}
+
+function isBarricade(moveText) {
+  return moveText.split(' ')[2] === 'barricade';
+}
+
+/** The index of the legal move to play: most pips, never a barricade, ties to the first. */
+function chooseGreedy(view, legalMoves) {
+  let best = -1;
+  legalMoves.forEach((m, i) => {
+    if (isBarricade(m.text)) return;
+    if (best < 0 || pips(m.text) > pips(legalMoves[best].text)) best = i;
+  });
+  return best < 0 ? 0 : best;
+}
+
+// ----- the connection -------------------------------------------------------------------
+function loadPlayService(protoDir) {
+  const definition = protoLoader.loadSync('domino/v1/play.proto', {
+    includeDirs: [protoDir],
+    keepCase: true,     // field names as in the .proto files: match_id, seat_token, ...
+    longs: Number,      // int64 versions and unix milliseconds fit a double
+    enums: String,      // "VARIANT_HHL"
+    defaults: true,     // absent fields read as their zero value, as in proto3
+    oneofs: true,       // message.body names the oneof field that is set
+  });
+  return grpc.loadPackageDefinition(definition).domino.v1.Play;
+}
+
+class Bot {
+  constructor(args) {
+    this.args = args;
+    this.Play = loadPlayService(args.proto);
+    this.results = [];
+    this.finished = [];
+    this.seats = new Map();   // match id -> seat number (a pool stream plays several)
+    this.tries = 0;
+    this.downSince = null;
+  }
+
+  log(...parts) {
+    if (this.args.verbose) console.error('[js-bot]', ...parts);
+  }
+
+  hello() {
+    const client = 'domino example bot (node.js, greedy)';
+    if (this.args.pool) {
+      return { pool: { pool: this.args.pool, name: this.args.name, capacity: this.args.capacity },
+               client };
+    }
+    return { seat: { match_id: this.args.match, seat_token: this.args.token }, client };
+  }
+
+  done() {
+    const wanted = this.args.pool ? this.args.matches : 1;
+    return wanted > 0 && this.results.length >= wanted;
+  }
+
+  run() {
+    return new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+      this.connect();
+    });
+  }
+
+  connect() {
+    const client = new this.Play(this.args.engine, grpc.credentials.createInsecure(), {
+      'grpc.keepalive_time_ms': 5000,
+      'grpc.keepalive_timeout_ms': 3000,
+      'grpc.keepalive_permit_without_calls': 1,
+    });
+    const call = client.Connect();
+    let welcomed = false;
+    let closed = false;
+    const finish = (err) => {
+      if (closed) return;
+      closed = true;
+      call.removeAllListeners('data');
+      client.close();
+      if (this.done()) { this.resolve(); return; }
+      if (err && !RETRYABLE.has(err.code)) {
+        this.reject(new Error(`the engine refused: ${grpc.status[err.code]}: ${err.details}`));
+        return;
+      }
+      if (welcomed) { this.tries = 0; this.downSince = null; }
+      this.downSince = this.downSince || Date.now();
+      if (this.args.giveUp > 0 && Date.now() - this.downSince > this.args.giveUp * 1000) {
+        this.reject(new Error(`engine ${this.args.engine} unreachable for ${this.args.giveUp} s`));
+        return;
+      }
+      // Capped exponential backoff with jitter: a wait in [d/2, d], d = 0.2 s * 2^tries <= 5 s.
+      const d = Math.min(5000, 200 * 2 ** this.tries++);
+      const wait = d / 2 + Math.random() * d / 2;
+      this.log(`connection lost (${err ? grpc.status[err.code] : 'stream ended'}), ` +
+               `reconnecting in ${Math.round(wait)} ms`);
+      setTimeout(() => this.connect(), wait);
+    };
+
+    call.on('data', (message) => {
+      switch (message.body) {
+        case 'welcome': {
+          const w = message.welcome;
+          welcomed = true;
+          this.seats.set(w.match_id, w.seat);
+          this.log(`playing match ${w.match_id} (${w.variant}) as seat ${w.seat}`);
+          break;
+        }
+        case 'turn': {
+          const state = message.turn.state;
+          if (!state.legal_moves.length) break;
+          const view = JSON.parse(state.view_json);
+          const i = chooseGreedy(view, state.legal_moves);
+          // Answer with the move's id at the version the TurnRequest was for.
+          call.write({ move: { match_id: state.match_id, version: state.version,
+                               move_id: state.legal_moves[i].id } });
+          break;
+        }
+        case 'answer':
+          if (!message.answer.accepted) {
+            const r = message.answer.refusal;
+            console.error(`[js-bot] move at version ${message.answer.submitted_version} ` +
+                          `refused: ${r.reason}: ${r.message}`);
+          }
+          break;
+        case 'match_over': {
+          const over = message.match_over;
+          if (!this.finished.includes(over.match_id)) {
+            this.finished.push(over.match_id);
+            this.results.push(JSON.parse(over.result_json));
+          }
+          this.log(`match ${over.match_id} over at version ${over.version}`);
+          if (this.done()) {
+            call.end();
+            call.cancel();
+            finish(null);
+          }
+          break;
+        }
+        default:   // snapshot, events, keepalive: a greedy bot needs only its turns
+          break;
+      }
+    });
+    call.on('error', (err) => finish(err));       // a status other than OK
+    call.on('status', (status) => {
+      if (status.code === grpc.status.OK) finish(null);
+    });
+    call.write({ hello: this.hello() });
+  }
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const bot = new Bot(args);
+  try {
+    await bot.run();
+  } catch (err) {
+    console.error(`[js-bot] ${err.message}`);
+    process.exitCode = 1;
+    return;
+  }
+  if (args.pool) {
+    console.log(JSON.stringify({ pool: args.pool, name: args.name, results: bot.results,
+                                 matches: bot.finished }));
+  } else {
+    console.log(JSON.stringify({ match_id: args.match, seat: bot.seats.get(args.match) ?? args.seat,
+                                 result: bot.results[0] }));
+  }
+}
+
+if (require.main === module) main();
+
+module.exports = { chooseGreedy, pips, isBarricade, loadPlayService };

@@ -1,0 +1,534 @@
+"""The bot runner: it owns the connection, a strategy only chooses moves.
+
+A strategy (bots/strategy.py) answers ``choose(view, legal_moves) -> move`` and may listen
+to ``on_event(event)``. The runner speaks the Play service of the engine
+(proto/domino/v1/play.proto, walked through in docs/bots.md) on its behalf:
+
+- authenticates with a match id and a seat token (``play``), or enlists in a bot pool by
+  name (``play_pool``) and plays match after match;
+- turns each TurnRequest into the view dict (the ``view_json`` of the seat, nothing else)
+  and rules ``Move`` values, asks the strategy, and answers with the legal move's id;
+- answers before the engine's deadline even when the strategy is slow or fails: then it
+  sends the first legal move (the engine's own default move) and logs it;
+- after a dropped connection or an engine restart, reconnects with capped, jittered
+  exponential backoff and resumes with the same token (the engine sends a fresh Snapshot
+  and, if it is the seat's turn, the TurnRequest again).
+
+Each connection runs in its own thread (gRPC's sync API); ``play_seats`` plays several
+seats from one process. Each strategy runs on one worker thread of its own, so it is never
+called from two threads at once, and events reach it in order between its choices.
+
+What is not done here: checking that a strategy's move is legal beyond "is it one of the
+offered moves" (the engine is the authority), and rebuilding events missed while the
+connection was down (the view in the next TurnRequest is complete; ``on_event`` is a hint).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+
+import grpc
+
+from bots.strategy import Strategy
+from domino_proto.domino.v1 import common_pb2, play_pb2, play_pb2_grpc
+from engine_service.rules.moves import Move
+
+log = logging.getLogger("bots.runner")
+
+CLIENT = "domino bot runner (python)"
+
+# Ping the engine every 5 s so a dead engine is noticed within seconds even when the
+# operating system does not tell us (a pulled cable rather than a killed process).
+CHANNEL_OPTIONS = [
+    ("grpc.keepalive_time_ms", 5000),
+    ("grpc.keepalive_timeout_ms", 3000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+]
+
+# Worth another try: the engine is away, restarting, or the stream broke. Anything else
+# (a bad token, an unknown match, a malformed Hello) would fail the same way again.
+RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.UNKNOWN,
+             grpc.StatusCode.INTERNAL, grpc.StatusCode.DEADLINE_EXCEEDED,
+             grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.ABORTED}
+
+VARIANTS = {common_pb2.VARIANT_HHL: "hhl", common_pb2.VARIANT_DOMENG: "domeng"}
+
+
+class RunnerError(Exception):
+    """The engine refused the connection for good (bad token, unknown match, ...), or
+    stayed unreachable longer than the runner was told to wait."""
+
+    def __init__(self, message: str, code: grpc.StatusCode | None = None):
+        super().__init__(message)
+        self.code = code
+
+
+class FirstLegal(Strategy):
+    """The engine's default move: the first legal move. The runner's fallback."""
+
+    name = "first"
+
+    def choose(self, view, legal_moves):
+        return legal_moves[0]
+
+
+class _Function(Strategy):
+    """A bare ``choose(view, legal_moves)`` function as a strategy."""
+
+    def __init__(self, choose: Callable):
+        super().__init__()
+        self._choose = choose
+        self.name = getattr(choose, "__name__", "function")
+
+    def choose(self, view, legal_moves):
+        return self._choose(view, legal_moves)
+
+
+def as_strategy(bot) -> Strategy:
+    """A Strategy (anything with ``choose``) as is; a plain function wrapped."""
+    if hasattr(bot, "choose"):
+        return bot
+    if callable(bot):
+        return _Function(bot)
+    raise TypeError(f"a bot is a Strategy or a choose(view, legal_moves) function, got {bot!r}")
+
+
+def listens(strategy) -> bool:
+    """True when the strategy overrides on_event (the base class ignores events)."""
+    hook = getattr(type(strategy), "on_event", None)
+    return hook is not None and hook is not Strategy.on_event
+
+
+class Backoff:
+    """Exponential backoff, capped, with jitter: waits in [d/2, d] for d = first * 2**n,
+    at most `cap`. Jitter keeps a crowd of bots from knocking at the same instant after an
+    engine restart."""
+
+    def __init__(self, first: float = 0.2, cap: float = 5.0, rng: random.Random | None = None):
+        self.first, self.cap = first, cap
+        self.rng = rng or random.Random()
+        self.tries = 0
+
+    def next(self) -> float:
+        delay = min(self.cap, self.first * 2 ** self.tries)
+        self.tries += 1
+        return self.rng.uniform(delay / 2, delay)
+
+    def reset(self) -> None:
+        self.tries = 0
+
+
+def think_time(deadline_unix_ms: int, clock_ms: int, now: float, margin: float | None = None
+               ) -> float | None:
+    """Seconds the strategy may think before the runner answers with the fallback.
+
+    None when no clock runs (deadline 0): the strategy takes the time it needs. Otherwise
+    the time left minus a safety margin for the trip to the engine (by default a tenth of
+    the seat's clock, between 0.25 and 1 s), but never less than half the time left.
+    `now` is the engine's clock in seconds (local time corrected by the measured skew).
+    """
+    if not deadline_unix_ms:
+        return None
+    left = deadline_unix_ms / 1000 - now
+    if margin is None:
+        margin = min(1.0, max(0.25, clock_ms / 10_000))
+    return max(0.0, left - margin, left / 2)
+
+
+class _Worker:
+    """One daemon thread that runs a strategy's calls in order (a hung strategy never
+    keeps the process from exiting)."""
+
+    def __init__(self, name: str):
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._run, name=name, daemon=True).start()
+
+    def submit(self, fn, *args) -> Future:
+        future: Future = Future()
+        self._jobs.put((future, fn, args))
+        return future
+
+    def close(self) -> None:
+        self._jobs.put(None)
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            future, fn, args = job
+            if not future.set_running_or_notify_cancel():
+                continue   # the turn was answered without it
+            try:
+                future.set_result(fn(*args))
+            except BaseException as e:   # noqa: BLE001 - handed to whoever waits
+                future.set_exception(e)
+
+
+@dataclass
+class Seated:
+    """One match as seen from one seat: the strategy that plays it and what we know."""
+    match_id: str
+    seat: int
+    variant: str
+    strategy: Strategy
+    worker: _Worker
+    clock_ms: int = 0
+    listens: bool = False
+
+
+@dataclass
+class Turn:
+    """One TurnRequest being answered (one per match and version per connection)."""
+    seated: Seated
+    version: int
+    ids: list
+    moves: list
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    answered: bool = False
+    refused: int = 0          # refusals of our answers at this version
+    timer: threading.Timer | None = None
+    future: Future | None = None
+
+
+@dataclass
+class Stats:
+    """What happened on the runner's connections (for logs and tests)."""
+    moves: int = 0            # answers sent
+    fallbacks: int = 0        # answers that were the fallback move (slow or failing strategy)
+    refusals: list = field(default_factory=list)    # refusal reasons of our answers
+    connects: int = 0         # streams that got past the Hello
+    reconnects: int = 0       # connection attempts after the first one
+
+
+class Runner:
+    """Plays through one Play stream (seat or pool), reconnecting as needed.
+
+    `make_bot(match_id, seat)` gives the strategy for a match the stream is seated in; it
+    is called once per match (kept across reconnects). `matches`: return once that many
+    matches are over (0: never; `stop()` ends it). `give_up_after`: seconds in a row the
+    engine may stay unreachable (None: forever). `on_message` sees every EngineMessage
+    (tests use it).
+    """
+
+    def __init__(self, address: str, hello: play_pb2.Hello, make_bot: Callable, *,
+                 matches: int = 1, margin: float | None = None,
+                 give_up_after: float | None = 120.0, backoff: Backoff | None = None,
+                 on_message: Callable | None = None, label: str = "bot"):
+        self.address, self.hello, self.make_bot = address, hello, make_bot
+        self.matches, self.margin, self.give_up_after = matches, margin, give_up_after
+        self.backoff = backoff or Backoff()
+        self.on_message = on_message
+        self.label = label
+        self.stats = Stats()
+        self.results: list[dict] = []          # one per finished match, in the order they ended
+        self.finished: list[str] = []          # their match ids
+        self._seated: dict[str, Seated] = {}   # kept across reconnects, dropped at MatchOver
+        self._skew = 0.0                       # engine clock minus ours, from keepalives
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._stream = None
+        self._outbox: queue.SimpleQueue | None = None
+
+    # ----- the loop -----------------------------------------------------------------------
+    def run(self) -> list[dict]:
+        """Play until `matches` matches are over (or `stop()`); returns their results."""
+        down_since = None
+        try:
+            while not self._done():
+                if self.stats.connects or down_since is not None:
+                    self.stats.reconnects += 1
+                connected = False
+                try:
+                    connected = self._connect_once()
+                except grpc.FutureTimeoutError:
+                    log.info("%s: engine %s not reachable yet", self.label, self.address)
+                except grpc.RpcError as e:
+                    if self._done():
+                        break
+                    if e.code() not in RETRYABLE:
+                        raise RunnerError(f"{self.label}: the engine refused: {e.code().name}: "
+                                          f"{e.details()}", e.code()) from None
+                    log.warning("%s: connection lost (%s: %s)", self.label, e.code().name,
+                                e.details())
+                if self._done():
+                    break
+                if connected:
+                    self.backoff.reset()
+                    down_since = None
+                down_since = down_since or time.monotonic()
+                if (self.give_up_after is not None
+                        and time.monotonic() - down_since > self.give_up_after):
+                    raise RunnerError(f"{self.label}: engine {self.address} unreachable for "
+                                      f"{self.give_up_after:.0f} s")
+                delay = self.backoff.next()
+                log.info("%s: reconnecting in %.2f s", self.label, delay)
+                self._stopping.wait(delay)
+        finally:
+            for seated in self._seated.values():
+                seated.worker.close()
+        return self.results
+
+    def stop(self) -> None:
+        """End the stream from another thread; run() returns the results so far."""
+        self._stopping.set()
+        with self._lock:
+            if self._outbox is not None:
+                self._outbox.put(None)
+            if self._stream is not None:
+                self._stream.cancel()
+
+    def _done(self) -> bool:
+        return self._stopping.is_set() or (0 < self.matches <= len(self.results))
+
+    def _connect_once(self) -> bool:
+        """One stream, until it ends; True when it got past the Hello."""
+        outbox: queue.SimpleQueue = queue.SimpleQueue()
+        outbox.put(play_pb2.BotMessage(hello=self.hello))
+        turns: dict[tuple[str, int], Turn] = {}
+        welcomed = False
+        with grpc.insecure_channel(self.address, options=CHANNEL_OPTIONS) as channel:
+            grpc.channel_ready_future(channel).result(timeout=5)
+            stream = play_pb2_grpc.PlayStub(channel).Connect(iter(outbox.get, None))
+            with self._lock:
+                if self._stopping.is_set():
+                    stream.cancel()
+                    return False
+                self._stream, self._outbox = stream, outbox
+            try:
+                for message in stream:
+                    if self.on_message is not None:
+                        self.on_message(message)
+                    kind = message.WhichOneof("body")
+                    if kind == "welcome":
+                        if not welcomed:
+                            welcomed = True
+                            self.stats.connects += 1
+                        self._welcome(message.welcome)
+                    elif kind == "snapshot":
+                        self._snapshot(message.snapshot)
+                    elif kind == "turn":
+                        self._turn(message.turn.state, turns, outbox)
+                    elif kind == "answer":
+                        self._answer(message.answer, turns)
+                    elif kind == "events":
+                        self._events(message.events)
+                    elif kind == "keepalive":
+                        self._skew = message.keepalive.server_unix_ms / 1000 - time.time()
+                    elif kind == "match_over":
+                        self._match_over(message.match_over)
+                        if self._done():
+                            break
+            finally:
+                with self._lock:
+                    self._stream = self._outbox = None
+                outbox.put(None)
+                stream.cancel()
+                for turn in turns.values():
+                    if turn.timer is not None:
+                        turn.timer.cancel()
+        return welcomed
+
+    # ----- messages -----------------------------------------------------------------------
+    def _welcome(self, welcome) -> None:
+        if welcome.match_id in self._seated:
+            log.info("%s: back in match %s, seat %d", self.label, welcome.match_id, welcome.seat)
+            return
+        strategy = as_strategy(self.make_bot(welcome.match_id, welcome.seat))
+        self._seated[welcome.match_id] = Seated(
+            welcome.match_id, welcome.seat, VARIANTS.get(welcome.variant, ""), strategy,
+            _Worker(f"strategy-{welcome.match_id}-{welcome.seat}"), listens=listens(strategy))
+        log.info("%s: playing match %s (%s), seat %d with %s", self.label, welcome.match_id,
+                 VARIANTS.get(welcome.variant, "?"), welcome.seat,
+                 getattr(strategy, "name", type(strategy).__name__))
+
+    def _snapshot(self, snapshot) -> None:
+        seated = self._seated.get(snapshot.state.match_id)
+        if seated is not None and 0 <= seated.seat < len(snapshot.summary.seats):
+            seated.clock_ms = snapshot.summary.seats[seated.seat].clock_ms
+
+    def _events(self, batch) -> None:
+        seated = self._seated.get(batch.match_id)
+        if seated is None or not seated.listens:
+            return
+        for event in batch.events:
+            seated.worker.submit(seated.strategy.on_event, json.loads(event.event_json))
+
+    def _match_over(self, over) -> None:
+        seated = self._seated.pop(over.match_id, None)
+        if seated is not None:
+            seated.worker.close()
+        if over.match_id in self.finished:
+            return
+        self.finished.append(over.match_id)
+        self.results.append(json.loads(over.result_json))
+        log.info("%s: match %s over at version %d", self.label, over.match_id, over.version)
+
+    def _turn(self, state, turns: dict, outbox: queue.SimpleQueue) -> None:
+        seated = self._seated.get(state.match_id)
+        if seated is None or not state.legal_moves:
+            return
+        key = (state.match_id, state.version)
+        turn = turns.get(key)
+        if turn is not None:
+            # The same turn again: after a refusal of our answer (answer with the fallback
+            # once, then leave it to the clock), otherwise a duplicate.
+            with turn.lock:
+                if turn.refused == 1 and turn.answered:
+                    turn.refused += 1
+                    self._send(turn, 0, outbox, "our answer was refused")
+            return
+        turn = Turn(seated, state.version, [m.id for m in state.legal_moves],
+                    [Move.parse(m.text) for m in state.legal_moves])
+        turns[key] = turn
+        view = json.loads(state.view_json)
+        budget = think_time(state.deadline_unix_ms, seated.clock_ms, time.time() + self._skew,
+                            self.margin)
+        turn.future = seated.worker.submit(seated.strategy.choose, view, list(turn.moves))
+        if budget is not None:
+            turn.timer = threading.Timer(budget, self._too_slow, (turn, outbox, budget))
+            turn.timer.daemon = True
+            turn.timer.start()
+        turn.future.add_done_callback(lambda f: self._chosen(turn, f, outbox))
+
+    def _too_slow(self, turn: Turn, outbox, budget: float) -> None:
+        with turn.lock:
+            if turn.answered:
+                return
+            turn.future.cancel()     # not started yet (queued behind a slow turn): skip it
+            self._send(turn, 0, outbox, f"the strategy did not answer within {budget:.2f} s")
+
+    def _chosen(self, turn: Turn, future: Future, outbox) -> None:
+        if future.cancelled():
+            return
+        with turn.lock:
+            if turn.answered:
+                return
+            error = future.exception()
+            if error is not None:
+                log.error("%s: match %s version %d: the strategy failed: %r", self.label,
+                          turn.seated.match_id, turn.version, error)
+                self._send(turn, 0, outbox, "the strategy failed")
+                return
+            index = self._index(turn, future.result())
+            if index is None:
+                self._send(turn, 0, outbox, f"the strategy chose {future.result()!r}, "
+                           "which is not a legal move")
+            else:
+                self._send(turn, index, outbox)
+
+    @staticmethod
+    def _index(turn: Turn, chosen) -> int | None:
+        for i, m in enumerate(turn.moves):
+            if m is chosen:
+                return i
+        try:
+            return turn.moves.index(Move.parse(chosen))
+        except Exception:   # noqa: BLE001 - not a move, or not a legal one
+            return None
+
+    def _send(self, turn: Turn, index: int, outbox, fallback_reason: str = "") -> None:
+        """Answer `turn` with its legal move `index` (caller holds turn.lock)."""
+        turn.answered = True
+        if turn.timer is not None:
+            turn.timer.cancel()
+        self.stats.moves += 1
+        if fallback_reason:
+            self.stats.fallbacks += 1
+            log.warning("%s: match %s seat %d version %d: %s; answering the first legal move "
+                        "%s", self.label, turn.seated.match_id, turn.seated.seat, turn.version,
+                        fallback_reason, turn.moves[index])
+        outbox.put(play_pb2.BotMessage(move=play_pb2.MoveChoice(
+            match_id=turn.seated.match_id, version=turn.version, move_id=turn.ids[index])))
+
+    def _answer(self, answer, turns: dict) -> None:
+        if answer.accepted:
+            return
+        reason = answer.refusal.reason
+        self.stats.refusals.append(reason)
+        log.warning("%s: match %s: our move at version %d was refused: %s: %s", self.label,
+                    answer.match_id, answer.submitted_version, reason, answer.refusal.message)
+        match_id = answer.match_id or next(iter(self._seated), "")
+        turn = turns.get((match_id, answer.submitted_version))
+        if turn is not None:
+            with turn.lock:
+                turn.refused += 1
+
+
+# ----- entry points -------------------------------------------------------------------------
+def seat_hello(match_id: str, token: str, client: str = CLIENT) -> play_pb2.Hello:
+    return play_pb2.Hello(seat=play_pb2.SeatAuth(match_id=match_id, seat_token=token),
+                          client=client)
+
+
+def pool_hello(pool: str, name: str, capacity: int = 1, client: str = CLIENT) -> play_pb2.Hello:
+    return play_pb2.Hello(pool=play_pb2.PoolEnlist(pool=pool, name=name, capacity=capacity),
+                          client=client)
+
+
+def play(address: str, match_id: str, token: str, bot=None, **options) -> dict:
+    """Play one seat of one match to its end with `bot` (a Strategy or a choose function;
+    default: the first legal move); returns the match result. Options as for Runner."""
+    bot = FirstLegal() if bot is None else bot
+    runner = Runner(address, seat_hello(match_id, token), lambda m, s: bot, matches=1,
+                    label=options.pop("label", f"match {match_id}"), **options)
+    return runner.run()[0]
+
+
+def play_pool(address: str, pool: str, name: str, bot=None, *, make_bot: Callable | None = None,
+              matches: int = 1, capacity: int = 1, **options) -> list[dict]:
+    """Enlist in `pool` as `name` and play the matches the engine seats this bot in,
+    `capacity` at once, until `matches` are over (0: until stopped). Each match gets
+    `make_bot(match_id, seat)`, or the one `bot` for all (default: the first legal move).
+    Returns the results in the order the matches ended."""
+    if make_bot is None:
+        bot = FirstLegal() if bot is None else bot
+        make_bot = lambda match_id, seat: bot   # noqa: E731
+    runner = Runner(address, pool_hello(pool, name, capacity), make_bot, matches=matches,
+                    label=options.pop("label", f"pool {pool} as {name}"), **options)
+    return runner.run()
+
+
+@dataclass(frozen=True)
+class SeatTicket:
+    """What it takes to play one seat: the match, the seat number, its token."""
+    match_id: str
+    seat: int
+    token: str
+
+
+def play_seats(address: str, tickets: list[SeatTicket], make_bot: Callable, **options
+               ) -> list[dict]:
+    """Play several seats from this process, one connection (thread) each. Returns, in
+    the order of `tickets`, {"match_id", "seat", "result", "stats"} or {..., "error"}."""
+    out: list[dict] = [{} for _ in tickets]
+
+    def run(i: int, t: SeatTicket) -> None:
+        runner = Runner(address, seat_hello(t.match_id, t.token), make_bot, matches=1,
+                        label=f"match {t.match_id} seat {t.seat}", **options)
+        entry = {"match_id": t.match_id, "seat": t.seat}
+        try:
+            entry["result"] = runner.run()[0]
+        except RunnerError as e:
+            entry["error"] = str(e)
+        except Exception as e:   # noqa: BLE001 - reported per seat; the other seats go on
+            log.exception("match %s seat %d failed", t.match_id, t.seat)
+            entry["error"] = repr(e)
+        entry["stats"] = {"moves": runner.stats.moves, "fallbacks": runner.stats.fallbacks,
+                          "refusals": runner.stats.refusals,
+                          "reconnects": runner.stats.reconnects}
+        out[i] = entry
+
+    threads = [threading.Thread(target=run, args=(i, t), name=f"seat-{t.seat}", daemon=True)
+               for i, t in enumerate(tickets)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out

@@ -1,0 +1,41 @@
+"""A real engine process per test, on 127.0.0.1 with port 0, restartable on its port."""
+
+import pytest
+
+from .support import Client, start_engine
+
+
+class EngineProcess:
+    def __init__(self, tmp_path):
+        self.db = tmp_path / "engine.sqlite3"
+        self.log = tmp_path / "engine.log"
+        self.proc, self.port = start_engine(self.db, 0, self.log)
+        self.client = Client(self.port)
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def kill(self) -> None:
+        """kill -9: nothing is flushed or said goodbye."""
+        self.client.close()
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def restart(self) -> None:
+        """Start again on the same SQLite file and port."""
+        self.proc, _ = start_engine(self.db, self.port, self.log)
+        self.client = Client(self.port)
+
+    def stop(self) -> None:
+        self.client.close()
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+
+
+@pytest.fixture
+def engine(tmp_path):
+    e = EngineProcess(tmp_path)
+    yield e
+    e.stop()

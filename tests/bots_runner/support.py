@@ -1,0 +1,126 @@
+"""Real processes for the runner tests: `domino engine` on 127.0.0.1 port 0, `domino bot`,
+the Node.js bot, and a small Engine client."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grpc
+
+from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+
+ROOT = Path(__file__).resolve().parents[2]
+JS_BOT = ROOT / "bots" / "js"
+VARIANTS = {"hhl": common_pb2.VARIANT_HHL, "domeng": common_pb2.VARIANT_DOMENG}
+DOMINO = [sys.executable, "-m", "engine_service.cli"]
+
+
+def start_engine(db: Path, port: int = 0, log: Path | None = None):
+    """`domino engine` as a process; returns (process, port) once it listens."""
+    with open(log or os.devnull, "a") as err:
+        proc = subprocess.Popen([*DOMINO, "engine", "--host", "127.0.0.1", "--port", str(port),
+                                 "--db", str(db)], stdout=subprocess.PIPE, stderr=err, text=True,
+                                cwd=ROOT)
+    line = proc.stdout.readline()
+    if not line.startswith("engine listening on "):
+        proc.kill()
+        raise RuntimeError(f"the engine did not start: {line!r}")
+    return proc, int(line.split()[3].rsplit(":", 1)[1])
+
+
+def domino_bot(address: str, *args: str, env: dict | None = None, stdin=None):
+    """`domino bot --engine ADDRESS ARGS...` as a process."""
+    return subprocess.Popen([*DOMINO, "bot", "--engine", address, *args], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=stdin, env={**os.environ, **(env or {})})
+
+
+def node_bot(address: str, *args: str, env: dict | None = None):
+    return subprocess.Popen(["node", str(JS_BOT / "bot.js"), "--engine", address, *args],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})})
+
+
+def ensure_node_modules() -> None:
+    """CI starts from a clean clone: install the locked packages once."""
+    if (JS_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir():
+        return
+    npm = shutil.which("npm")
+    assert npm, "node is installed but npm is not"
+    done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=JS_BOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def outputs(procs, timeout: float = 60) -> list[dict]:
+    """Wait for bot processes; every JSON line they printed, failing on a non-zero exit
+    (or a process still running after `timeout` seconds, with what every process said)."""
+    lines = []
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        try:
+            stdout, stderr = p.communicate(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            said = []
+            for q in procs:
+                q.kill()
+                said.append(f"--- {q.args[:3]} (exit {q.wait()}):\n{q.communicate()[1][-3000:]}")
+            raise AssertionError(f"{p.args[:3]} did not finish in {timeout} s\n"
+                                 + "\n".join(said)) from None
+        assert p.returncode == 0, stderr[-3000:]
+        lines += [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    return lines
+
+
+class Client:
+    """Engine calls the tests need."""
+
+    def __init__(self, port: int):
+        self.address = f"127.0.0.1:{port}"
+        self.channel = grpc.insecure_channel(self.address)
+        self.stub = engine_pb2_grpc.EngineStub(self.channel)
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def new_match(self, variant: str, options: dict | None = None, seed: int = 1,
+                  clock_ms: int = 20_000, pools: list[str] | None = None):
+        """Create a match; claim its token seats. Returns (match_id, {seat: token})."""
+        created = self.stub.CreateMatch(engine_pb2.CreateMatchRequest(
+            variant=VARIANTS[variant], options_json=json.dumps(options or {}), seed=seed,
+            bot_clock_ms=clock_ms, seats=[engine_pb2.SeatSpec(pool=p) for p in pools or []]),
+            timeout=10)
+        tokens = {s: self.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(
+            match_id=created.match_id, seat=s), timeout=10).seat_token
+            for s in range(created.num_seats) if not pools or not pools[s]}
+        return created.match_id, tokens
+
+    def summary(self, match_id: str):
+        return self.stub.GetMatch(engine_pb2.GetMatchRequest(match_id=match_id),
+                                  timeout=10).summary
+
+    def record(self, match_id: str) -> dict:
+        return json.loads(self.stub.GetRecord(engine_pb2.GetRecordRequest(match_id=match_id),
+                                              timeout=10).record_json)
+
+    def watch(self, match_id: str, into: list) -> None:
+        """Collect the public events of a match until it is over (run it in a thread)."""
+        for message in self.stub.Watch(engine_pb2.WatchRequest(match_id=match_id), timeout=120):
+            if message.WhichOneof("body") == "events":
+                into.extend(json.loads(e.event_json) for e in message.events.events)
+
+
+def replays(record: dict, tmp_path: Path) -> None:
+    """`domino replay` accepts the record."""
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    done = subprocess.run([*DOMINO, "replay", str(path)], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "record OK" in done.stdout

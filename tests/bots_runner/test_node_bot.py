@@ -1,0 +1,60 @@
+"""The Node.js example bot (bots/js), which loads only our .proto files, plays a real
+match against Python bots to the end; the record replays and shows it played greedy."""
+
+import json
+import shutil
+
+import pytest
+
+from bots.strategies import make_strategy
+from engine_service import rules
+from engine_service.rules.moves import Move
+
+from .support import domino_bot, ensure_node_modules, node_bot, outputs, replays
+
+pytestmark = pytest.mark.skipif(shutil.which("node") is None,
+                                reason="node is not installed: the Node.js bot cannot run")
+
+
+def greedy_seat_moves(record, seat):
+    """Replay the record's decisions; (made, what greedy would make) for `seat`."""
+    m = rules.new_match(record["variant"], record["options"], record["seed"],
+                        deals=[{k: d[k] for k in ("hands", "stock", "sleeping") if k in d}
+                               for d in record["deals"]])
+    greedy = make_strategy("greedy")
+    pairs = []
+    for deal in record["deals"]:
+        for entry in deal["moves"]:
+            if "play" not in entry:
+                continue      # draws and passes follow from the rules
+            move = Move.from_dict({k: v for k, v in entry.items() if k != "seat"})
+            if entry["seat"] == seat:
+                pairs.append((move, greedy.choose(m.view(seat), m.legal_moves(seat))))
+            m.play(entry["seat"], move)
+    assert m.over
+    return pairs
+
+
+@pytest.mark.parametrize("variant, options, node_seat", [("hhl", {"hands": 2}, 1),
+                                                          ("domeng", {}, 3)])
+def test_node_bot_plays_a_match_against_python_bots(engine, tmp_path, variant, options,
+                                                    node_seat):
+    ensure_node_modules()
+    client = engine.client
+    match_id, tokens = client.new_match(variant, options, seed=17)
+    others = [a for s, t in tokens.items() if s != node_seat
+              for a in ("--seat", str(s), f"--token={t}")]   # a token may start with "-"
+    procs = [node_bot(engine.address, "--verbose", "--match", match_id, "--seat", str(node_seat),
+                      env={"DOMINO_SEAT_TOKEN": tokens[node_seat]}),
+             domino_bot(engine.address, "-v", "--strategy", "heuristic", "--seed", "3",
+                        "--match", match_id, *others)]
+    lines = outputs(procs, timeout=80)
+    record = client.record(match_id)
+    assert lines[0] == {"match_id": match_id, "seat": node_seat, "result": record["result"]}
+    assert all(line["result"] == record["result"] for line in lines[1:])
+    replays(record, tmp_path)
+    pairs = greedy_seat_moves(record, node_seat)
+    assert pairs and all(made == greedy for made, greedy in pairs), pairs
+    summary = client.summary(match_id)
+    assert all(s.timeouts_in_a_row == 0 for s in summary.seats)
+    json.dumps(record)
