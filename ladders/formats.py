@@ -33,6 +33,13 @@ def rotations(lineup: list[str]) -> list[list[str]]:
     return out
 
 
+def set_size(fmt: str, entrants: list[str], seats: int) -> int:
+    """Matches in one complete set: the distinct seat rotations (duplicate), else 1."""
+    if fmt != DUPLICATE:
+        return 1
+    return len(rotations(_lineups(entrants, seats, 0)[0]))
+
+
 def schedule(fmt: str, entrants: list[str], seats: int, seed: int, index: int) -> tuple[list[str], int, int]:
     """Match number ``index`` of a ladder: (line-up by seat, match seed, set number)."""
     if fmt not in FORMATS:

@@ -5,7 +5,7 @@ the engine with real bot processes."""
 from bots.arena import play_match
 from bots.strategies import make_strategy
 
-from .formats import schedule
+from .formats import schedule, set_size
 from .rows import result_row
 from .standings import compute
 
@@ -19,11 +19,12 @@ def run(variant, entrants, fmt="rotation", options=None, seed=1, matches=None,
     rows = []
     limit = max_matches if until_separated else matches
     standings = None
+    size = set_size(fmt, entrants, SEATS[variant])
     for index in range(limit):
         lineup, match_seed, set_no = schedule(fmt, entrants, SEATS[variant], seed, index)
         bots = [make_strategy(name, match_seed * 10 + s) for s, name in enumerate(lineup)]
         m = play_match(variant, options, match_seed, bots)
-        rows.append(result_row(variant, index, set_no, match_seed, lineup, m.result, len(m.deals)))
+        rows.append(result_row(variant, index, set_no, size, match_seed, lineup, m.result, len(m.deals)))
         if progress:
             progress(index + 1, rows)
         next_set = schedule(fmt, entrants, SEATS[variant], seed, index + 1)[2]

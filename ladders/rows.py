@@ -1,11 +1,11 @@
 """A ladder result row from a finished match's result (see standings.py for the shape)."""
 
 
-def result_row(variant: str, index: int, set_no: int, seed: int, lineup: list[str],
+def result_row(variant: str, index: int, set_no: int, set_size: int, seed: int, lineup: list[str],
                result: dict, hands: int, faults: dict | None = None, void: bool = False) -> dict:
     if variant == "hhl":
         scores, titles = list(result["totals"]), [0] * len(lineup)
     else:
         scores, titles = list(result["stones"]), list(result["camat_titles"])
-    return {"index": index, "set": set_no, "seed": seed, "lineup": list(lineup), "hands": hands,
-            "scores": scores, "titles": titles, "faults": faults or {}, "void": void}
+    return {"index": index, "set": set_no, "set_size": set_size, "seed": seed, "lineup": list(lineup),
+            "hands": hands, "scores": scores, "titles": titles, "faults": faults or {}, "void": void}

@@ -1,7 +1,8 @@
 """Standings, recomputed from a ladder's immutable result rows.
 
 A result row (one played match) is a dict:
-  {"index": n, "set": k, "seed": s, "lineup": [entrant by seat], "hands": h,
+  {"index": n, "set": k, "set_size": matches in a complete set (1 for rotation),
+   "seed": s, "lineup": [entrant by seat], "hands": h,
    "scores": [per seat: HHL total points | Domeng stones over the match],
    "titles": [per seat: Domeng CAMAT titles; zeros for HHL],
    "faults": {entrant: {"timeouts": n, "illegal": n, "disconnects": n, "crashes": n}},
@@ -49,7 +50,9 @@ def match_ranking(variant: str, row: dict) -> list[list[str]]:
 
 def compute(variant: str, entrants: list[str], rows: list[dict]) -> dict:
     """The leaderboard: ordered by mu - 3 sigma, with games, mean merit and its 95% CI,
-    faults, and whether each entrant is separated from the next one down."""
+    faults, and whether each entrant is separated from the next one down (a paired test
+    over complete sets: in the duplicate format a set's matches share one deal, so the
+    luck of the deal cancels out of the difference). Rows count in schedule order."""
     ratings = Ratings()
     for name in entrants:
         ratings.rating(name)
@@ -57,9 +60,14 @@ def compute(variant: str, entrants: list[str], rows: list[dict]) -> dict:
     units = defaultdict(lambda: defaultdict(float))  # set -> entrant -> summed merit
     present = defaultdict(set)
     faults = {n: dict.fromkeys(FAULT_KINDS, 0) for n in entrants}
-    played = [r for r in rows if not r.get("void")]
+    played = sorted((r for r in rows if not r.get("void")), key=lambda r: r["index"])
+    set_count = defaultdict(int)
+    history = []
     for row in played:
         ratings.update(match_ranking(variant, row))
+        history.append({"index": row["index"],
+                        "scores": {n: round(ratings.conservative(n), 3) for n in entrants}})
+        set_count[row["set"]] += 1
         merit = merit_per_hand(variant, row)
         for name, value in merit.items():
             per_match[name].append(value)
@@ -78,10 +86,12 @@ def compute(variant: str, entrants: list[str], rows: list[dict]) -> dict:
                  "mean": mean, "ci95": half, "faults": faults[name]}
         if place + 1 < len(order):
             below = order[place + 1]
+            complete = {r["set"] for r in played if set_count[r["set"]] >= r.get("set_size", 1)}
             diffs = [u[name] - u[below] for k, u in units.items()
-                     if {name, below} <= present[k]]
+                     if k in complete and {name, below} <= present[k]]
             entry["separated_from_next"] = separated(diffs)
         table.append(entry)
     return {"variant": variant, "matches": len(played), "voided": len(rows) - len(played),
             "standings": table,
-            "separated": all(e.get("separated_from_next", True) for e in table)}
+            "separated": all(e.get("separated_from_next", True) for e in table),
+            "history": history}
