@@ -34,7 +34,7 @@ $(PROTO_STAMP): $(PROTO_SRC) tools/gen_proto.py | $(INSTALLED)
 	touch $@
 
 run: install
-	$(BIN)/domino demo
+	$(BIN)/domino serve
 
 test: install
 	$(PY) -m pytest

@@ -1,0 +1,194 @@
+"""REST move round trips through the gateway, next to a bare Flask endpoint on the same server.
+
+Three processes, as deployed: the engine (`domino engine`), the gateway (waitress, the app of
+`domino gateway` plus one bare endpoint POST /bench/bare that answers a small JSON object
+without touching the engine), and this load generator. Each client thread plays its own
+all-human HHL match: it mirrors the match with the rules core to know a legal move, so only
+POST /api/v1/matches/{id}/moves is timed. Target: moves >= 0.4 x the bare endpoint's rate.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+CLIENTS = 4
+SECONDS = 4.0
+
+
+def _serve(engine_address: str) -> None:
+    """The gateway process: the real app plus the bare endpoint, on a free port."""
+    import waitress
+    from flask import jsonify, request
+
+    from gateway import create_app
+
+    app = create_app({"ENGINE_ADDRESS": engine_address})
+
+    @app.post("/bench/bare")
+    def bare():
+        body = request.get_json()
+        return jsonify({"version": body.get("version", 0), "ok": True})
+
+    server = waitress.create_server(app, host="127.0.0.1", port=0, threads=8)
+    print(server.effective_port, flush=True)
+    server.run()
+
+
+class Client:
+    def __init__(self, port: int):
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+
+    def call(self, method: str, path: str, body=None, token: str = "") -> tuple[int, dict]:
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        self.conn.request(method, path, body=json.dumps(body) if body is not None else None,
+                          headers=headers)
+        r = self.conn.getresponse()
+        return r.status, json.loads(r.read())
+
+
+def _mover(port: int, seed: int):
+    """A match of its own and a function that makes its next move (timed) -> seconds."""
+    from engine_service import rules
+
+    c = Client(port)
+    options = {"hands": 100_000}   # never ends within the run
+    _, created = c.call("POST", "/api/v1/matches", {"variant": "hhl", "options": options,
+                                                    "seed": seed, "human_clock_ms": 3_600_000})
+    match_id = created["match_id"]
+    tokens = [c.call("POST", f"/api/v1/matches/{match_id}/seats/{s}/claim")[1]["token"]
+              for s in range(4)]
+    mirror = rules.new_match("hhl", options, seed=seed)
+    state = {"version": 0}
+
+    def move() -> float:
+        seat = mirror.to_move
+        chosen = mirror.legal_moves(seat)[0]
+        t0 = time.perf_counter()
+        status, answer = c.call("POST", f"/api/v1/matches/{match_id}/moves",
+                                {"version": state["version"], "move": str(chosen)}, tokens[seat])
+        elapsed = time.perf_counter() - t0
+        if status != 200:
+            raise RuntimeError(f"move refused: {answer}")
+        state["version"] = answer["version"]
+        mirror.play(seat, chosen)
+        return elapsed
+    return move
+
+
+def _grpc_mover(address: str, seed: int):
+    """The same moves straight to the engine over gRPC: the ceiling the gateway sits under."""
+    import grpc
+
+    from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+    from engine_service import rules
+
+    stub = engine_pb2_grpc.EngineStub(grpc.insecure_channel(address))
+    options = {"hands": 100_000}
+    created = stub.CreateMatch(engine_pb2.CreateMatchRequest(
+        variant=common_pb2.VARIANT_HHL, options_json=json.dumps(options), seed=seed,
+        person_clock_ms=3_600_000), timeout=10)
+    tokens = [stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=created.match_id, seat=s),
+                             timeout=10).seat_token for s in range(4)]
+    mirror = rules.new_match("hhl", options, seed=seed)
+    state = {"version": 0}
+
+    def move() -> float:
+        seat = mirror.to_move
+        chosen = mirror.legal_moves(seat)[0]
+        t0 = time.perf_counter()
+        done = stub.SubmitMove(engine_pb2.SubmitMoveRequest(
+            match_id=created.match_id, seat_token=tokens[seat], expected_version=state["version"],
+            move_text=str(chosen)), timeout=10)
+        elapsed = time.perf_counter() - t0
+        state["version"] = done.version
+        mirror.play(seat, chosen)
+        return elapsed
+    return move
+
+
+def _bare(port: int):
+    c = Client(port)
+
+    def call() -> float:
+        t0 = time.perf_counter()
+        status, _ = c.call("POST", "/bench/bare", {"version": 1, "move": "6-4 left"}, "x" * 43)
+        elapsed = time.perf_counter() - t0
+        assert status == 200
+        return elapsed
+    return call
+
+
+def _load(make, seconds: float) -> dict:
+    """Run CLIENTS threads calling make(i)() until `seconds` pass; rate and latency."""
+    calls = [make(i) for i in range(CLIENTS)]
+    times: list[list[float]] = [[] for _ in calls]
+    errors: list[BaseException] = []
+    stop = time.perf_counter() + seconds
+
+    def work(i):
+        try:
+            while time.perf_counter() < stop:
+                times[i].append(calls[i]())
+        except BaseException as e:   # noqa: BLE001 - reported below
+            errors.append(e)
+    start = time.perf_counter()
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    elapsed = time.perf_counter() - start
+    flat = sorted(x for ts in times for x in ts)
+    return {"rate": len(flat) / elapsed, "p50": statistics.median(flat) * 1000,
+            "p99": flat[min(len(flat) - 1, int(len(flat) * 0.99))] * 1000, "n": len(flat)}
+
+
+def run(seconds: float = SECONDS) -> list[str]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    engine = subprocess.Popen([sys.executable, "-m", "engine_service.cli", "engine", "--port", "0",
+                               "--db", ":memory:"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True, env=env)
+    gateway = None
+    try:
+        line = engine.stdout.readline()
+        address = line.split()[3]
+        gateway = subprocess.Popen([sys.executable, "-m", "benchmarks.gateway_bench", "serve",
+                                    address], stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL, text=True, env=env)
+        port = int(gateway.stdout.readline())
+        _load(lambda i: _bare(port), 0.5)        # warm up both paths
+        _load(lambda i: _mover(port, 100 + i), 0.5)
+        bare = _load(lambda i: _bare(port), seconds)
+        moves = _load(lambda i: _mover(port, i), seconds)
+        direct = _load(lambda i: _grpc_mover(address, 200 + i), seconds)
+    finally:
+        for p in (gateway, engine):
+            if p is not None:
+                p.terminate()
+                p.wait(10)
+    lines = [f"{'gateway, ' + str(CLIENTS) + ' clients, keep-alive':40s} {'req/s':>8s} "
+             f"{'p50 ms':>8s} {'p99 ms':>8s}"]
+    for label, r in (("bare Flask endpoint (same server)", bare),
+                     ("REST move: POST .../moves -> engine", moves),
+                     ("(engine alone: gRPC SubmitMove)", direct)):
+        lines.append(f"{label:40s} {r['rate']:8.0f} {r['p50']:8.2f} {r['p99']:8.2f}")
+    lines.append(f"moves / bare = {moves['rate'] / bare['rate']:.2f} (target >= 0.4)")
+    return lines
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "serve":
+        _serve(sys.argv[2])
+    else:
+        print("\n".join(run()))

@@ -1,0 +1,43 @@
+"""Starting and stopping the product's own processes (engine, bots) from a command."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+DOMINO = [sys.executable, "-m", "engine_service.cli"]
+
+
+def start_engine(host: str, port: int, db: str, log=None) -> tuple[subprocess.Popen, int]:
+    """Start `domino engine`; returns the process and its port (port 0 picks one). Its log
+    goes to ``log`` (a file object; default: this process's stderr)."""
+    proc = subprocess.Popen([*DOMINO, "engine", "--host", host, "--port", str(port), "--db", db],
+                            stdout=subprocess.PIPE, stderr=log, text=True)
+    line = proc.stdout.readline()
+    if not line.startswith("engine listening on "):
+        proc.kill()
+        raise SystemExit(f"domino: the engine did not start: {line.strip()!r}")
+    threading.Thread(target=_drain, args=(proc.stdout, log), daemon=True).start()
+    return proc, int(line.split()[3].rsplit(":", 1)[1])
+
+
+def _drain(stream, log) -> None:
+    for line in stream:
+        (log or sys.stdout).write(line)
+
+
+def stop_processes(procs: list[subprocess.Popen], grace: float = 5.0) -> None:
+    """SIGTERM each, then SIGKILL whatever is still running after ``grace`` seconds."""
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for p in procs:
+        try:
+            p.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()

@@ -1,0 +1,75 @@
+"""One blueprint per resource, all under /api/v1, and the helpers they share."""
+
+from __future__ import annotations
+
+import functools
+
+import flask_smorest
+from flask import current_app, request
+from flask_smorest.arguments import ArgumentsMixin
+
+from ..engine_client import EngineClient
+from ..errors import ApiError
+from ..schemas import ErrorSchema
+
+PREFIX = "/api/v1"
+
+
+class _Parser(type(ArgumentsMixin.ARGUMENTS_PARSER)):
+    DEFAULT_VALIDATION_STATUS = 400   # malformed is 400 here (the error table), not 422
+
+
+class Blueprint(flask_smorest.Blueprint):
+    ARGUMENTS_PARSER = _Parser()
+
+ERROR_TEXT = {
+    400: "malformed request (MALFORMED_REQUEST, MALFORMED_MOVE, UNKNOWN_MOVE_ID, BAD_SEAT)",
+    401: "no or wrong seat token (NO_TOKEN, BAD_TOKEN)",
+    404: "unknown match (UNKNOWN_MATCH)",
+    409: "refused here and now: a rules refusal (NOT_YOUR_TURN, END_MISMATCH, ...; with the "
+         "legal moves), STALE_VERSION, SEAT_TAKEN, POOL_SEAT or MATCH_NOT_OVER",
+    413: "request body too large (BODY_TOO_LARGE)",
+    503: "engine unreachable (ENGINE_UNAVAILABLE)",
+    504: "the engine did not answer in time (ENGINE_TIMEOUT)",
+}
+
+
+def engine() -> EngineClient:
+    return current_app.extensions["engine"]
+
+
+def documented(blp, *codes):
+    """Document the error answers an operation can give (the body is always ErrorSchema)."""
+    def wrap(view):
+        for code in sorted({*codes, 503, 504}):
+            view = blp.alt_response(code, schema=ErrorSchema, description=ERROR_TEXT[code],
+                                    success=False)(view)
+        return view
+    return wrap
+
+
+def bearer_token(query_too: bool = False) -> str:
+    """The seat token from `Authorization: Bearer <token>` (or ?token= when allowed)."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    if query_too and request.args.get("token"):
+        return request.args["token"]
+    where = "an Authorization: Bearer <token> header" + (" or ?token=" if query_too else "")
+    raise ApiError(401, "NO_TOKEN", f"this needs the seat token: send {where}",
+                   headers={"WWW-Authenticate": 'Bearer realm="seat"'})
+
+
+def needs_token(query_too: bool = False):
+    """Check that a token was sent before anything else is parsed (401 before 400)."""
+    def wrap(view):
+        @functools.wraps(view)
+        def call(*args, **kwargs):
+            bearer_token(query_too)
+            return view(*args, **kwargs)
+        return call
+    return wrap
+
+
+SECURITY = [{"seatToken": []}]

@@ -1,0 +1,86 @@
+"""Matches: create (POST /matches), list (GET /matches), read (GET /matches/{match_id})."""
+
+from __future__ import annotations
+
+import json
+
+from flask import current_app, url_for
+
+from domino_proto.domino.v1 import engine_pb2
+
+from .. import convert
+from ..errors import ApiError
+from ..house import pool_of
+from ..schemas import CreateMatchSchema, MatchListSchema, MatchQuerySchema, MatchSchema
+from ..variants import SEATS
+from . import PREFIX, Blueprint, documented, engine
+
+blp = Blueprint("matches", __name__, url_prefix=PREFIX + "/matches",
+                description="Create, list and read matches (public information)")
+
+
+def _seat_specs(variant: str, seats: list[dict] | None) -> list[engine_pb2.SeatSpec]:
+    if seats is None:
+        seats = [{"kind": "human"}] * SEATS[variant]
+    strategies = current_app.config["HOUSE_STRATEGIES"]
+    specs = []
+    for i, seat in enumerate(seats):
+        strategy = seat.get("strategy")
+        if strategy and strategy not in strategies:
+            raise ApiError(400, "MALFORMED_REQUEST", f"seats[{i}]: no house bot plays "
+                           f"{strategy!r}; use one of {', '.join(strategies)}")
+        specs.append(engine_pb2.SeatSpec(
+            kind=convert.KIND_ENUM[seat["kind"]], name=seat.get("name") or strategy or "",
+            pool=pool_of(strategy) if strategy else ""))
+    return specs
+
+
+@blp.route("", methods=["GET"])
+@blp.arguments(MatchQuerySchema(), location="query")
+@blp.response(200, MatchListSchema())
+@documented(blp, 400)
+def list_matches(query):
+    """Public summaries of matches, newest first"""
+    status = convert.STATUS_ENUM.get(query.get("status"), 0)
+    limit = query["limit"]
+    variant = query.get("variant")
+    # The engine filters by status only; a variant filter reads further and cuts here.
+    found = engine().list_matches(status, 1000 if variant else limit).matches
+    matches = [convert.match(m) for m in found]
+    if variant:
+        matches = [m for m in matches if m["variant"] == variant][:limit]
+    return {"matches": matches}
+
+
+@blp.route("", methods=["POST"])
+@blp.arguments(CreateMatchSchema())
+@blp.response(201, MatchSchema())
+@documented(blp, 400)
+def create_match(body):
+    """Create a match: bot seats with a strategy are filled by house bots, the others are
+    claimed with POST .../seats/{seat}/claim"""
+    request = engine_pb2.CreateMatchRequest(
+        variant=convert.VARIANT_ENUM[body["variant"]],
+        options_json=json.dumps(body.get("options") or {}),
+        deals_json=json.dumps(body["deals"]) if body.get("deals") else "",
+        seats=_seat_specs(body["variant"], body.get("seats")),
+        bot_clock_ms=body.get("bot_clock_ms", 0),
+        person_clock_ms=body.get("human_clock_ms", 0))
+    if "seed" in body:
+        request.seed = body["seed"]
+    created = engine().create_match(request)
+    out = convert.match(created.summary)
+    out["seed"] = created.seed
+    location = url_for("matches.get_match", match_id=created.match_id)
+    return out, 201, {"Location": location}
+
+
+@blp.route("/<match_id>")
+@blp.response(200, MatchSchema())
+@documented(blp, 404)
+def get_match(match_id):
+    """A match's public summary and spectator view"""
+    got = engine().get_match(match_id)
+    out = convert.match(got.summary)
+    out["view"] = json.loads(got.view_json or "{}")
+    return out

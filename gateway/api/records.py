@@ -1,0 +1,18 @@
+"""GET /matches/{match_id}/record: the domino-record/1 document, once the match is over."""
+
+import json
+
+from ..schemas import RecordSchema
+from . import PREFIX, Blueprint, documented, engine
+
+blp = Blueprint("records", __name__, url_prefix=PREFIX + "/matches/<match_id>/record",
+                description="The full record of a finished match")
+
+
+@blp.route("")
+@blp.response(200, RecordSchema())
+@documented(blp, 404, 409)
+def get_record(match_id):
+    """The domino-record/1 document (every deal, move and result; replays with `domino
+    replay`). 409 MATCH_NOT_OVER while the match is live: it holds every hidden tile"""
+    return json.loads(engine().get_record(match_id).record_json)

@@ -1,0 +1,99 @@
+"""The app factory: `create_app(config)` -> a Flask app serving /api/v1 and the web page at /."""
+
+from __future__ import annotations
+
+from flask import Flask, request
+from flask_smorest import Api
+
+from . import errors
+from .engine_client import EngineClient
+from .house import DEFAULT_STRATEGIES
+from .schemas import ErrorSchema
+
+DEFAULTS = {
+    # HOST:PORT of the engine's gRPC service.
+    "ENGINE_ADDRESS": "127.0.0.1:50051",
+    # Deadline of every unary engine call, seconds.
+    "ENGINE_TIMEOUT_S": 5.0,
+    # Deadline of an engine Watch stream behind one SSE connection; the browser's
+    # EventSource reconnects when it ends and gets a fresh snapshot.
+    "ENGINE_WATCH_TIMEOUT_S": 900.0,
+    # Request bodies above this many bytes are refused (413 BODY_TOO_LARGE).
+    "MAX_CONTENT_LENGTH": 64 * 1024,
+    # Origins allowed to call the API from another site: a list, or "*" for any.
+    # Empty: same origin only (the bundled web page needs nothing).
+    "CORS_ORIGINS": [],
+    # Strategies of the house bots `domino serve` starts (pools "house-<strategy>").
+    "HOUSE_STRATEGIES": list(DEFAULT_STRATEGIES),
+    # flask-smorest / OpenAPI
+    "API_TITLE": "domino-server REST gateway",
+    "API_VERSION": "v1",
+    "OPENAPI_VERSION": "3.0.3",
+    "OPENAPI_URL_PREFIX": "/api/v1",
+    "OPENAPI_JSON_PATH": "openapi.json",
+    "JSON_SORT_KEYS": False,
+}
+
+API_DESCRIPTION = """A thin REST + JSON face of the domino engine (Homo Homini Lupus and Domeng).
+Every route is one call to the engine over gRPC; the gateway holds no game state.
+
+Seats are claimed with `POST /api/v1/matches/{match_id}/seats/{seat}/claim`, which answers a
+secret token once. Send it as `Authorization: Bearer <token>` to read the seat's view and to
+move; the event stream (`text/event-stream`) also takes it as `?token=` for EventSource.
+Every failure answers one JSON body: {code, status, reason, message, version, legal_moves}.
+"""
+
+
+class DominoApi(Api):
+    ERROR_SCHEMA = ErrorSchema
+
+    def _register_error_handlers(self):
+        errors.register(self._app)
+
+
+def create_app(config: dict | None = None) -> Flask:
+    app = Flask(__name__, static_folder="static", static_url_path="/static")
+    app.config.update(DEFAULTS)
+    app.config.update(config or {})
+    app.json.sort_keys = False
+
+    client = app.config.get("ENGINE_CLIENT") or EngineClient(
+        app.config["ENGINE_ADDRESS"], app.config["ENGINE_TIMEOUT_S"],
+        app.config["ENGINE_WATCH_TIMEOUT_S"])
+    app.extensions["engine"] = client
+
+    api = DominoApi(app, spec_kwargs={
+        "info": {"description": API_DESCRIPTION},
+        "servers": [{"url": "/"}],
+    })
+    api.spec.components.security_scheme(
+        "seatToken", {"type": "http", "scheme": "bearer",
+                      "description": "the token from POST .../seats/{seat}/claim"})
+    from .api import events, matches, moves, records, seats, variants, views
+    for module in (variants, matches, seats, views, moves, events, records):
+        api.register_blueprint(module.blp)
+    from .web import web
+    app.register_blueprint(web)
+
+    _cors(app)
+    return app
+
+
+def _cors(app: Flask) -> None:
+    origins = app.config["CORS_ORIGINS"]
+    if not origins:
+        return
+    allow_any = origins == "*" or "*" in origins
+
+    @app.after_request
+    def add_cors_headers(response):
+        origin = request.headers.get("Origin")
+        if origin and (allow_any or origin in origins):
+            response.headers["Access-Control-Allow-Origin"] = "*" if allow_any else origin
+            response.vary.add("Origin")
+            response.headers["Access-Control-Expose-Headers"] = "Location"
+            if request.method == "OPTIONS":
+                response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+                response.headers["Access-Control-Allow-Headers"] = "Authorization, Content-Type"
+                response.headers["Access-Control-Max-Age"] = "600"
+        return response

@@ -1,0 +1,63 @@
+"""Protobuf answers of the engine -> the plain objects the schemas dump.
+
+The engine's JSON text fields (views, events, results, options) become objects; enums
+become the lower-case words of the REST vocabulary.
+"""
+
+from __future__ import annotations
+
+import json
+
+from domino_proto.domino.v1 import common_pb2
+
+from .house import strategy_of
+
+VARIANT = {common_pb2.VARIANT_HHL: "hhl", common_pb2.VARIANT_DOMENG: "domeng"}
+VARIANT_ENUM = {v: k for k, v in VARIANT.items()}
+STATUS = {common_pb2.MATCH_STATUS_WAITING: "waiting", common_pb2.MATCH_STATUS_LIVE: "live",
+          common_pb2.MATCH_STATUS_OVER: "over"}
+STATUS_ENUM = {v: k for k, v in STATUS.items()}
+KIND = {common_pb2.SEAT_KIND_PERSON: "human", common_pb2.SEAT_KIND_BOT: "bot",
+        common_pb2.SEAT_KIND_UNSPECIFIED: "bot"}
+KIND_ENUM = {"human": common_pb2.SEAT_KIND_PERSON, "bot": common_pb2.SEAT_KIND_BOT}
+
+
+def _json(text: str, default=None):
+    return json.loads(text) if text else default
+
+
+def _seat_or_none(seat: int):
+    return None if seat < 0 else seat
+
+
+def seat(info: common_pb2.SeatInfo) -> dict:
+    return {"seat": info.seat, "kind": KIND.get(info.kind, "bot"), "name": info.name,
+            "strategy": strategy_of(info.pool), "claimed": info.claimed,
+            "open": not info.claimed and not info.pool, "absent": info.absent,
+            "timeouts_in_a_row": info.timeouts_in_a_row, "clock_ms": info.clock_ms}
+
+
+def match(summary: common_pb2.MatchSummary) -> dict:
+    return {"match_id": summary.match_id, "variant": VARIANT.get(summary.variant, "hhl"),
+            "status": STATUS.get(summary.status, "waiting"), "version": summary.version,
+            "num_seats": summary.num_seats, "to_move": _seat_or_none(summary.to_move),
+            "seats": [seat(s) for s in summary.seats],
+            "options": _json(summary.options_json, {}),
+            "created_unix_ms": summary.created_unix_ms,
+            "result": _json(summary.result_json)}
+
+
+def seat_state(state: common_pb2.SeatState) -> dict:
+    return {"match_id": state.match_id, "seat": _seat_or_none(state.seat), "version": state.version,
+            "to_move": _seat_or_none(state.to_move), "view": _json(state.view_json, {}),
+            "legal_moves": [{"id": m.id, "text": m.text} for m in state.legal_moves],
+            "deadline_unix_ms": state.deadline_unix_ms or None}
+
+
+def event(e) -> dict:
+    """An Event as one object: its JSON plus the version it happened at."""
+    return {"version": e.version, **_json(e.event_json, {"kind": e.kind})}
+
+
+def events(items) -> list[dict]:
+    return [event(e) for e in items]

@@ -1,0 +1,131 @@
+"""The gateway's only way to the engine: one gRPC channel per process, a deadline on every call.
+
+Every method makes one Engine call and returns the protobuf answer. A failed call raises
+ApiError (gateway/errors.py) with the HTTP status of the error table in docs/protocol.md
+and the engine's Refusal (reason, message, version, legal moves) when it sent one.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import grpc
+
+from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+
+from .errors import ApiError
+
+# gRPC status -> (HTTP status, reason used when the engine sent no Refusal).
+HTTP_OF = {
+    grpc.StatusCode.INVALID_ARGUMENT: (400, "MALFORMED_REQUEST"),
+    grpc.StatusCode.UNAUTHENTICATED: (401, "BAD_TOKEN"),
+    grpc.StatusCode.PERMISSION_DENIED: (403, "FORBIDDEN"),
+    grpc.StatusCode.NOT_FOUND: (404, "UNKNOWN_MATCH"),
+    grpc.StatusCode.FAILED_PRECONDITION: (409, "ILLEGAL"),
+    grpc.StatusCode.ABORTED: (409, "STALE_VERSION"),
+    grpc.StatusCode.ALREADY_EXISTS: (409, "SEAT_TAKEN"),
+    grpc.StatusCode.RESOURCE_EXHAUSTED: (503, "ENGINE_BUSY"),
+    grpc.StatusCode.UNAVAILABLE: (503, "ENGINE_UNAVAILABLE"),
+    grpc.StatusCode.DEADLINE_EXCEEDED: (504, "ENGINE_TIMEOUT"),
+}
+
+# Notice a dead engine within seconds (as the bots do), without pinging an idle channel.
+CHANNEL_OPTIONS = [
+    ("grpc.keepalive_time_ms", 10000),
+    ("grpc.keepalive_timeout_ms", 5000),
+    ("grpc.http2.max_pings_without_data", 0),
+]
+
+
+def api_error(err: grpc.RpcError) -> ApiError:
+    """The ApiError for a failed engine call (refusal details from the trailing metadata)."""
+    code = err.code() if hasattr(err, "code") else grpc.StatusCode.UNKNOWN
+    status, reason = HTTP_OF.get(code, (502, "ENGINE_ERROR"))
+    refusal = None
+    try:
+        for key, value in err.trailing_metadata() or ():
+            if key == "domino-refusal-bin":
+                refusal = common_pb2.Refusal.FromString(value)
+    except Exception:   # noqa: BLE001 - a broken trailer must not hide the status
+        refusal = None
+    if refusal is not None and refusal.reason:
+        return ApiError(status, refusal.reason, refusal.message, refusal.version,
+                        [{"id": m.id, "text": m.text} for m in refusal.legal_moves])
+    if code == grpc.StatusCode.UNAVAILABLE:
+        message = "the engine is unreachable; try again shortly"
+    elif code == grpc.StatusCode.DEADLINE_EXCEEDED:
+        message = "the engine did not answer in time"
+    else:
+        message = (err.details() if hasattr(err, "details") else None) or str(code)
+    return ApiError(status, reason, message)
+
+
+class EngineClient:
+    """A lazily opened channel to the engine at `address`, reopened after a fork."""
+
+    def __init__(self, address: str, timeout: float = 5.0, watch_timeout: float = 900.0):
+        self.address = address
+        self.timeout = timeout
+        self.watch_timeout = watch_timeout
+        self._lock = threading.Lock()
+        self._pid = None
+        self._channel = None
+        self._stub = None
+
+    @property
+    def stub(self) -> engine_pb2_grpc.EngineStub:
+        if self._pid != os.getpid():   # a forked worker must not share its parent's channel
+            with self._lock:
+                if self._pid != os.getpid():
+                    self._channel = grpc.insecure_channel(self.address, options=CHANNEL_OPTIONS)
+                    self._stub = engine_pb2_grpc.EngineStub(self._channel)
+                    self._pid = os.getpid()
+        return self._stub
+
+    def close(self) -> None:
+        with self._lock:
+            if self._channel is not None and self._pid == os.getpid():
+                self._channel.close()
+            self._channel = self._stub = self._pid = None
+
+    def _call(self, method: str, request):
+        try:
+            return getattr(self.stub, method)(request, timeout=self.timeout)
+        except grpc.RpcError as err:
+            raise api_error(err) from None
+
+    # ----- one method per Engine rpc --------------------------------------------------
+    def create_match(self, request: engine_pb2.CreateMatchRequest):
+        return self._call("CreateMatch", request)
+
+    def claim_seat(self, match_id: str, seat: int):
+        return self._call("ClaimSeat", engine_pb2.ClaimSeatRequest(match_id=match_id, seat=seat))
+
+    def list_matches(self, status: int, limit: int):
+        return self._call("ListMatches", engine_pb2.ListMatchesRequest(status=status, limit=limit))
+
+    def get_match(self, match_id: str):
+        return self._call("GetMatch", engine_pb2.GetMatchRequest(match_id=match_id))
+
+    def get_view(self, match_id: str, token: str):
+        return self._call("GetView", engine_pb2.GetViewRequest(match_id=match_id, seat_token=token))
+
+    def submit_move(self, match_id: str, token: str, version: int, move_id: str = "",
+                    move_text: str = ""):
+        request = engine_pb2.SubmitMoveRequest(match_id=match_id, seat_token=token,
+                                               expected_version=version)
+        if move_id:
+            request.move_id = move_id
+        else:
+            request.move_text = move_text
+        return self._call("SubmitMove", request)
+
+    def get_record(self, match_id: str):
+        return self._call("GetRecord", engine_pb2.GetRecordRequest(match_id=match_id))
+
+    def watch(self, match_id: str, token: str = ""):
+        """The Watch stream (cancel it when done). Its deadline is long: an SSE client
+        reconnects when it ends and gets a fresh snapshot."""
+        return self.stub.Watch(engine_pb2.WatchRequest(match_id=match_id, seat_token=token),
+                               timeout=self.watch_timeout)

@@ -1,0 +1,197 @@
+"""The wire: marshmallow schemas for every request and answer (and so the OpenAPI document).
+
+Game data (views, events, records, results) is the rules core's JSON, passed through as
+objects; their shapes are in docs/rules.md, docs/records.md and docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+VARIANT_IDS = ("hhl", "domeng")
+STATUSES = ("waiting", "live", "over")
+SEAT_KINDS = ("human", "bot")
+MAX_SEED = 2**63 - 1
+MAX_CLOCK_MS = 3_600_000
+
+
+def _d(text: str, **extra) -> dict:
+    return {"metadata": {"description": text, **extra}}
+
+
+# ----- requests -------------------------------------------------------------------------
+class MatchQuerySchema(Schema):
+    status = fields.String(validate=validate.OneOf(STATUSES),
+                           **_d("only matches in this status"))
+    variant = fields.String(validate=validate.OneOf(VARIANT_IDS),
+                            **_d("only matches of this game"))
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, 100),
+                           **_d("at most this many matches, newest first"))
+
+
+class SeatSpecSchema(Schema):
+    kind = fields.String(required=True, validate=validate.OneOf(SEAT_KINDS),
+                         **_d("human: claimed with a token, person's clock (120 s). bot with a "
+                              "strategy: filled by a house bot. bot without a strategy: "
+                              "claimed with a token by your own bot, bot's clock (10 s)"))
+    strategy = fields.String(validate=validate.Length(1, 40),
+                             **_d("house bot strategy (see GET /variants), e.g. greedy"))
+    name = fields.String(validate=validate.Length(0, 40), **_d("display name of the seat"))
+
+    @validates_schema
+    def _strategy_only_for_bots(self, data, **kwargs):
+        if data.get("strategy") and data.get("kind") != "bot":
+            raise ValidationError("only a bot seat has a strategy", "strategy")
+
+
+class CreateMatchSchema(Schema):
+    variant = fields.String(required=True, validate=validate.OneOf(VARIANT_IDS),
+                            **_d("the game: hhl (Homo Homini Lupus) or domeng"))
+    options = fields.Dict(keys=fields.String(validate=validate.Length(1, 40)),
+                          values=fields.Integer(strict=True, validate=validate.Range(1, 100_000)),
+                          validate=validate.Length(max=8),
+                          **_d('rules options (GET /variants), e.g. {"hands": 2}; '
+                               'absent options take their defaults'))
+    seed = fields.Integer(strict=True, validate=validate.Range(0, MAX_SEED),
+                          **_d("seed of the shuffle; absent: the engine picks one"))
+    deals = fields.List(fields.Dict(), validate=validate.Length(1, 50),
+                        **_d("explicit deals in the domino-record/1 format (docs/records.md), "
+                             "first hand first; absent: shuffled from the seed"))
+    seats = fields.List(fields.Nested(SeatSpecSchema), validate=validate.Length(1, 5),
+                        **_d("who sits where, one entry per seat (4 for hhl, 5 for domeng); "
+                             "absent: every seat is a human seat"))
+    bot_clock_ms = fields.Integer(strict=True, validate=validate.Range(100, MAX_CLOCK_MS),
+                                  **_d("turn clock of bot seats in ms (default 10000)"))
+    human_clock_ms = fields.Integer(strict=True, validate=validate.Range(100, MAX_CLOCK_MS),
+                                    **_d("turn clock of human seats in ms (default 120000)"))
+
+
+class MoveRequestSchema(Schema):
+    version = fields.Integer(required=True, strict=True, validate=validate.Range(0, MAX_SEED),
+                             **_d("the match version the move was chosen at (from the view)"))
+    move_id = fields.String(validate=validate.Length(1, 16),
+                            **_d("a legal move's id from the view at that version"))
+    move = fields.String(validate=validate.Length(1, 40),
+                         **_d('the move in text notation, e.g. "3-1 left", "4-4 up barricade"'))
+
+    @validates_schema
+    def _one_move(self, data, **kwargs):
+        if ("move_id" in data) == ("move" in data):
+            raise ValidationError("give exactly one of move_id and move", "move")
+
+
+# ----- answers --------------------------------------------------------------------------
+class LegalMoveSchema(Schema):
+    id = fields.String(required=True, **_d("short id, valid only at the version it was offered"))
+    text = fields.String(required=True, **_d('the move in text notation, e.g. "3-1 left"'))
+
+
+class SeatSchema(Schema):
+    seat = fields.Integer(required=True, **_d("seat number, 0..N-1 clockwise"))
+    kind = fields.String(required=True, validate=validate.OneOf(SEAT_KINDS))
+    name = fields.String(required=True, **_d("display name; empty when none"))
+    strategy = fields.String(allow_none=True, required=True,
+                             **_d("the house bot strategy filling this seat; null otherwise"))
+    claimed = fields.Boolean(required=True, **_d("taken: by a token holder or a house bot"))
+    open = fields.Boolean(required=True, **_d("can still be claimed with POST .../claim"))
+    absent = fields.Boolean(required=True, **_d("played automatically after 3 timeouts"))
+    timeouts_in_a_row = fields.Integer(required=True)
+    clock_ms = fields.Integer(required=True, **_d("this seat's turn clock in ms"))
+
+
+class MatchSchema(Schema):
+    match_id = fields.String(required=True)
+    variant = fields.String(required=True, validate=validate.OneOf(VARIANT_IDS))
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    version = fields.Integer(required=True, **_d("accepted moves so far"))
+    num_seats = fields.Integer(required=True)
+    to_move = fields.Integer(required=True, allow_none=True,
+                             **_d("seat whose move is awaited; null once over"))
+    seats = fields.List(fields.Nested(SeatSchema), required=True)
+    options = fields.Dict(required=True, **_d("the normalized rules options"))
+    created_unix_ms = fields.Integer(required=True)
+    result = fields.Dict(required=True, allow_none=True,
+                         **_d("the match result once over (docs/records.md); null before"))
+    seed = fields.Integer(**_d("the seed used; only in the answer to POST /matches"))
+    view = fields.Dict(**_d("the spectator view (public information only); in GET "
+                            "/matches/{match_id}"))
+
+
+class MatchListSchema(Schema):
+    matches = fields.List(fields.Nested(MatchSchema), required=True)
+
+
+class ClaimSchema(Schema):
+    match_id = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    token = fields.String(required=True, **_d("the seat's secret, shown once: send it as "
+                                              "Authorization: Bearer <token>"))
+
+
+class SeatStateSchema(Schema):
+    match_id = fields.String(required=True)
+    seat = fields.Integer(required=True, allow_none=True, **_d("null for a spectator"))
+    version = fields.Integer(required=True)
+    to_move = fields.Integer(required=True, allow_none=True)
+    view = fields.Dict(required=True, **_d("the seat's view (docs/rules.md, Views)"))
+    legal_moves = fields.List(fields.Nested(LegalMoveSchema), required=True,
+                              **_d("empty unless it is this seat's turn"))
+    deadline_unix_ms = fields.Integer(required=True, allow_none=True,
+                                      **_d("when the clock plays for the seat; null if none runs"))
+
+
+EVENT_DOC = ("an event object: {version, kind, ...}; kinds hand_start, play, draw, pass, "
+             "hand_over, cycle_over, match_over, timeout, absent, returned, time_up "
+             "(docs/protocol.md)")
+
+
+class MoveResultSchema(Schema):
+    version = fields.Integer(required=True, **_d("the version right after the move"))
+    move = fields.String(required=True, **_d("the move as applied, in text notation"))
+    events = fields.List(fields.Dict(**_d(EVENT_DOC)), required=True,
+                         **_d("what the move set off, as the seat may see it"))
+
+
+class OptionSchema(Schema):
+    name = fields.String(required=True)
+    type = fields.String(required=True)
+    default = fields.Integer(required=True, allow_none=True)
+    description = fields.String(required=True)
+
+
+class VariantSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    seats = fields.Integer(required=True)
+    options = fields.List(fields.Nested(OptionSchema), required=True)
+    rules = fields.String(required=True, **_d("where the rules are explained"))
+
+
+class VariantListSchema(Schema):
+    variants = fields.List(fields.Nested(VariantSchema), required=True)
+    strategies = fields.List(fields.String(), required=True,
+                             **_d("house bot strategies a bot seat may ask for"))
+
+
+class RecordSchema(Schema):
+    """The domino-record/1 document (docs/records.md); replays with `domino replay`."""
+    format = fields.String(required=True, **_d('always "domino-record/1"'))
+    variant = fields.String(required=True)
+    options = fields.Dict(required=True)
+    seed = fields.Integer(required=True, allow_none=True)
+    seats = fields.List(fields.Raw(), required=True, **_d("a name per seat"))
+    deals = fields.List(fields.Dict(), required=True, **_d("every hand: deal, moves, result"))
+    result = fields.Dict(allow_none=True, **_d("the match result"))
+
+
+class ErrorSchema(Schema):
+    code = fields.Integer(required=True, **_d("the HTTP status"))
+    status = fields.String(required=True, **_d("the HTTP status name"))
+    reason = fields.String(required=True, **_d("stable reason code, e.g. NOT_YOUR_TURN, "
+                                               "STALE_VERSION, BAD_TOKEN, MALFORMED_REQUEST"))
+    message = fields.String(required=True, **_d("a sentence naming the input"))
+    version = fields.Integer(required=True, allow_none=True,
+                             **_d("the match's current version when the engine told it"))
+    legal_moves = fields.List(fields.Nested(LegalMoveSchema), required=True,
+                              **_d("for a rules refusal: the seat's legal moves now"))
+    errors = fields.Dict(**_d("per-field messages of a malformed request"))

@@ -1,0 +1,380 @@
+// The web client: a thin client of /api/v1. Routes: #/ (lobby), #/match/ID (play or watch),
+// #/replay/ID (step through a finished match). Seat tokens stay in this browser's storage.
+
+import { board, el, replaySteps, tileNode, halves } from "./board.js";
+import { describe, describeMatch, describeResult, seatName } from "./narrate.js";
+
+const API = "/api/v1";
+const main = document.getElementById("main");
+let cleanup = () => {};
+let meta = { variants: [], strategies: [] };
+
+// ----- API --------------------------------------------------------------------------------
+class ApiError extends Error {
+  constructor(body) { super(body.message); this.body = body; }
+}
+
+async function api(path, { method = "GET", body, token } = {}) {
+  const headers = {};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const r = await fetch(API + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const data = await r.json().catch(() => ({ reason: "BAD_ANSWER", message: `HTTP ${r.status}` }));
+  if (!r.ok) throw new ApiError(data);
+  return data;
+}
+
+function errorText(e) {
+  if (e instanceof ApiError) return `${e.body.reason}: ${e.body.message}`;
+  return String(e.message || e);
+}
+
+const seats = {
+  get(matchId) { try { return JSON.parse(localStorage.getItem("seat:" + matchId)); } catch { return null; } },
+  set(matchId, seat, token) { localStorage.setItem("seat:" + matchId, JSON.stringify({ seat, token })); },
+};
+
+function names(match, mySeat) {
+  return match.seats.map((s) => {
+    if (s.seat === mySeat) return "You";
+    const who = s.strategy ? `${s.strategy} bot` : (s.name || (s.kind === "human" ? "player" : "bot"));
+    return `Seat ${s.seat} (${who})`;
+  });
+}
+
+function variantName(id) {
+  return id === "domeng" ? "Domeng" : "Homo Homini Lupus";
+}
+
+// ----- router -------------------------------------------------------------------------------
+function template(id) {
+  return document.getElementById(id).content.cloneNode(true);
+}
+
+async function route() {
+  cleanup();
+  cleanup = () => {};
+  main.replaceChildren();
+  const [, page, id] = (location.hash || "#/").split("/");
+  try {
+    if (page === "match" && id) await tablePage(id);
+    else if (page === "replay" && id) await replayPage(id);
+    else await lobbyPage();
+  } catch (e) {
+    main.append(el("p", { class: "notice", role: "alert", text: errorText(e) }),
+                el("p", {}, el("a", { href: "#/", text: "Back to the lobby" })));
+  }
+}
+
+// ----- lobby --------------------------------------------------------------------------------
+async function lobbyPage() {
+  main.append(template("t-lobby"));
+  document.title = "Dominoes — lobby";
+  const variant = document.getElementById("new-variant");
+  const seatBox = document.getElementById("new-seats");
+  const optName = document.getElementById("opt-name");
+  const limit = document.getElementById("new-limit");
+
+  const drawSeats = () => {
+    const n = variant.value === "domeng" ? 5 : 4;
+    optName.textContent = variant.value === "domeng" ? "Cycles" : "Hands";
+    limit.value = variant.value === "domeng" ? 1 : 2;
+    seatBox.replaceChildren();
+    for (let s = 0; s < n; s++) {
+      const select = el("select", { id: `new-seat-${s}`, "aria-label": `Seat ${s}` });
+      if (s === 0) select.append(el("option", { value: "you", text: "you" }));
+      for (const st of meta.strategies) select.append(el("option", { value: st, text: `${st} bot` }));
+      select.append(el("option", { value: "", text: "open seat (another person)" }));
+      seatBox.append(el("label", { class: "seat-choice" }, `Seat ${s} `, select));
+    }
+  };
+  variant.addEventListener("change", drawSeats);
+  drawSeats();
+
+  document.getElementById("new-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const notice = document.getElementById("new-notice");
+    notice.textContent = "";
+    const n = variant.value === "domeng" ? 5 : 4;
+    const seatSpecs = [];
+    for (let s = 0; s < n; s++) {
+      const st = document.getElementById(`new-seat-${s}`).value;
+      seatSpecs.push(st && st !== "you" ? { kind: "bot", strategy: st } : { kind: "human" });
+    }
+    const sitting = document.getElementById("new-seat-0").value === "you";
+    const body = { variant: variant.value, seats: seatSpecs,
+                   options: variant.value === "domeng" ? { cycles: Number(limit.value) } : { hands: Number(limit.value) } };
+    const seed = document.getElementById("new-seed").value;
+    if (seed !== "") body.seed = Number(seed);
+    try {
+      const match = await api("/matches", { method: "POST", body });
+      if (sitting) {
+        const claimed = await api(`/matches/${match.match_id}/seats/0/claim`, { method: "POST" });
+        seats.set(match.match_id, 0, claimed.token);
+      }
+      location.hash = `#/match/${match.match_id}`;
+    } catch (e) {
+      notice.textContent = errorText(e);
+    }
+  });
+
+  const fill = async () => {
+    const [waiting, live, over] = await Promise.all(
+      ["waiting", "live", "over"].map((s) => api(`/matches?status=${s}&limit=20`)));
+    const item = (m, action) => {
+      const who = m.seats.map((s) => s.strategy || (s.open ? "open" : s.kind)).join(", ");
+      return el("li", {}, el("span", { class: "m-title", text: `${variantName(m.variant)} · ${m.match_id}` }),
+        el("span", { class: "m-meta", text: ` — ${who}; version ${m.version}` }), " ", action);
+    };
+    const openList = document.getElementById("list-open");
+    if (!openList) return;
+    openList.replaceChildren(...waiting.matches.filter((m) => m.seats.some((s) => s.open)).map((m) => {
+      const buttons = m.seats.filter((s) => s.open).map((s) =>
+        el("button", { class: "join", onclick: () => join(m.match_id, s.seat), text: `Join seat ${s.seat}` }));
+      return item(m, el("span", {}, ...buttons, " ", el("a", { href: `#/match/${m.match_id}`, text: "Watch" })));
+    }));
+    document.getElementById("list-live").replaceChildren(...[...live.matches, ...waiting.matches.filter((m) => !m.seats.some((s) => s.open))]
+      .map((m) => item(m, el("a", { href: `#/match/${m.match_id}`, text: seats.get(m.match_id) ? "Play" : "Watch" }))));
+    document.getElementById("list-over").replaceChildren(...over.matches.map((m) =>
+      item(m, el("a", { href: `#/replay/${m.match_id}`, text: "Replay" }))));
+    for (const id of ["list-open", "list-live", "list-over"]) {
+      const list = document.getElementById(id);
+      if (!list.children.length) list.append(el("li", { class: "empty", text: "none" }));
+    }
+  };
+  const join = async (matchId, seat) => {
+    try {
+      const claimed = await api(`/matches/${matchId}/seats/${seat}/claim`, { method: "POST" });
+      seats.set(matchId, seat, claimed.token);
+      location.hash = `#/match/${matchId}`;
+    } catch (e) {
+      document.getElementById("new-notice").textContent = errorText(e);
+    }
+  };
+  await fill();
+  const timer = setInterval(() => fill().catch(() => {}), 4000);
+  cleanup = () => clearInterval(timer);
+}
+
+// ----- table (play or watch) -----------------------------------------------------------
+async function tablePage(matchId) {
+  main.append(template("t-table"));
+  const mine = seats.get(matchId);
+  const token = mine && mine.token;
+  const st = { match: null, state: null, selected: null, logged: 0, turnSince: Date.now(), lastTurn: null, busy: false };
+  const $ = (id) => document.getElementById(id);
+  if (!token) $("tb-hand-panel").hidden = true;
+
+  // Refreshes may overlap and answer out of order: only a newer answer is drawn.
+  st.asked = 0;
+  st.drawn = 0;
+  const refresh = async () => {
+    const ask = ++st.asked;
+    const match = await api(`/matches/${matchId}`);
+    const state = token ? await api(`/matches/${matchId}/view`, { token })
+                        : { seat: null, version: match.version, to_move: match.to_move, view: match.view, legal_moves: [], deadline_unix_ms: null };
+    if (ask < st.drawn || (st.state && state.version < st.state.version)) return;
+    st.drawn = ask;
+    st.match = match;
+    st.state = state;
+    render();
+  };
+
+  const log = (events) => {
+    const ol = $("tb-log");
+    if (!ol) return;
+    const nm = names(st.match, token ? mine.seat : null);
+    for (const e of events) {
+      const li = el("li", { class: `ev ev-${e.kind}`, text: describe(e, nm, st.match.variant) });
+      ol.append(li);
+    }
+    ol.scrollTop = ol.scrollHeight;
+  };
+
+  const render = () => {
+    const { match, state } = st;
+    if (!$("tb-title")) return;
+    const view = state.view;
+    const nm = names(match, token ? mine.seat : null);
+    document.title = `${variantName(match.variant)} — ${match.match_id}`;
+    $("tb-title").textContent = `${variantName(match.variant)} · ${match.match_id}`;
+    const unit = match.variant === "domeng" ? "Round" : "Hand";
+    const extra = match.variant === "domeng" ? `cycle ${view.cycle + 1}, ` : "";
+    $("tb-status").textContent = `${match.status} · ${extra}${unit.toLowerCase()} ${view.hand_number + 1} · version ${state.version}` +
+      (token ? ` · you are seat ${mine.seat}` : " · watching");
+    if (st.lastTurn !== `${state.to_move}/${state.version}`) { st.lastTurn = `${state.to_move}/${state.version}`; st.turnSince = Date.now(); }
+    // seats
+    const scores = match.variant === "domeng" ? view.held : view.totals;
+    $("tb-seats").replaceChildren(...match.seats.map((s) => {
+      const turn = state.to_move === s.seat;
+      const score = match.variant === "domeng" ? `${scores[s.seat]} stones held` : `${scores[s.seat]} points`;
+      const camat = view.camat === s.seat ? " · CAMAT" : "";
+      return el("li", { class: `seat${turn ? " to-move" : ""}${token && s.seat === mine.seat ? " me" : ""}`, "aria-current": turn ? "true" : null },
+        el("strong", { text: nm[s.seat] }),
+        el("span", { text: ` · ${view.counts[s.seat]} tiles · ${score}${camat}${s.absent ? " · absent" : ""}${turn ? " · to move" : ""}` }));
+    }));
+    $("tb-pool").textContent = match.variant === "domeng"
+      ? `Stones on the table: ${view.table}${view.last_mappano !== null && view.last_mappano !== undefined ? ` · LAST MAPPANO ${nm[view.last_mappano]}` : ""}`
+      : `Stock: ${view.stock} tiles`;
+    $("tb-board").replaceChildren(board(view));
+    // hand
+    if (token) drawHand();
+    // result
+    if (match.status === "over" && match.result) {
+      const box = $("tb-result");
+      box.hidden = false;
+      box.replaceChildren(el("h2", { text: "Result" }), el("p", { class: "final", text: describeMatch(match.result, nm) }),
+        el("p", {}, el("a", { href: `#/replay/${matchId}`, text: "Replay this match" }), " · ", el("a", { href: "#/", text: "Lobby" })));
+    }
+    tick();
+    if (!st.logged) {
+      log(view.history || []);
+      st.logged = 1;
+    }
+  };
+
+  const tick = () => {
+    const { match, state } = st;
+    const t = $("tb-turn");
+    if (!t || !match) return;
+    if (state.to_move === null || match.status === "over") { t.textContent = "The match is over."; return; }
+    const nm = names(match, token ? mine.seat : null);
+    let left;
+    if (state.deadline_unix_ms) left = Math.max(0, Math.round((state.deadline_unix_ms - Date.now()) / 1000));
+    else if (match.status === "live") left = Math.max(0, Math.round((match.seats[state.to_move].clock_ms - (Date.now() - st.turnSince)) / 1000));
+    const clock = left === undefined ? "(clock starts when every seat is taken)" : `— ${left} s left`;
+    t.textContent = token && state.to_move === mine.seat ? `Your turn ${clock}` : `${nm[state.to_move]} to move ${clock}`;
+  };
+
+  const drawHand = () => {
+    const { state } = st;
+    const hand = state.view.hand || [];
+    const legal = state.legal_moves;
+    const playable = new Set(legal.map((m) => m.text.split(" ")[0]));
+    if (st.selected && !playable.has(st.selected)) st.selected = null;
+    // Redraw only on a change, so a refresh never swaps a button out from under a click.
+    const key = JSON.stringify([hand, legal, st.selected, st.busy]);
+    if (key === st.handKey) return;
+    st.handKey = key;
+    const panel = $("tb-hand-panel");
+    const hadFocus = document.activeElement === document.body || panel.contains(document.activeElement);
+    $("tb-hand").replaceChildren(...hand.map((t) => {
+      const [a, b] = halves(t);
+      const can = playable.has(t);
+      return el("button", { class: `tile-btn${st.selected === t ? " selected" : ""}`, "data-tile": t,
+                            disabled: !can || st.busy, "aria-pressed": st.selected === t ? "true" : "false",
+                            "aria-label": `tile ${t}${can ? "" : " (cannot be played now)"}`,
+                            onclick: () => { st.selected = t; drawHand(); focusWhere(); } },
+        tileNode(a, b));
+    }));
+    const where = $("tb-where");
+    where.replaceChildren();
+    if (legal.length && !st.selected) where.append(el("p", { class: "hint", text: "Your turn: choose a tile." }));
+    if (st.selected) {
+      const options = legal.filter((m) => m.text.split(" ")[0] === st.selected);
+      where.append(el("span", { class: "hint", text: `Play ${st.selected}: ` }));
+      for (const m of options) {
+        const rest = m.text.split(" ").slice(1).join(" ") || "lead";
+        where.append(el("button", { class: "where-btn", "data-move": m.text, disabled: st.busy,
+                                    onclick: () => play(m) , text: rest }));
+      }
+      where.append(el("button", { class: "cancel", onclick: () => { st.selected = null; drawHand(); }, text: "cancel" }));
+      if (hadFocus) focusWhere();   // a redraw must not drop the keyboard focus
+    }
+  };
+  const focusWhere = () => {
+    const b = document.querySelector("#tb-where .where-btn");
+    if (b) b.focus();
+  };
+
+  const play = async (m) => {
+    if (st.busy) return;
+    st.busy = true;
+    drawHand();   // disabled while the move is on its way: no double submission
+    $("tb-notice").textContent = "";
+    try {
+      const done = await api(`/matches/${matchId}/moves`, { method: "POST", token, body: { version: st.state.version, move_id: m.id } });
+      st.selected = null;
+      // The move is made: this state is history, whatever the next refresh says.
+      st.state = { ...st.state, version: done.version, legal_moves: [] };
+    } catch (e) {
+      $("tb-notice").textContent = `Refused — ${errorText(e)}`;
+    }
+    st.busy = false;
+    drawHand();
+    await refresh().catch(() => {});
+  };
+
+  await refresh();
+  // live updates
+  const url = `${API}/matches/${matchId}/events${token ? "?token=" + encodeURIComponent(token) : ""}`;
+  const source = new EventSource(url);
+  let pending = null;
+  const soon = () => {
+    if (pending) return;
+    pending = setTimeout(() => { pending = null; refresh().catch(() => {}); }, 60);
+  };
+  source.addEventListener("events", (ev) => {
+    const data = JSON.parse(ev.data);
+    log(data.events);
+    soon();
+  });
+  source.addEventListener("match_over", () => { source.close(); soon(); });
+  source.addEventListener("snapshot", () => soon());
+  const timer = setInterval(tick, 1000);
+  cleanup = () => { source.close(); clearInterval(timer); };
+}
+
+// ----- replay ----------------------------------------------------------------------------
+async function replayPage(matchId) {
+  main.append(template("t-replay"));
+  const [match, record] = await Promise.all([api(`/matches/${matchId}`), api(`/matches/${matchId}/record`)]);
+  const nm = names(match, null).map((n, s) => `Seat ${s} (${record.seats[s]})`);
+  const steps = replaySteps(record, (m) => describe(m.draw ? { kind: "draw", seat: m.seat, count: m.draw.length, tiles: m.draw }
+    : m.pass ? { kind: "pass", ...m } : { kind: "play", ...m }, nm, record.variant));
+  const $ = (id) => document.getElementById(id);
+  $("rp-title").textContent = `Replay · ${variantName(record.variant)} · ${matchId}`;
+  document.title = `Replay — ${matchId}`;
+  const slider = $("rp-slider");
+  slider.max = String(steps.length - 1);
+  let at = 0;
+  const unit = record.variant === "domeng" ? "Round" : "Hand";
+
+  const show = (i) => {
+    at = Math.max(0, Math.min(steps.length - 1, i));
+    slider.value = String(at);
+    const step = steps[at];
+    const v = step.view;
+    const what = step.result ? describeResult(step.result, nm) : step.text || `${unit} ${step.deal + 1} dealt.`;
+    $("rp-where").textContent = `Step ${at} of ${steps.length - 1} · ${unit} ${step.deal + 1} of ${record.deals.length} · ${what}`;
+    $("rp-seats").replaceChildren(...v.hands.map((h, s) => el("li", { class: `seat${step.move && step.move.seat === s ? " to-move" : ""}` },
+      el("strong", { text: nm[s] }),
+      el("span", { text: ` · ${record.variant === "domeng" ? v.held[s] + " stones" : v.totals[s] + " points"} · ` }),
+      el("span", { class: "small-hand" }, ...h.map((t) => { const [a, b] = halves(t); return tileNode(a, b); })))));
+    $("rp-pool").textContent = record.variant === "domeng" ? `Stones on the table: ${v.table}` : `Stock: ${v.stock} tiles`;
+    $("rp-board").replaceChildren(board(v));
+    const lines = steps.slice(0, at + 1).filter((s) => s.deal === step.deal && (s.text || s.result))
+      .map((s) => el("li", { text: s.result ? describeResult(s.result, nm) : s.text }));
+    if (at === steps.length - 1 && record.result) lines.push(el("li", { class: "final", text: describeMatch(record.result, nm) }));
+    $("rp-log").replaceChildren(...lines);
+  };
+  $("rp-first").addEventListener("click", () => show(0));
+  $("rp-prev").addEventListener("click", () => show(at - 1));
+  $("rp-next").addEventListener("click", () => show(at + 1));
+  $("rp-last").addEventListener("click", () => show(steps.length - 1));
+  slider.addEventListener("input", () => show(Number(slider.value)));
+  const keys = (ev) => {
+    if (ev.target instanceof HTMLInputElement && ev.target !== slider) return;
+    if (ev.key === "ArrowRight") { show(at + 1); ev.preventDefault(); }
+    else if (ev.key === "ArrowLeft") { show(at - 1); ev.preventDefault(); }
+    else if (ev.key === "Home") { show(0); ev.preventDefault(); }
+    else if (ev.key === "End") { show(steps.length - 1); ev.preventDefault(); }
+  };
+  document.addEventListener("keydown", keys);
+  cleanup = () => document.removeEventListener("keydown", keys);
+  show(0);
+}
+
+// ----- start ---------------------------------------------------------------------------------
+window.addEventListener("hashchange", route);
+api("/variants").then((v) => { meta = v; }).catch(() => {}).finally(route);

@@ -1,0 +1,112 @@
+"""Helpers for the gateway tests: real engine and bot processes, a live gateway, a REST
+player that plays one seat of a match to its end."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+from tests.engine.support import start_engine
+
+__all__ = ["start_engine", "start_house_bots", "LiveGateway", "RestPlayer", "wait_for"]
+
+# House bots the suite runs (pool "house-random"): real `domino bot` processes.
+STRATEGIES = ["random"]
+
+
+def bot_seats(n, human=(0,)):
+    """Seat specs: human seats at `human`, house bots elsewhere."""
+    return [{"kind": "human"} if s in human else {"kind": "bot", "strategy": "random"}
+            for s in range(n)]
+
+
+def start_house_bots(address: str, strategies: list[str], log_path: str) -> list[subprocess.Popen]:
+    """The house bots `domino serve` would start, as real processes."""
+    from engine_service.cli_serve import house_bot_commands
+
+    log = open(log_path, "a")
+    procs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
+             for cmd in house_bot_commands(address, strategies)]
+    log.close()
+    return procs
+
+
+class LiveGateway:
+    """The gateway app behind a real waitress server in a thread of the test process."""
+
+    def __init__(self, engine_address: str, strategies: list[str], **config):
+        from engine_service.cli_serve import make_server
+
+        self.server = make_server(engine_address, "127.0.0.1", 0, strategies, threads=16,
+                                  cors=config.get("cors"))
+        self.port = self.server.effective_port
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.close()
+
+
+def wait_for(predicate, timeout=30.0, step=0.02):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    raise AssertionError(f"timed out after {timeout} s")
+
+
+class RestPlayer:
+    """Plays one seat through the REST API (a Flask test client or anything with the same
+    get/post), alternating moves by id and by text."""
+
+    def __init__(self, client, match_id: str, seat: int):
+        self.client, self.match_id, self.seat = client, match_id, seat
+        r = client.post(f"/api/v1/matches/{match_id}/seats/{seat}/claim")
+        assert r.status_code == 200, r.get_json()
+        self.token = r.get_json()["token"]
+        self.auth = {"Authorization": f"Bearer {self.token}"}
+        self.moves = 0
+
+    def view(self) -> dict:
+        r = self.client.get(f"/api/v1/matches/{self.match_id}/view", headers=self.auth)
+        assert r.status_code == 200, r.get_json()
+        return r.get_json()
+
+    def play_to_end(self, timeout=90.0) -> dict:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            state = self.view()
+            if state["to_move"] is None:
+                return state
+            if state["to_move"] != self.seat or not state["legal_moves"]:
+                time.sleep(0.01)
+                continue
+            choice = state["legal_moves"][self.moves % len(state["legal_moves"])]
+            body = ({"version": state["version"], "move_id": choice["id"]} if self.moves % 2
+                    else {"version": state["version"], "move": choice["text"]})
+            r = self.client.post(f"/api/v1/matches/{self.match_id}/moves", json=body,
+                                 headers=self.auth)
+            if r.status_code == 409 and r.get_json()["reason"] == "STALE_VERSION":
+                continue   # the clock played for us meanwhile
+            assert r.status_code == 200, r.get_json()
+            answer = r.get_json()
+            assert answer["version"] > state["version"]
+            assert answer["move"] == choice["text"]
+            assert answer["events"] and answer["events"][0]["kind"] in ("play", "draw")
+            self.moves += 1
+        raise AssertionError("the match did not end in time")
+
+
+def replay(record: dict, tmp_path) -> subprocess.CompletedProcess:
+    path = os.path.join(tmp_path, "record.json")
+    with open(path, "w") as f:
+        json.dump(record, f)
+    return subprocess.run([sys.executable, "-m", "engine_service.cli", "replay", path],
+                          capture_output=True, text=True, timeout=60)

@@ -1,0 +1,72 @@
+"""The OpenAPI document: generated from the schemas, valid, complete; the docs page; and a
+bounded schemathesis run against the live gateway finds no 5xx and no answer that breaks
+its schema."""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+from openapi_spec_validator import validate
+
+ROUTES = {
+    ("/api/v1/variants", "get"), ("/api/v1/matches", "get"), ("/api/v1/matches", "post"),
+    ("/api/v1/matches/{match_id}", "get"),
+    ("/api/v1/matches/{match_id}/seats/{seat}/claim", "post"),
+    ("/api/v1/matches/{match_id}/view", "get"), ("/api/v1/matches/{match_id}/moves", "post"),
+    ("/api/v1/matches/{match_id}/events", "get"), ("/api/v1/matches/{match_id}/record", "get"),
+}
+
+
+def test_the_openapi_document_validates_and_lists_every_route(client):
+    r = client.get("/api/v1/openapi.json")
+    assert r.status_code == 200
+    doc = r.get_json()
+    validate(doc)
+    assert doc["openapi"].startswith("3.")
+    found = {(p, m) for p, ops in doc["paths"].items() for m in ops if m != "parameters"}
+    assert found == ROUTES
+    error = doc["components"]["schemas"]["Error"]
+    assert {"code", "status", "reason", "message", "version", "legal_moves"} <= set(
+        error["required"])
+    moves = doc["paths"]["/api/v1/matches/{match_id}/moves"]["post"]
+    assert {"400", "401", "404", "409", "503"} <= set(moves["responses"])
+    assert moves["security"] == [{"seatToken": []}]
+    assert "422" not in moves["responses"]
+
+
+def test_the_docs_page_and_the_web_page_are_served(client):
+    r = client.get("/api/v1/docs")
+    assert r.status_code == 200 and b"openapi.json" in r.data
+    r = client.get("/")
+    assert r.status_code == 200 and r.mimetype == "text/html"
+    assert b"http://" not in r.data and b"https://" not in r.data   # no CDN
+
+
+@pytest.mark.skipif(shutil.which("schemathesis", path=os.path.dirname(sys.executable)) is None,
+                    reason="schemathesis is not installed (pip install schemathesis)")
+def test_schemathesis_finds_no_server_error_and_no_schema_break(live, client, tmp_path):
+    exe = os.path.join(os.path.dirname(sys.executable), "schemathesis")
+    # A real match and seat token, so the fuzzer gets past 404 and 401 too.
+    match = client.post("/api/v1/matches", json={"variant": "hhl", "options": {"hands": 1}})
+    match = match.get_json()
+    token = client.post(f"/api/v1/matches/{match['match_id']}/seats/{match['to_move']}/claim")
+    (tmp_path / "schemathesis.toml").write_text(
+        f'[parameters]\nmatch_id = "{match["match_id"]}"\n\n'
+        f'[headers]\nAuthorization = "Bearer {token.get_json()["token"]}"\n')
+    started = time.monotonic()
+    run = subprocess.run(
+        [exe, "run", f"{live.url}/api/v1/openapi.json", "--url", live.url,
+         "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,"
+                     "response_schema_conformance",
+         "--phases", "examples,coverage,fuzzing", "--max-examples", "12", "--seed", "1",
+         "--workers", "1", "--request-timeout", "10", "--generation-deterministic",
+         # the event stream never ends while its match is live
+         "--exclude-path", "/api/v1/matches/{match_id}/events"],
+        capture_output=True, text=True, timeout=170, cwd=tmp_path,
+        env={**os.environ, "NO_COLOR": "1"})
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    assert "No issues found" in run.stdout, run.stdout[-3000:]
+    assert time.monotonic() - started < 120
