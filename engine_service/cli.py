@@ -125,12 +125,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--hands", type=int, default=2)
     d.set_defaults(func=cmd_demo)
 
-    try:
-        from engine_service import cli_engine
-    except ImportError:
-        cli_engine = None
-    if cli_engine is not None:
-        cli_engine.add_subcommands(sub)
+    from engine_service import cli_engine, cli_ladder, cli_serve
+
+    for module in (cli_engine, cli_serve, cli_ladder):
+        module.add_subcommands(sub)
     return p
 
 

@@ -96,12 +96,11 @@ def add_subcommands(subparsers) -> None:
 def run_engine(args) -> int:
     from .engine import Engine
     from .server import start_server
-    from .store import SQLiteStore
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if args.db != ":memory:" and os.path.dirname(args.db):
         os.makedirs(os.path.dirname(args.db), exist_ok=True)
-    engine = Engine(SQLiteStore(args.db))
+    engine = Engine.open(args.db)
     restored = engine.recover()
     server, port = start_server(engine, args.host, args.port)
     # Tests and scripts read this line to learn the port.

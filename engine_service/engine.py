@@ -14,6 +14,8 @@ import time
 from . import rules
 from .clock import Clock
 from .errors import EngineError
+from .ladder_director import Ladders
+from .ladder_store import LadderStore
 from .match import LIVE, OVER, WAITING, Accepted, Match, SeatView
 from .pools import Pools
 from .seats import BOT, DEFAULT_CLOCK_MS, PERSON
@@ -23,12 +25,19 @@ log = logging.getLogger(__name__)
 
 
 class Engine:
-    def __init__(self, store: Store | None = None, clock: Clock | None = None):
+    def __init__(self, store: Store | None = None, clock: Clock | None = None,
+                 ladder_store: LadderStore | None = None):
         self.store = store if store is not None else SQLiteStore(":memory:")
         self.clock = clock if clock is not None else Clock()
         self._matches: dict[str, Match] = {}
         self.pools = Pools()
         self._loading = threading.Lock()   # only for loading a finished match on demand
+        self.ladders = Ladders(self, ladder_store if ladder_store is not None else LadderStore())
+
+    @classmethod
+    def open(cls, db: str) -> Engine:
+        """An engine on the SQLite file `db` (or ":memory:"): matches and ladders."""
+        return cls(SQLiteStore(db), ladder_store=LadderStore(db))
 
     # ----- lifecycle ------------------------------------------------------------------
     def recover(self) -> list[str]:
@@ -42,13 +51,16 @@ class Engine:
             self._seat_from_pools(match)
             restored.append(row.id)
             log.info("match %s restored at version %d", row.id, match.version)
+        self.ladders.resume()
         return restored
 
     def close(self) -> None:
+        self.ladders.close()
         for match in list(self._matches.values()):
             match.close()
         self.clock.stop()
         self.store.close()
+        self.ladders.store.close()
 
     # ----- creating and seating -------------------------------------------------------
     def create_match(self, variant: str, options: dict | None = None, seed: int | None = None,

@@ -20,6 +20,7 @@ CODES = {
     "BAD_TOKEN": "UNAUTHENTICATED",
     # unknown match
     "UNKNOWN_MATCH": "NOT_FOUND",
+    "UNKNOWN_LADDER": "NOT_FOUND",
     # stale version
     "STALE_VERSION": "ABORTED",
     # a seat's token is handed out once

@@ -136,6 +136,9 @@ class Match:
         self._time_alarm: Alarm | None = None
         self._lock = threading.RLock()
         self._subscribers: set[Subscriber] = set()
+        # Faults per seat that the move log does not show (ladders charge them): refused
+        # moves, streams that ended while seated, seats nobody came to play.
+        self.faults = [{"illegal": 0, "disconnects": 0, "no_show": 0} for _ in self.seats]
 
     # ----- restoring ------------------------------------------------------------------
     @classmethod
@@ -208,6 +211,45 @@ class Match:
             # move and no clock needs re-arming.
             self._publish((EngineEvent("returned", seat=seat),))
 
+    def note_disconnect(self, seat: int) -> None:
+        """The stream playing this seat ended while the match was on."""
+        with self._lock:
+            if not self.game.over:
+                self.faults[seat]["disconnects"] += 1
+
+    def unfilled_pool_seats(self) -> list[int]:
+        with self._lock:
+            return [i for i, s in enumerate(self.seats) if s.pool and not s.claimed]
+
+    def no_show(self, seat: int) -> None:
+        """Nobody came to play this pool seat: the engine claims it and plays it at once."""
+        with self._lock:
+            if self.seats[seat].claimed:
+                return
+            self.seats[seat].absent = True
+            self.faults[seat]["no_show"] += 1
+            self._publish((EngineEvent("absent", seat=seat),))
+            self.claim(seat, by_pool=True)
+
+    def faults_by_name(self) -> dict:
+        """Faults per seat name (a ladder's entrant), from the move log and the counters:
+        timeouts (the clock played), illegal, disconnects, and crashes (a seat that never
+        came, or that was still absent at the end)."""
+        with self._lock:
+            timeouts = [0] * len(self.seats)
+            for move in self._store.moves(self.id):
+                if move.cause in (BY_TIMEOUT, BY_ABSENT) and move.seat >= 0:
+                    timeouts[move.seat] += 1
+            out: dict[str, dict] = {}
+            for i, seat in enumerate(self.seats):
+                f = out.setdefault(seat.name or f"seat{i}", {"timeouts": 0, "illegal": 0,
+                                                              "disconnects": 0, "crashes": 0})
+                f["timeouts"] += timeouts[i]
+                f["illegal"] += self.faults[i]["illegal"]
+                f["disconnects"] += self.faults[i]["disconnects"]
+                f["crashes"] += 1 if self.faults[i]["no_show"] or seat.absent else 0
+            return out
+
     # ----- reading --------------------------------------------------------------------
     def seat_view(self, seat: int | None) -> SeatView:
         with self._lock:
@@ -235,13 +277,18 @@ class Match:
                 again = self._resubmission(seat, version, move_id, move_text)
                 if again:
                     return again
+                self.faults[seat]["illegal"] += 1
                 raise EngineError("STALE_VERSION", f"the move was chosen at version {version};"
                                   f" the match is at version {self.version}", self.version)
-            move = self._resolve(seat, move_id, move_text)
-            # Remember the move's id too, so a resubmission by id or by text both match.
-            legal = self.game.legal_moves(seat)
-            move_id = str(legal.index(move)) if move in legal else ""
-            accepted = self._apply(seat, move, BY_SEAT, move_id=move_id)
+            try:
+                move = self._resolve(seat, move_id, move_text)
+                # Remember the move's id too, so a resubmission by id or by text both match.
+                legal = self.game.legal_moves(seat)
+                move_id = str(legal.index(move)) if move in legal else ""
+                accepted = self._apply(seat, move, BY_SEAT, move_id=move_id)
+            except EngineError:
+                self.faults[seat]["illegal"] += 1
+                raise
             self._autoplay_and_arm()
             return accepted
 

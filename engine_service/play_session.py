@@ -106,6 +106,7 @@ class PlaySession:
                 self.engine.pools.leave(self.pool, self)
             for seated in self.seated.values():
                 seated.match.unsubscribe(seated.sub)
+                seated.match.note_disconnect(seated.seat)
 
     def _hello(self, request_iterator):
         first = next(request_iterator, None)

@@ -39,17 +39,21 @@ class Pools:
             self._assign(pool)
 
     def enlist(self, pool: str, bot: PoolBot) -> None:
+        """A bot enlisted as (pool P, name N) is offered the seats waiting in pool P and in
+        pool "P/N" (seats meant for that bot only: a ladder's entrant)."""
         with self._lock:
-            self._bots.setdefault(pool, []).append(bot)
             self._playing[bot] = set()
-            self._assign(pool)
+            for name in self._names(pool, bot):
+                self._bots.setdefault(name, []).append(bot)
+                self._assign(name)
 
     def done(self, pool: str, bot: PoolBot, match_id: str) -> None:
         """The bot finished one of its matches: it has room again."""
         with self._lock:
             if bot in self._playing:
                 self._playing[bot].discard(match_id)
-                self._assign(pool)
+                for name in self._names(pool, bot):
+                    self._assign(name)
 
     def leave(self, pool: str, bot: PoolBot) -> None:
         """The bot's stream ended. Seats it held stay with their matches (their clocks
@@ -57,7 +61,19 @@ class Pools:
         with self._lock:
             if bot in self._playing:
                 del self._playing[bot]
-                self._bots[pool].remove(bot)
+                for name in self._names(pool, bot):
+                    self._bots[name].remove(bot)
+
+    def withdraw(self, match: Match, seat: int) -> None:
+        """Stop waiting for a bot for this seat (the engine plays it)."""
+        with self._lock:
+            for seats in self._seats.values():
+                if (match, seat) in seats:
+                    seats.remove((match, seat))
+
+    @staticmethod
+    def _names(pool: str, bot: PoolBot) -> list[str]:
+        return [pool, f"{pool}/{bot.name}"] if bot.name else [pool]
 
     def waiting(self, pool: str) -> int:
         with self._lock:

@@ -7,7 +7,6 @@ and trailing metadata "domino-reason" and "domino-refusal-bin" (a serialized Ref
 
 from __future__ import annotations
 
-import functools
 import logging
 from concurrent import futures
 
@@ -15,13 +14,22 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from domino_proto.domino.v1 import engine_pb2, engine_pb2_grpc, play_pb2, play_pb2_grpc
+from domino_proto.domino.v1 import (
+    engine_pb2,
+    engine_pb2_grpc,
+    ladder_pb2,
+    ladder_pb2_grpc,
+    play_pb2,
+    play_pb2_grpc,
+)
 
 from . import wire
 from .engine import Engine
 from .errors import EngineError
+from .ladder_rpc import LadderServicer
 from .match import CLOSED
 from .play_session import KEEPALIVE_S, PlaySession
+from .rpc_errors import refusals, stream_refusals
 
 log = logging.getLogger(__name__)
 
@@ -33,36 +41,6 @@ SERVER_OPTIONS = [
     ("grpc.http2.min_recv_ping_interval_without_data_ms", 1000),
     ("grpc.http2.max_pings_without_data", 0),
 ]
-
-
-def _abort(context: grpc.ServicerContext, err: EngineError):
-    context.set_trailing_metadata((
-        ("domino-reason", err.reason),
-        ("domino-refusal-bin", wire.refusal(err).SerializeToString()),
-    ))
-    context.abort(getattr(grpc.StatusCode, err.code), f"{err.reason}: {err.message}")
-
-
-def refusals(method):
-    """Turn an EngineError raised by a unary method into its gRPC status."""
-    @functools.wraps(method)
-    def call(self, request, context):
-        try:
-            return method(self, request, context)
-        except EngineError as err:
-            _abort(context, err)
-    return call
-
-
-def stream_refusals(method):
-    """Same for a method that yields messages."""
-    @functools.wraps(method)
-    def call(self, request, context):
-        try:
-            yield from method(self, request, context)
-        except EngineError as err:
-            _abort(context, err)
-    return call
 
 
 class EngineServicer(engine_pb2_grpc.EngineServicer):
@@ -161,7 +139,8 @@ def add_health_and_reflection(server: grpc.Server) -> health.HealthServicer:
     checker = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
     names = [engine_pb2.DESCRIPTOR.services_by_name["Engine"].full_name,
-             play_pb2.DESCRIPTOR.services_by_name["Play"].full_name]
+             play_pb2.DESCRIPTOR.services_by_name["Play"].full_name,
+             ladder_pb2.DESCRIPTOR.services_by_name["Ladder"].full_name]
     for name in ["", *names]:
         checker.set(name, health_pb2.HealthCheckResponse.SERVING)
     reflection.enable_server_reflection([*names, health.SERVICE_NAME,
@@ -180,6 +159,7 @@ def start_server(engine: Engine, host: str = "127.0.0.1", port: int = 0,
                          options=SERVER_OPTIONS)
     engine_pb2_grpc.add_EngineServicer_to_server(EngineServicer(engine), server)
     play_pb2_grpc.add_PlayServicer_to_server(PlayServicer(engine), server)
+    ladder_pb2_grpc.add_LadderServicer_to_server(LadderServicer(engine), server)
     add_health_and_reflection(server)
     bound = server.add_insecure_port(f"{host}:{port}")
     if bound == 0:

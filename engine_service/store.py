@@ -10,8 +10,11 @@ loses no acknowledged move.
 from __future__ import annotations
 
 import json
+import queue
 import sqlite3
 import threading
+import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -83,29 +86,89 @@ CREATE TABLE IF NOT EXISTS moves (
 """
 
 
+BUSY_TIMEOUT_S = 10.0   # how long a statement waits for another connection's write
+
+
+class _Connection:
+    """One pooled connection. Its lock is only ever contended by close()."""
+
+    __slots__ = ("db", "lock")
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+        self.lock = threading.Lock()
+
+
 class SQLiteStore:
-    """SQLite behind one connection. The lock serialises statements on that connection
-    (SQLite serialises writers anyway); it is held only for one short statement + commit,
-    never while a match is being played, so matches still proceed independently."""
+    """SQLite behind a pool of connections, so no lock of ours spans matches: a statement
+    takes an idle connection (or opens one), runs, and puts it back. SQLite serialises
+    writers itself (in WAL mode readers never wait), and a statement that finds the
+    database busy waits inside SQLite (busy timeout) with the GIL released. The pool grows
+    to the number of statements ever run at once, a handful, not one per thread.
+
+    ":memory:" becomes a uniquely named in-memory database in shared-cache mode, so every
+    connection sees the same data; the pool's first connection keeps it alive as long as
+    the store. Shared-cache connections refuse each other with SQLITE_LOCKED rather than
+    waiting, so such statements are retried for up to BUSY_TIMEOUT_S."""
 
     def __init__(self, path: str = ":memory:"):
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._lock = threading.Lock()
-        if path != ":memory:":
+        self._memory = path == ":memory:"
+        self._target = f"file:memdb-{uuid.uuid4().hex}?mode=memory&cache=shared" if self._memory else path
+        self._idle: queue.SimpleQueue[_Connection] = queue.SimpleQueue()
+        self._all: list[_Connection] = []
+        self._opening = threading.Lock()   # only while a connection is opened or at close
+        self._closed = False
+        first = self._open()
+        if not self._memory:
             # WAL + NORMAL: a commit survives a killed process (not a power cut) and costs
             # no fsync per move.
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(SCHEMA)
+            first.db.execute("PRAGMA journal_mode=WAL")
+        first.db.executescript(SCHEMA)
+        self._idle.put(first)
+
+    def _open(self) -> _Connection:
+        with self._opening:
+            if self._closed:
+                raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+            db = sqlite3.connect(self._target, uri=self._memory, timeout=BUSY_TIMEOUT_S,
+                                 check_same_thread=False, isolation_level=None)
+            if self._memory:
+                db.execute("PRAGMA read_uncommitted=true")   # shared cache: reads take no table locks
+            else:
+                db.execute("PRAGMA synchronous=NORMAL")
+            conn = _Connection(db)
+            self._all.append(conn)
+            return conn
+
+    def _execute(self, sql: str, args: tuple, fetch: bool) -> int | list[tuple]:
+        """Run one statement: its rows (fetch) or the number of rows it changed."""
+        try:
+            conn = self._idle.get_nowait()
+        except queue.Empty:
+            conn = self._open()
+        try:
+            give_up = None
+            while True:
+                try:
+                    with conn.lock:
+                        cur = conn.db.execute(sql, args)   # autocommit: committed on return
+                        return cur.fetchall() if fetch else cur.rowcount
+                except sqlite3.OperationalError as e:
+                    if getattr(e, "sqlite_errorcode", 0) & 0xFF != sqlite3.SQLITE_LOCKED:
+                        raise
+                    now = time.monotonic()
+                    give_up = give_up or now + BUSY_TIMEOUT_S
+                    if now > give_up:
+                        raise
+                    time.sleep(0.0005)
+        finally:
+            self._idle.put(conn)
 
     def _write(self, sql: str, args: tuple) -> int:
-        with self._lock:
-            cur = self._db.execute(sql, args)   # autocommit: committed on return
-            return cur.rowcount
+        return self._execute(sql, args, fetch=False)
 
     def _read(self, sql: str, args: tuple) -> list[tuple]:
-        with self._lock:
-            return self._db.execute(sql, args).fetchall()
+        return self._execute(sql, args, fetch=True)
 
     def add_match(self, row: MatchRow) -> None:
         self._write(
@@ -151,8 +214,11 @@ class SQLiteStore:
         return [MoveRow(*r) for r in rows]
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        with self._opening:
+            self._closed = True
+        for conn in self._all:   # waits for a statement running on another thread to finish
+            with conn.lock:
+                conn.db.close()
 
 
 def _match_row(r: tuple) -> MatchRow:

@@ -1,0 +1,481 @@
+"""The engine over gRPC on 127.0.0.1: one match next to a bare ping-pong, 25 matches at once,
+and memory per idle match. Every process is started and stopped here.
+
+The bots are `domino bot` processes (strategy greedy) run through a thin shim,
+``python -m benchmarks.engine_bench bot OUT ARGS...``, that wraps the runner's message
+handlers to note when each TurnRequest, MoveChoice and MoveAnswer passes and writes the
+figures to OUT as JSON; the bot itself is unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent import futures
+
+import grpc
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RUNS = 2                   # every measurement is taken this many times
+SINGLE_HANDS = 20          # one HHL match: about 430 moves
+MULTI_MATCHES, MULTI_HANDS = 25, 8   # 25 matches of about 170 moves each
+IDLE_MATCHES = 1000
+IDLE_CLOCK_MS = 3_600_000  # an idle live match must not be moved by its clock while measured
+PING_SECONDS = 3.0
+LIMIT_S = 120              # no bot process may run longer than this
+
+
+# ----- processes ----------------------------------------------------------------------------
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system, every thread) process `pid` has used."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def _start(args: list[str], ready: str, log) -> tuple[subprocess.Popen, int]:
+    """A Python child that prints `ready ... HOST:PORT ...` on its first line."""
+    proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=log,
+                            text=True, cwd=ROOT, env=_env())
+    line = proc.stdout.readline()
+    if not line.startswith(ready):
+        proc.kill()
+        raise RuntimeError(f"{args[:3]} did not start: {line!r}")
+    port = next(w for w in line.split() if w.startswith("127.0.0.1:")).rsplit(":", 1)[1]
+    return proc, int(port)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    if proc.stdout:
+        proc.stdout.close()
+
+
+class Engine:
+    """`domino engine` on a fresh SQLite file in a temporary directory."""
+
+    def __init__(self):
+        self.dir = tempfile.TemporaryDirectory(prefix="engine-bench-")
+        self.log = open(os.path.join(self.dir.name, "engine.log"), "w")
+        self.proc, self.port = _start(
+            ["-m", "engine_service.cli", "engine", "--port", "0",
+             "--db", os.path.join(self.dir.name, "engine.sqlite3")], "engine listening", self.log)
+        self.address = f"127.0.0.1:{self.port}"
+        from domino_proto.domino.v1 import engine_pb2_grpc
+        self.channel = grpc.insecure_channel(self.address)
+        self.stub = engine_pb2_grpc.EngineStub(self.channel)
+
+    def new_match(self, options: dict, seed: int, clock_ms: int = 0, claim: bool = True):
+        from domino_proto.domino.v1 import common_pb2, engine_pb2
+        created = self.stub.CreateMatch(engine_pb2.CreateMatchRequest(
+            variant=common_pb2.VARIANT_HHL, options_json=json.dumps(options), seed=seed,
+            bot_clock_ms=clock_ms), timeout=10)
+        tokens = [self.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(
+            match_id=created.match_id, seat=s), timeout=10).seat_token
+            for s in range(created.num_seats)] if claim else []
+        return created.match_id, tokens
+
+    def version(self, match_id: str) -> int:
+        from domino_proto.domino.v1 import engine_pb2
+        return self.stub.GetMatch(engine_pb2.GetMatchRequest(match_id=match_id),
+                                  timeout=10).summary.version
+
+    def cpu_s(self) -> float:
+        return cpu_s(self.proc.pid)
+
+    def rss_kb(self) -> int:
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        raise RuntimeError("no VmRSS")
+
+    def close(self) -> None:
+        self.channel.close()
+        _stop(self.proc)
+        self.log.close()
+        self.dir.cleanup()
+
+
+def run_bots(engine: Engine, seat_lists: list[list[dict]], workdir: str) -> list[dict]:
+    """One `domino bot --seats-file` process per list of seats, all started together;
+    returns each process's probe figures plus its exit status and output lines."""
+    procs = []
+    for i, seats in enumerate(seat_lists):
+        seats_path = os.path.join(workdir, f"seats-{i}.json")
+        with open(seats_path, "w") as f:
+            json.dump(seats, f)
+        probe_path = os.path.join(workdir, f"probe-{i}.json")
+        err = open(os.path.join(workdir, f"bot-{i}.err"), "w")
+        procs.append((subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.engine_bench", "bot", probe_path,
+             "--engine", engine.address, "--strategy", "greedy", "--seats-file", seats_path],
+            stdout=subprocess.PIPE, stderr=err, text=True, cwd=ROOT, env=_env()), probe_path, err))
+    found = []
+    for proc, probe_path, err in procs:
+        try:
+            stdout, _ = proc.communicate(timeout=LIMIT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            stdout, _ = proc.communicate()
+        err.close()
+        probe = {}
+        if os.path.exists(probe_path):
+            with open(probe_path) as f:
+                probe = json.load(f)
+        lines = [json.loads(x) for x in stdout.splitlines() if x.startswith("{")]
+        found.append({**probe, "rc": proc.returncode, "lines": lines})
+    return found
+
+
+# ----- the probe inside each bot process ----------------------------------------------------
+def bot_main(argv: list[str]) -> int:
+    """`domino bot ARGS` with timing hooks on the runner; figures go to argv[0]."""
+    from bots import runner as r
+    from domino_proto.domino.v1 import play_pb2
+
+    out_path, args = argv[0], argv[1:]
+    turn_at: dict = {}
+    sent_at: dict = {}
+    answer_at: dict = {}
+    probe = {"first_turn": None, "last_over": None, "timeouts": 0, "turn_bytes": [],
+             "choice_bytes": [], "received": 0}
+    Runner = r.Runner
+    orig_turn, orig_send = Runner._turn, Runner._send
+    orig_answer, orig_events, orig_over = Runner._answer, Runner._events, Runner._match_over
+
+    def _turn(self, state, turns, outbox):
+        now = time.perf_counter()
+        probe["received"] += 1
+        if probe["first_turn"] is None:
+            probe["first_turn"] = time.time()
+            probe["cpu_first_turn"] = time.process_time()
+        turn_at.setdefault((state.match_id, state.version), now)
+        if len(probe["turn_bytes"]) < 200:
+            probe["turn_bytes"].append(play_pb2.EngineMessage(
+                turn=play_pb2.TurnRequest(state=state)).ByteSize())
+        return orig_turn(self, state, turns, outbox)
+
+    def _send(self, turn, index, outbox, fallback_reason=""):
+        sent_at.setdefault((turn.seated.match_id, turn.version), time.perf_counter())
+        if len(probe["choice_bytes"]) < 200:
+            probe["choice_bytes"].append(play_pb2.BotMessage(move=play_pb2.MoveChoice(
+                match_id=turn.seated.match_id, version=turn.version,
+                move_id=turn.ids[index])).ByteSize())
+        return orig_send(self, turn, index, outbox, fallback_reason)
+
+    def _answer(self, answer, turns):
+        probe["received"] += 1
+        answer_at.setdefault((answer.match_id, answer.submitted_version), time.perf_counter())
+        return orig_answer(self, answer, turns)
+
+    def _events(self, batch):
+        probe["received"] += 1
+        seated = self._seated.get(batch.match_id)
+        for e in batch.events:
+            if e.kind == "timeout" and seated and json.loads(e.event_json)["seat"] == seated.seat:
+                probe["timeouts"] += 1
+        return orig_events(self, batch)
+
+    def _match_over(self, over):
+        probe["last_over"] = time.time()
+        return orig_over(self, over)
+
+    Runner._turn, Runner._send, Runner._answer = _turn, _send, _answer
+    Runner._events, Runner._match_over = _events, _match_over
+    from engine_service.cli import main
+    try:
+        rc = main(["bot", *args])
+    finally:
+        keys = [k for k in turn_at if k in sent_at and k in answer_at]
+        probe["turn_to_answer_ms"] = [(answer_at[k] - turn_at[k]) * 1000 for k in keys]
+        probe["choice_to_answer_ms"] = [(answer_at[k] - sent_at[k]) * 1000 for k in keys]
+        probe["turns"] = len(turn_at)
+        probe["cpu_s"] = time.process_time() - (probe.get("cpu_first_turn") or 0.0)
+        with open(out_path, "w") as f:
+            json.dump(probe, f)
+    return rc
+
+
+# ----- bare ping-pong -----------------------------------------------------------------------
+def ping_server_main(argv: list[str]) -> int:
+    """A bidi stream that answers each message with `reply_bytes` bytes; prints its port."""
+    from engine_service.server import SERVER_OPTIONS
+
+    reply = b"x" * int(argv[0])
+
+    def pong(request_iterator, context):
+        for _ in request_iterator:
+            yield reply
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=16), options=SERVER_OPTIONS)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
+        "bench.Ping", {"Pong": grpc.stream_stream_rpc_method_handler(pong)}),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    print(f"ping listening on 127.0.0.1:{port}", flush=True)
+    sys.stdin.read()        # until the bench closes our stdin
+    server.stop(0)
+    return 0
+
+
+def ping_pong(ask_bytes: int, reply_bytes: int, seconds: float) -> dict:
+    """Round trips of one stream with one message in flight, like a bot and its engine."""
+    from bots.runner import CHANNEL_OPTIONS
+
+    proc = subprocess.Popen([sys.executable, "-m", "benchmarks.engine_bench", "pingserver",
+                             str(reply_bytes)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True, cwd=ROOT, env=_env())
+    try:
+        line = proc.stdout.readline()
+        if not line.startswith("ping listening on "):
+            raise RuntimeError(f"the ping-pong server did not start: {line!r}")
+        address = line.split()[-1]
+        ask = b"y" * ask_bytes
+        with grpc.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
+            grpc.channel_ready_future(channel).result(timeout=10)
+            outbox: queue.SimpleQueue = queue.SimpleQueue()
+            stream = channel.stream_stream("/bench.Ping/Pong")(iter(outbox.get, None))
+            rtts, warm, server_cpu = [], 200, 0.0
+            outbox.put(ask)
+            sent = time.perf_counter()
+            start = None
+            for _ in stream:
+                now = time.perf_counter()
+                if warm:
+                    warm -= 1
+                    if not warm:
+                        start, server_cpu = now, cpu_s(proc.pid)
+                else:
+                    rtts.append((now - sent) * 1000)
+                    if now - start > seconds:
+                        break
+                sent = time.perf_counter()
+                outbox.put(ask)
+            server_cpu = cpu_s(proc.pid) - server_cpu
+            outbox.put(None)
+            stream.cancel()
+            elapsed = time.perf_counter() - start
+    finally:
+        proc.stdin.close()      # the server stops when its stdin closes
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+    return {"rate": len(rtts) / elapsed, "server_cpu_ms": server_cpu * 1000 / max(len(rtts), 1),
+            **_pcts(rtts)}
+
+
+def _pcts(ms: list[float]) -> dict:
+    if not ms:
+        return {"p50": float("nan"), "p99": float("nan"), "n": 0}
+    q = statistics.quantiles(ms, n=100, method="inclusive")
+    return {"p50": statistics.median(ms), "p99": q[98], "n": len(ms)}
+
+
+# ----- the three measurements ---------------------------------------------------------------
+def _outcome(engine: Engine, match_ids: list[str], bots: list[dict], engine_cpu: float) -> dict:
+    starts = [b["first_turn"] for b in bots if b.get("first_turn")]
+    ends = [b["last_over"] for b in bots if b.get("last_over")]
+    moves = sum(engine.version(m) for m in match_ids)
+    errors = sum(1 for b in bots if b["rc"] != 0)
+    errors += sum(1 for b in bots for x in b["lines"] if "error" in x)
+    refusals = sum(len(x.get("stats", {}).get("refusals", [])) for b in bots for x in b["lines"])
+    fallbacks = sum(x.get("stats", {}).get("fallbacks", 0) for b in bots for x in b["lines"])
+    finished = sum(1 for b in bots for x in b["lines"] if "result" in x)
+    failures = [x["error"] for b in bots for x in b["lines"] if "error" in x]
+    failures += [f"a bot process exited with status {b['rc']}" for b in bots if b["rc"] != 0]
+    elapsed = max(ends) - min(starts) if starts and ends else float("nan")
+    return {"moves": moves, "seconds": elapsed, "rate": moves / elapsed,
+            "timeouts": sum(b.get("timeouts", 0) for b in bots), "errors": errors,
+            "engine_cpu_ms": engine_cpu * 1000 / max(moves, 1),
+            "bots_cpu_ms": sum(b.get("cpu_s", 0.0) for b in bots) * 1000 / max(moves, 1),
+            "sent_per_move": sum(b.get("received", 0) for b in bots) / max(moves, 1),
+            "refusals": refusals, "fallbacks": fallbacks, "seats_finished": finished,
+            "first_error": failures[0] if failures else "",
+            "turn_to_answer": _pcts([v for b in bots for v in b.get("turn_to_answer_ms", [])]),
+            "choice_to_answer": _pcts([v for b in bots
+                                       for v in b.get("choice_to_answer_ms", [])]),
+            "turn_bytes": statistics.median([v for b in bots for v in b.get("turn_bytes", [])]
+                                            or [0]),
+            "choice_bytes": statistics.median([v for b in bots
+                                               for v in b.get("choice_bytes", [])] or [0])}
+
+
+def one_match(seed: int) -> dict:
+    engine = Engine()
+    try:
+        match_id, tokens = engine.new_match({"hands": SINGLE_HANDS}, seed)
+        seats = [[{"match_id": match_id, "seat": s, "token": t}] for s, t in enumerate(tokens)]
+        cpu = engine.cpu_s()
+        with tempfile.TemporaryDirectory(prefix="engine-bench-bots-") as workdir:
+            bots = run_bots(engine, seats, workdir)
+        return _outcome(engine, [match_id], bots, engine.cpu_s() - cpu)
+    finally:
+        engine.close()
+
+
+def many_matches(seed: int) -> dict:
+    """MULTI_MATCHES matches; bot process k plays seat k of every match."""
+    engine = Engine()
+    try:
+        made = [engine.new_match({"hands": MULTI_HANDS}, seed + i) for i in range(MULTI_MATCHES)]
+        seats = [[{"match_id": m, "seat": s, "token": tokens[s]} for m, tokens in made]
+                 for s in range(4)]
+        cpu = engine.cpu_s()
+        with tempfile.TemporaryDirectory(prefix="engine-bench-bots-") as workdir:
+            bots = run_bots(engine, seats, workdir)
+        return _outcome(engine, [m for m, _ in made], bots, engine.cpu_s() - cpu)
+    finally:
+        engine.close()
+
+
+def idle_memory(claim: bool) -> dict:
+    engine = Engine()
+    try:
+        for i in range(20):       # warm up: every module and code path of a match is loaded
+            engine.new_match({}, i, IDLE_CLOCK_MS, claim)
+        time.sleep(0.5)
+        before = engine.rss_kb()
+        for i in range(IDLE_MATCHES):
+            engine.new_match({}, 1000 + i, IDLE_CLOCK_MS, claim)
+        time.sleep(0.5)
+        after = engine.rss_kb()
+        return {"before": before, "after": after, "per_match": (after - before) / IDLE_MATCHES}
+    finally:
+        engine.close()
+
+
+def _load() -> str:
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def run() -> list[str]:
+    lines = [f"{os.cpu_count()} CPUs; load average before: {_load()}; engine store: SQLite file "
+             "(WAL); every figure measured twice (run 1 / run 2)"]
+    singles, pings, multis, idles = [], [], [], {True: [], False: []}
+    for r in range(RUNS):
+        singles.append(one_match(seed=7 + r))
+        size = singles[-1]
+        pings.append(ping_pong(int(size["choice_bytes"]), int(size["turn_bytes"]), PING_SECONDS))
+    for r in range(RUNS):
+        multis.append(many_matches(seed=100 + 100 * r))
+    for _ in range(RUNS):
+        for claim in (True, False):
+            idles[claim].append(idle_memory(claim))
+
+    def get(x, key):
+        for k in key.split("."):
+            x = x[k]
+        return x
+
+    def both(items, fmt: str, *keys) -> str:
+        """`fmt` filled with each run's figures at `keys` (a key "a.b" looks into a dict)."""
+        return " / ".join(fmt.format(*(get(x, k) for k in keys)) for x in items)
+
+    def ratio(num, den, knum, kden) -> str:
+        runs = [{"r": get(a, knum) / get(b, kden)} for a, b in zip(num, den, strict=True)]
+        return both(runs, "{:.2f}x", "r")
+
+    def cost(runs) -> list[str]:
+        """Where a move's CPU goes, and the ceiling that puts on moves per second."""
+        for x in runs:
+            x["cores_cap"] = os.cpu_count() * 1000 / (x["engine_cpu_ms"] + x["bots_cpu_ms"])
+            x["gil_cap"] = 1000 / x["engine_cpu_ms"]
+        return [
+            "   CPU per move, engine:    " + both(runs, "{:.2f} ms", "engine_cpu_ms")
+            + "   (user+sys of every thread / accepted moves)",
+            "   CPU per move, the bots:  " + both(runs, "{:.2f} ms", "bots_cpu_ms"),
+            "   engine messages per move:" + both(runs, " {:.1f} sent", "sent_per_move")
+            + " + 1 received (MoveChoice)",
+            "   ceiling from CPU:        " + both(runs, "{:.0f}", "cores_cap")
+            + f" moves/s on {os.cpu_count()} cores; " + both(runs, "{:.0f}", "gil_cap")
+            + " moves/s for one engine process (one GIL)",
+        ]
+
+    s0 = singles[0]
+    lines += [
+        "",
+        f"1. one HHL match (hands={SINGLE_HANDS}), 4 `domino bot` processes (greedy), 1 engine",
+        "   match moves/s = accepted moves / (first TurnRequest .. last MatchOver) at the bots;",
+        "   a move's critical path is one round trip: TurnRequest to a bot, MoveChoice back",
+        "   turn->answer = bot receives TurnRequest .. bot receives its MoveAnswer (includes",
+        "   the bot's own decoding and choosing); choice->answer = MoveChoice queued for",
+        "   sending .. MoveAnswer received: the engine's round trip as the bot sees it",
+        "   bare ping-pong = one gRPC bidi stream between two processes, one message in flight,",
+        f"   asks of {s0['choice_bytes']:.0f} B (a MoveChoice) answered with {s0['turn_bytes']:.0f} B"
+        " (a TurnRequest), with the same sync gRPC API and channel/server options",
+        "   match moves:             " + both(singles, "{} in {:.2f} s", "moves", "seconds"),
+        "   match moves/s:           " + both(singles, "{:.0f}", "rate"),
+        "   bare round trips/s:      " + both(pings, "{:.0f}", "rate"),
+        "   match / bare rate:       " + ratio(singles, pings, "rate", "rate") + "   (target >= 0.6x)",
+        "   turn->answer p50/p99:    " + both(singles, "{:.2f}/{:.2f} ms", "turn_to_answer.p50",
+                                                "turn_to_answer.p99"),
+        "   choice->answer p50/p99:  " + both(singles, "{:.2f}/{:.2f} ms", "choice_to_answer.p50",
+                                                "choice_to_answer.p99"),
+        "   bare p50/p99:            " + both(pings, "{:.2f}/{:.2f} ms", "p50", "p99"),
+        "   p99 choice->answer/bare: " + ratio(singles, pings, "choice_to_answer.p99", "p99")
+        + "   (target <= 3x)",
+        "   p99 turn->answer/bare:   " + ratio(singles, pings, "turn_to_answer.p99", "p99"),
+        "   timeouts/errors/refusals/fallbacks: " + both(singles, "{}/{}/{}/{}", "timeouts",
+                                                         "errors", "refusals", "fallbacks"),
+        "   bare server CPU:         " + both(pings, "{:.3f} ms", "server_cpu_ms")
+        + " per round trip (1 message in, 1 out)",
+        *cost(singles),
+        "",
+        f"2. {MULTI_MATCHES} HHL matches at once (hands={MULTI_HANDS}, {4 * MULTI_MATCHES} seats),"
+        f" 4 `domino bot --seats-file` processes of {MULTI_MATCHES} seats each, 1 engine",
+        "   total moves:             " + both(multis, "{} in {:.2f} s", "moves", "seconds"),
+        "   total moves/s:           " + both(multis, "{:.0f}", "rate") + "   (target >= 2,500)",
+        "   timeouts / errors:       " + both(multis, "{}/{}", "timeouts", "errors")
+        + "   (target 0/0)",
+        "   refusals / fallbacks:    " + both(multis, "{}/{}", "refusals", "fallbacks"),
+        "   seats finished:          " + both(multis, "{}", "seats_finished")
+        + f" of {4 * MULTI_MATCHES}",
+        "   turn->answer p50/p99:    " + both(multis, "{:.1f}/{:.1f} ms", "turn_to_answer.p50",
+                                                "turn_to_answer.p99"),
+        *cost(multis),
+        "",
+        f"3. engine RSS (/proc/PID/status VmRSS) before/after {IDLE_MATCHES} idle HHL matches"
+        " (after 20 warm-up matches)",
+    ]
+    for claim, label in ((True, "all 4 seats claimed (live, clock 1 h)"),
+                         (False, "no seat claimed (waiting)")):
+        xs = idles[claim]
+        lines.append(f"   {label + ':':40s} " + both(xs, "{}->{} KB", "before", "after")
+                     + ", " + both(xs, "{:.1f}", "per_match") + " KB per match"
+                     + ("   (target <= 50 KB)" if claim else ""))
+    for label, x in [("1.", x) for x in singles] + [("2.", x) for x in multis]:
+        if x["first_error"]:
+            lines.append(f"{label} first error: {x['first_error'][:300]}")
+    lines.append(f"load average after: {_load()}")
+    return lines
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["bot"]:
+        sys.exit(bot_main(sys.argv[2:]))
+    if sys.argv[1:2] == ["pingserver"]:
+        sys.exit(ping_server_main(sys.argv[2:]))
+    print("\n".join(run()))

@@ -1,0 +1,194 @@
+"""`domino ladder run` and `domino ladder standings`: bot ladders from the command line.
+
+`run` uses a running engine (--engine) or starts its own, creates the ladder, launches each
+built-in entrant as its own `domino bot` process enlisted in the ladder's pool for it,
+shows live progress, and prints the final standings. External bots (any language) join
+with --external NAME: they enlist themselves in pool "<key>/<NAME>" (the key is printed).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import grpc
+
+from domino_proto.domino.v1 import common_pb2, ladder_pb2, ladder_pb2_grpc
+
+VARIANT_ENUM = {"hhl": common_pb2.VARIANT_HHL, "domeng": common_pb2.VARIANT_DOMENG}
+FORMAT_ENUM = {"rotation": ladder_pb2.LADDER_FORMAT_ROTATION, "duplicate": ladder_pb2.LADDER_FORMAT_DUPLICATE}
+SEATS = {"hhl": 4, "domeng": 5}
+UNREACHABLE_S = 120  # how long the engine may be away (e.g. restarting) before we give up
+
+
+def add_subcommands(subparsers) -> None:
+    p = subparsers.add_parser("ladder", help="bot ladders: run one, or show standings")
+    sub = p.add_subparsers(dest="ladder_command", required=True)
+    r = sub.add_parser("run", help="run a ladder of bots and print its standings")
+    r.add_argument("--variant", choices=sorted(SEATS), required=True)
+    r.add_argument("--bots", required=True, help="built-in strategies as entrants, comma-separated")
+    r.add_argument("--external", action="append", default=[], metavar="NAME",
+                   help="an entrant that enlists by itself (any language); repeatable")
+    r.add_argument("--format", choices=sorted(FORMAT_ENUM), default="rotation")
+    r.add_argument("--matches", dest="ladder_matches", type=int, default=0, help="counted matches to play")
+    r.add_argument("--until-separated", action="store_true",
+                   help="play until every neighbour pair is separated at 95%% confidence")
+    r.add_argument("--max-matches", type=int, default=2000, help="cap for --until-separated")
+    r.add_argument("--option", action="append", metavar="KEY=VALUE", help="match option, e.g. hands=4")
+    r.add_argument("--seed", type=int)
+    r.add_argument("--concurrency", type=int, default=4, help="matches at once")
+    r.add_argument("--clock-ms", type=int, default=0, help="turn clock per seat (default 10000)")
+    r.add_argument("--seat-wait", type=int, default=30,
+                   help="seconds a seat waits for its bot before it is played as a no-show")
+    r.add_argument("--engine", help="HOST:PORT of a running engine (default: start one)")
+    r.add_argument("--db", help="the started engine's store (default: a temporary file)")
+    r.add_argument("--json", action="store_true", help="print the final standings as JSON")
+    r.set_defaults(func=run_ladder)
+    s = sub.add_parser("standings", help="show a ladder's standings")
+    s.add_argument("ladder_id")
+    s.add_argument("--engine", default="127.0.0.1:50051", help="HOST:PORT of the engine")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=show_standings)
+
+
+# ----- talking to the engine ----------------------------------------------------------------
+def _call(fn, request, patience: float = UNREACHABLE_S):
+    """One call, retried while the engine is unreachable (it may be restarting)."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            return fn(request, timeout=10)
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
+                raise SystemExit(f"domino ladder: {e.code().name}: {e.details()}") from None
+            time.sleep(0.5)
+
+
+def standings_dict(s: ladder_pb2.Standings) -> dict:
+    return {"ladder_id": s.ladder_id, "matches": s.matches, "voided": s.voided,
+            "separated": s.separated,
+            "standings": [{"place": r.place, "entrant": r.entrant, "mu": round(r.mu, 3),
+                           "sigma": round(r.sigma, 3), "score": round(r.score, 3), "matches": r.matches,
+                           "mean": round(r.mean, 3),
+                           "ci95": round(r.ci95, 3) if math.isfinite(r.ci95) else None,
+                           "separated_from_next": r.separated_from_next,
+                           "faults": {"timeouts": r.faults.timeouts, "illegal": r.faults.illegal,
+                                      "disconnects": r.faults.disconnects, "crashes": r.faults.crashes}}
+                          for r in s.rows]}
+
+
+def format_standings(d: dict, variant: str) -> str:
+    unit = "points/hand" if variant == "hhl" else "-stones/round"
+    lines = [f"{'#':>2} {'entrant':14s} {'mu-3σ':>7s} {'mu':>7s} {'σ':>6s} {'matches':>7s} "
+             f"{unit:>14s} {'±95%':>8s}  sep  faults (timeouts/illegal/disconnects/crashes)"]
+    for r in d["standings"]:
+        ci = f"{r['ci95']:8.2f}" if r["ci95"] is not None else f"{'-':>8s}"
+        sep = " yes" if r["separated_from_next"] else ("   " if r is d["standings"][-1] else "  no")
+        f = r["faults"]
+        lines.append(f"{r['place']:>2} {r['entrant']:14s} {r['score']:7.2f} {r['mu']:7.2f} {r['sigma']:6.2f} "
+                     f"{r['matches']:7d} {r['mean']:14.2f} {ci}  {sep}  "
+                     f"{f['timeouts']}/{f['illegal']}/{f['disconnects']}/{f['crashes']}")
+    verdict = "every neighbour pair separated" if d["separated"] else "not all neighbours separated"
+    lines.append(f"{d['matches']} matches counted, {d['voided']} voided; {verdict} (95%)")
+    return "\n".join(lines)
+
+
+def show_standings(args) -> int:
+    with grpc.insecure_channel(args.engine) as channel:
+        stub = ladder_pb2_grpc.LadderStub(channel)
+        info = _call(stub.GetLadder, ladder_pb2.GetLadderRequest(ladder_id=args.ladder_id), 5)
+        s = _call(stub.GetStandings, ladder_pb2.GetLadderRequest(ladder_id=args.ladder_id), 5)
+    d = standings_dict(s)
+    variant = "hhl" if info.variant == common_pb2.VARIANT_HHL else "domeng"
+    print(json.dumps(d, indent=2) if args.json else format_standings(d, variant))
+    return 0
+
+
+# ----- run ------------------------------------------------------------------------------------
+def _progress(info: ladder_pb2.LadderInfo, started: float, tty: bool) -> str:
+    target = info.target_matches or info.max_matches
+    done = info.matches_counted
+    width = 30
+    filled = min(width, int(width * done / target)) if target else 0
+    rate = done / max(time.monotonic() - started, 1e-9) * 60
+    leader = info.leader or "-"
+    what = f"{done}/{target}" + (" (until separated)" if info.until_separated else "")
+    bar = f"[{'#' * filled}{'.' * (width - filled)}] " if tty else ""
+    return f"{bar}{what} matches, {rate:.1f}/min, {info.matches_playing} playing, leader {leader}"
+
+
+def bot_command(engine: str, key: str, entrant: str, streams: int, capacity: int, seed: int) -> list[str]:
+    """`domino bot` arguments for one built-in entrant: enough streams to hold every seat it
+    may have in one match, each playing ``capacity`` matches at once."""
+    return ["bot", "--engine", engine, "--strategy", entrant,
+            "--pool", f"{key}/{entrant}", "--name", entrant, "--bots", str(streams),
+            "--capacity", str(capacity), "--matches", "0", "--give-up", "0", "--seed", str(seed)]
+
+
+def run_ladder(args) -> int:
+    from bots.strategies import STRATEGIES
+
+    from .cli import _parse_options
+    from .processes import DOMINO, start_engine, stop_processes
+
+    builtin = [b.strip() for b in args.bots.split(",") if b.strip()]
+    unknown = [b for b in builtin if b not in STRATEGIES or b == "oracle"]
+    if unknown:
+        raise SystemExit(f"domino ladder: unknown strategy {unknown}; built-in: "
+                         f"{', '.join(s for s in STRATEGIES if s != 'oracle')}")
+    entrants = builtin + args.external
+    if not args.until_separated and args.ladder_matches < 1:
+        raise SystemExit("domino ladder: give --matches N or --until-separated")
+    procs = []
+    engine_proc = None
+    workdir = tempfile.mkdtemp(prefix="domino-ladder-")
+    log = open(os.path.join(workdir, "ladder.log"), "a")  # engine and bot logs
+    try:
+        address = args.engine
+        if address is None:
+            db = args.db or os.path.join(workdir, "engine.sqlite3")
+            engine_proc, port = start_engine("127.0.0.1", 0, db, log=log)
+            address = f"127.0.0.1:{port}"
+        with grpc.insecure_channel(address) as channel:
+            stub = ladder_pb2_grpc.LadderStub(channel)
+            request = ladder_pb2.CreateLadderRequest(
+                variant=VARIANT_ENUM[args.variant], options_json=json.dumps(_parse_options(args.option)),
+                entrants=entrants, format=FORMAT_ENUM[args.format], matches=args.ladder_matches,
+                until_separated=args.until_separated, max_matches=args.max_matches,
+                concurrency=args.concurrency, clock_ms=args.clock_ms, seat_wait_s=args.seat_wait)
+            if args.seed is not None:
+                request.seed = args.seed
+            info = _call(stub.CreateLadder, request, 30)
+            print(f"ladder {info.ladder_id} on {address}: {args.variant}, {args.format}, "
+                  f"{', '.join(entrants)}; external bots enlist in pool {info.key}/<NAME>; "
+                  f"logs in {log.name}", file=sys.stderr, flush=True)
+            streams = math.ceil(SEATS[args.variant] / len(entrants))
+            for k, entrant in enumerate(builtin):
+                cmd = bot_command(address, info.key, entrant, streams, args.concurrency, info.seed * 31 + k)
+                procs.append(subprocess.Popen([*DOMINO, *cmd], stdout=subprocess.DEVNULL, stderr=log))
+            tty = sys.stderr.isatty()
+            started, last_line = time.monotonic(), 0.0
+            get = ladder_pb2.GetLadderRequest(ladder_id=info.ladder_id)
+            while info.status != ladder_pb2.LADDER_STATUS_DONE:
+                time.sleep(0.5)
+                info = _call(stub.GetLadder, get)
+                if tty:
+                    print("\r" + _progress(info, started, tty), end="", file=sys.stderr, flush=True)
+                elif time.monotonic() - last_line > 5:
+                    print(_progress(info, started, tty), file=sys.stderr, flush=True)
+                    last_line = time.monotonic()
+            if tty:
+                print(file=sys.stderr)
+            d = standings_dict(_call(stub.GetStandings, get))
+        print(json.dumps(d, indent=2) if args.json else format_standings(d, args.variant))
+        return 0
+    finally:
+        stop_processes(procs)
+        if engine_proc is not None:
+            stop_processes([engine_proc])
+        log.close()

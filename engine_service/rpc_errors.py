@@ -1,0 +1,42 @@
+"""How a refusal leaves any servicer: the status code of its reason, the message
+"REASON: text", and trailing metadata "domino-reason" and "domino-refusal-bin" (a
+serialized Refusal with the version and, for rules refusals, the legal moves)."""
+
+from __future__ import annotations
+
+import functools
+
+import grpc
+
+from . import wire
+from .errors import EngineError
+
+
+def abort(context: grpc.ServicerContext, err: EngineError):
+    context.set_trailing_metadata((
+        ("domino-reason", err.reason),
+        ("domino-refusal-bin", wire.refusal(err).SerializeToString()),
+    ))
+    context.abort(getattr(grpc.StatusCode, err.code), f"{err.reason}: {err.message}")
+
+
+def refusals(method):
+    """Turn an EngineError raised by a unary method into its gRPC status."""
+    @functools.wraps(method)
+    def call(self, request, context):
+        try:
+            return method(self, request, context)
+        except EngineError as err:
+            abort(context, err)
+    return call
+
+
+def stream_refusals(method):
+    """Same for a method that yields messages."""
+    @functools.wraps(method)
+    def call(self, request, context):
+        try:
+            yield from method(self, request, context)
+        except EngineError as err:
+            abort(context, err)
+    return call
