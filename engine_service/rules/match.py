@@ -197,7 +197,9 @@ class Match:
             **state.public_view(),
             **self._score_view(),
             "history": [e.to_dict(seat) for e in self.events[self._hand_first_event:]],
-            "results": [d.result for d in self.deals if d.result is not None],
+            # Only the latest finished hand: the totals carry the rest, and a view must not
+            # grow with the length of the match.
+            "last_result": next((d.result for d in reversed(self.deals[-2:]) if d.result), None),
         }
         if seat is not None:
             v["hand"] = [TEXT[t] for t in tiles_of(state.hands[seat])]

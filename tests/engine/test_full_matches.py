@@ -52,7 +52,7 @@ def check_stream(texts, hidden):
         value = json.loads(text)
         if kind == "view":
             deal = value["hand_number"]
-            value = {k: v for k, v in value.items() if k not in ("results", "result")}
+            value = {k: v for k, v in value.items() if k not in ("last_result", "result")}
             value["history"] = [e for e in value["history"] if e["kind"] not in REVEALING]
         else:
             if value["kind"] == "hand_start":
