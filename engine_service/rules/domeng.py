@@ -10,15 +10,13 @@ from .errors import (
     END_MISMATCH,
     MODE_NOT_ALLOWED,
     MUST_OPEN_WITH,
-    NOT_YOUR_TURN,
     OPENING_HAS_NO_POSITION,
     POSITION_REQUIRED,
-    TILE_NOT_IN_HAND,
-    IllegalMove,
     MalformedInput,
 )
 from .match import Match, ranking_of
 from .moves import ENDS, OPEN, PLACE, Move
+from .position import Position
 from .tiles import DOUBLE_OF, FITS, HI, IS_DOUBLE, LO, OTHER, TEXT, Tile, mask_of, pips_of
 
 SEATS = 5
@@ -61,7 +59,7 @@ class Stones:
         return tuple(moved)
 
 
-class DomengRound:
+class DomengRound(Position):
     """One round in play. ``ends`` is [left, right] or None before the lead."""
 
     __slots__ = ("hands", "sleeping", "ends", "line", "turn", "lead_tile", "laid",
@@ -103,17 +101,11 @@ class DomengRound:
                 m ^= low
         return out
 
-    def _refuse(self, reason, message):
-        raise IllegalMove(reason, message, self.legal_moves())
-
     def play(self, seat: int, move: Move) -> None:
         t, at, mode = move
         if at is not None and at not in _END_INDEX:
             raise MalformedInput(f"unknown end {at!r}; the Domeng line has ends left and right")
-        if seat != self.turn:
-            self._refuse(NOT_YOUR_TURN, f"it is seat {self.turn}'s turn, not seat {seat}'s")
-        if not self.hands[seat] >> t & 1:
-            self._refuse(TILE_NOT_IN_HAND, f"{TEXT[t]} is not in seat {seat}'s hand")
+        self._check_turn_and_tile(seat, t)
         if mode is not None:
             self._refuse(MODE_NOT_ALLOWED, "Domeng doubles have no mode: they lie crosswise (DOM-4)")
         mappakuling = False

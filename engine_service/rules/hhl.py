@@ -14,15 +14,13 @@ from .errors import (
     MODE_REQUIRED,
     MUST_OPEN_WITH,
     MUST_PLAY_DRAWN_TILE,
-    NOT_YOUR_TURN,
     OPENING_HAS_NO_POSITION,
     POSITION_REQUIRED,
-    TILE_NOT_IN_HAND,
-    IllegalMove,
     MalformedInput,
 )
 from .match import Match, ranking_of
 from .moves import ARMS, BARRICADE, DOUBLE_PLACE, OPEN, PLACE, Move
+from .position import Position
 from .tiles import DOUBLE_OF, FITS, IS_DOUBLE, OTHER, TEXT, Tile, mask_of, pips_of
 
 SEATS = 4
@@ -31,7 +29,7 @@ CLOSED = -1  # an arm end closed by a barricade (HHL-5)
 _ARM_INDEX = {a: i for i, a in enumerate(ARMS)}
 
 
-class HHLHand:
+class HHLHand(Position):
     """One hand in play. ``ends[i]`` is arm i's open number, or CLOSED; None before the
     opening. ``drawn`` is the tile a seat drew and must now play (HHL-6)."""
 
@@ -81,17 +79,11 @@ class HHLHand:
                     out.append(PLACE[t][i])
         return out
 
-    def _refuse(self, reason, message):
-        raise IllegalMove(reason, message, self.legal_moves())
-
     def play(self, seat: int, move: Move) -> None:
         t, at, mode = move
         if at is not None and at not in _ARM_INDEX:
             raise MalformedInput(f"unknown arm {at!r}; HHL arms are {', '.join(ARMS)}")
-        if seat != self.turn:
-            self._refuse(NOT_YOUR_TURN, f"it is seat {self.turn}'s turn, not seat {seat}'s")
-        if not self.hands[seat] >> t & 1:
-            self._refuse(TILE_NOT_IN_HAND, f"{TEXT[t]} is not in seat {seat}'s hand")
+        self._check_turn_and_tile(seat, t)
         ends = self.ends
         if ends is None:
             if t != self.opening:
