@@ -21,6 +21,7 @@ from ladders.formats import FORMATS, ROTATION, schedule, set_size
 from ladders.rows import result_row
 from ladders.standings import compute
 
+from . import rules
 from .errors import EngineError
 from .ladder_store import LadderStore
 from .match import LIVE, WAITING, Update
@@ -55,10 +56,16 @@ def check_spec(spec: dict) -> dict:
             bad(f"entrant name {name!r}: use 1-40 letters, digits, '-', '_' or '.'")
     if spec.get("format", ROTATION) not in FORMATS:
         bad(f"format must be one of {', '.join(FORMATS)}")
-    spec = {"format": ROTATION, "matches": 0, "until_separated": False, "max_matches": 2000,
-            "concurrency": 4, "clock_ms": DEFAULT_CLOCK_MS[BOT], "seat_wait_s": 30,
-            **{k: v for k, v in spec.items() if v not in (None, 0, "")}}
+    # 0 or empty means "the default" for these fields (as in the proto); the seed keeps 0.
+    defaults = {"format": ROTATION, "matches": 0, "until_separated": False, "max_matches": 2000,
+                "concurrency": 4, "clock_ms": DEFAULT_CLOCK_MS[BOT], "seat_wait_s": 30}
+    given = {k: v for k, v in spec.items() if v is not None and (k == "seed" or v not in (0, ""))}
+    spec = {**defaults, **given}
     spec["options"] = spec.get("options") or DEFAULT_OPTIONS[spec["variant"]]
+    try:  # refuse bad options now, not when the first match is created in the background
+        rules.new_match(spec["variant"], spec["options"], seed=0)
+    except rules.MalformedInput as e:
+        bad(f"options: {e.message}")
     if not spec["until_separated"] and spec["matches"] < 1:
         bad("give a number of matches, or until_separated")
     for key in ("matches", "max_matches", "concurrency", "clock_ms", "seat_wait_s"):

@@ -69,8 +69,8 @@ def create_app(config: dict | None = None) -> Flask:
     api.spec.components.security_scheme(
         "seatToken", {"type": "http", "scheme": "bearer",
                       "description": "the token from POST .../seats/{seat}/claim"})
-    from .api import events, matches, moves, records, seats, variants, views
-    for module in (variants, matches, seats, views, moves, events, records):
+    from .api import events, ladders, matches, moves, records, seats, variants, views
+    for module in (variants, matches, seats, views, moves, events, records, ladders):
         api.register_blueprint(module.blp)
     from .web import web
     app.register_blueprint(web)

@@ -1,8 +1,9 @@
 """The gateway's only way to the engine: one gRPC channel per process, a deadline on every call.
 
-Every method makes one Engine call and returns the protobuf answer. A failed call raises
-ApiError (gateway/errors.py) with the HTTP status of the error table in docs/protocol.md
-and the engine's Refusal (reason, message, version, legal moves) when it sent one.
+Every method makes one Engine (or Ladder) call and returns the protobuf answer. A failed
+call raises ApiError (gateway/errors.py) with the HTTP status of the error table in
+docs/protocol.md and the engine's Refusal (reason, message, version, legal moves) when it
+sent one.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import threading
 
 import grpc
 
-from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc, ladder_pb2, ladder_pb2_grpc
 
 from .errors import ApiError
 
@@ -38,10 +39,13 @@ CHANNEL_OPTIONS = [
 ]
 
 
-def api_error(err: grpc.RpcError) -> ApiError:
-    """The ApiError for a failed engine call (refusal details from the trailing metadata)."""
+def api_error(err: grpc.RpcError, not_found: str = "UNKNOWN_MATCH") -> ApiError:
+    """The ApiError for a failed engine call (refusal details from the trailing metadata);
+    `not_found` is the reason of a NOT_FOUND that came without a Refusal."""
     code = err.code() if hasattr(err, "code") else grpc.StatusCode.UNKNOWN
     status, reason = HTTP_OF.get(code, (502, "ENGINE_ERROR"))
+    if code == grpc.StatusCode.NOT_FOUND:
+        reason = not_found
     refusal = None
     try:
         for key, value in err.trailing_metadata() or ():
@@ -72,28 +76,47 @@ class EngineClient:
         self._pid = None
         self._channel = None
         self._stub = None
+        self._ladder_stub = None
 
-    @property
-    def stub(self) -> engine_pb2_grpc.EngineStub:
+    def _open(self) -> None:
         if self._pid != os.getpid():   # a forked worker must not share its parent's channel
             with self._lock:
                 if self._pid != os.getpid():
                     self._channel = grpc.insecure_channel(self.address, options=CHANNEL_OPTIONS)
                     self._stub = engine_pb2_grpc.EngineStub(self._channel)
+                    self._ladder_stub = ladder_pb2_grpc.LadderStub(self._channel)
                     self._pid = os.getpid()
+
+    @property
+    def stub(self) -> engine_pb2_grpc.EngineStub:
+        self._open()
         return self._stub
+
+    @property
+    def ladder_stub(self) -> ladder_pb2_grpc.LadderStub:
+        """The Ladder service, on the same channel."""
+        self._open()
+        return self._ladder_stub
 
     def close(self) -> None:
         with self._lock:
             if self._channel is not None and self._pid == os.getpid():
                 self._channel.close()
-            self._channel = self._stub = self._pid = None
+            self._channel = self._stub = self._ladder_stub = self._pid = None
 
     def _call(self, method: str, request):
         try:
             return getattr(self.stub, method)(request, timeout=self.timeout)
         except grpc.RpcError as err:
             raise api_error(err) from None
+
+    def _call_ladder(self, method: str, request):
+        try:
+            return getattr(self.ladder_stub, method)(request, timeout=self.timeout)
+        except grpc.RpcError as err:
+            refused = api_error(err, not_found="UNKNOWN_LADDER")
+            refused.version = None   # a ladder has no match version
+            raise refused from None
 
     # ----- one method per Engine rpc --------------------------------------------------
     def create_match(self, request: engine_pb2.CreateMatchRequest):
@@ -129,3 +152,20 @@ class EngineClient:
         reconnects when it ends and gets a fresh snapshot."""
         return self.stub.Watch(engine_pb2.WatchRequest(match_id=match_id, seat_token=token),
                                timeout=self.watch_timeout)
+
+    # ----- one method per Ladder rpc --------------------------------------------------
+    def create_ladder(self, request: ladder_pb2.CreateLadderRequest):
+        return self._call_ladder("CreateLadder", request)
+
+    def list_ladders(self):
+        return self._call_ladder("ListLadders", ladder_pb2.ListLaddersRequest())
+
+    def get_ladder(self, ladder_id: str):
+        return self._call_ladder("GetLadder", ladder_pb2.GetLadderRequest(ladder_id=ladder_id))
+
+    def get_standings(self, ladder_id: str):
+        return self._call_ladder("GetStandings", ladder_pb2.GetLadderRequest(ladder_id=ladder_id))
+
+    def list_ladder_matches(self, ladder_id: str):
+        return self._call_ladder("ListLadderMatches",
+                                 ladder_pb2.GetLadderRequest(ladder_id=ladder_id))

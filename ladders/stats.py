@@ -26,8 +26,9 @@ def mean_ci(xs) -> tuple[float, float]:
 
 
 def separated(diffs) -> bool:
-    """True when the paired differences a - b are away from 0 at 95% confidence."""
+    """True when the paired differences a - b show a better than b at 95% confidence
+    (a difference the other way round means the order is wrong, not separated)."""
     if len(diffs) < MIN_SAMPLES:
         return False
     m, h = mean_ci(diffs)
-    return abs(m) > h
+    return m > h

@@ -1,8 +1,10 @@
 // The web client: a thin client of /api/v1. Routes: #/ (lobby), #/match/ID (play or watch),
-// #/replay/ID (step through a finished match). Seat tokens stay in this browser's storage.
+// #/replay/ID (step through a finished match), #/ladders and #/ladder/ID (ladders.js). Seat
+// tokens stay in this browser's storage.
 
 import { board, el, replaySteps, tileNode, halves } from "./board.js";
 import { describe, describeMatch, describeResult, seatName } from "./narrate.js";
+import { ladderListPage, ladderPage } from "./ladders.js";
 
 const API = "/api/v1";
 const main = document.getElementById("main");
@@ -59,6 +61,8 @@ async function route() {
   try {
     if (page === "match" && id) await tablePage(id);
     else if (page === "replay" && id) await replayPage(id);
+    else if (page === "ladders") cleanup = await ladderListPage({ main, api, template });
+    else if (page === "ladder" && id) cleanup = await ladderPage({ main, api, template, id });
     else await lobbyPage();
   } catch (e) {
     main.append(el("p", { class: "notice", role: "alert", text: errorText(e) }),

@@ -78,6 +78,7 @@ def test_mean_ci_and_separation():
     assert m == 2.5 and h == pytest.approx(3.182 * math.sqrt((5 / 3) / 4), rel=1e-3)
     assert mean_ci([5.0])[1] == math.inf
     assert separated([3.0, 4.0, 5.0, 4.0, 3.5, 4.5])
+    assert not separated([-3.0, -4.0, -5.0, -4.0, -3.5, -4.5])  # clear, but the other way round
     assert not separated([3.0, -4.0, 5.0, -4.0, 3.5, -4.5])
     assert not separated([1.0, 1.0, 1.0])  # too few samples, however clear
 

@@ -1,0 +1,198 @@
+"""The wire of /api/v1/ladders: marshmallow schemas mirroring the engine's Ladder service
+(proto/domino/v1/ladder.proto; what a ladder is: docs/ladders.md)."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from .schemas import MAX_CLOCK_MS, MAX_SEED, VARIANT_IDS, _d
+from .variants import VARIANTS
+
+OPTION_NAMES = {v["id"]: [o["name"] for o in v["options"]] for v in VARIANTS}
+
+FORMATS = ("rotation", "duplicate")
+LADDER_STATUSES = ("running", "done")
+LADDER_MATCH_STATUSES = ("playing", "counted", "void")
+# As the engine checks them (engine_service/ladder_director.py).
+ENTRANT_NAME = r"^[A-Za-z0-9_.-]{1,40}$"
+MAX_ENTRANTS = 16
+MAX_MATCHES = 100_000
+
+
+# ----- requests -------------------------------------------------------------------------
+class CreateLadderSchema(Schema):
+    variant = fields.String(required=True, validate=validate.OneOf(VARIANT_IDS),
+                            **_d("the game of every match: hhl or domeng"))
+    options = fields.Dict(keys=fields.String(validate=validate.Length(1, 40)),
+                          values=fields.Integer(strict=True, validate=validate.Range(1, 100_000)),
+                          validate=validate.Length(max=8),
+                          **_d('match options (GET /variants); absent: {"hands": 4} for hhl, '
+                               '{"cycles": 1} for domeng, so every match ends without a wall '
+                               'clock'))
+    entrants = fields.List(
+        fields.String(validate=validate.Regexp(ENTRANT_NAME, error="use 1-40 letters, digits, "
+                                                                   "'-', '_' or '.'")),
+        required=True, validate=validate.Length(2, MAX_ENTRANTS),
+        **_d("bot names, at least two, each once. The seats of entrant E wait in the bot pool "
+             "'<key>/E' (key: in the answer); a built-in strategy enlists with `domino bot "
+             "--strategy E --pool <key>/E`, a bot in any language with Hello.pool"))
+    format = fields.String(load_default="rotation", validate=validate.OneOf(FORMATS),
+                           **_d("rotation: a line-up per match so every entrant meets every "
+                                "other, seat positions balanced. duplicate: the same deal once "
+                                "for each rotation of the seats (a set), so its luck cancels"))
+    matches = fields.Integer(strict=True, validate=validate.Range(1, MAX_MATCHES),
+                             **_d("target: this many counted matches (or until_separated)"))
+    until_separated = fields.Boolean(load_default=False,
+                                     **_d("target: play until every pair of neighbours on the "
+                                          "leaderboard is separated at 95% confidence, or "
+                                          "max_matches"))
+    max_matches = fields.Integer(strict=True, validate=validate.Range(1, MAX_MATCHES),
+                                 **_d("cap on counted matches with until_separated "
+                                      "(default 2000)"))
+    seed = fields.Integer(strict=True, validate=validate.Range(0, MAX_SEED),
+                          **_d("seed of the schedule and the deals; absent: the engine picks"))
+    concurrency = fields.Integer(strict=True, validate=validate.Range(1, 64),
+                                 **_d("matches played at once (default 4)"))
+    clock_ms = fields.Integer(strict=True, validate=validate.Range(100, MAX_CLOCK_MS),
+                              **_d("turn clock of every seat in ms (default 10000)"))
+    seat_wait_s = fields.Integer(strict=True, validate=validate.Range(1, 86_400),
+                                 **_d("seconds a match waits for an entrant's bot before the "
+                                      "seat is played automatically and the entrant charged "
+                                      "with a no-show (default 30)"))
+
+    @validates_schema
+    def _one_target(self, data, **kwargs):
+        if data.get("until_separated"):
+            if "matches" in data:
+                raise ValidationError("give matches or until_separated, not both", "matches")
+        else:
+            if "matches" not in data:
+                raise ValidationError("give a number of matches, or until_separated: true",
+                                      "matches")
+            if "max_matches" in data:
+                raise ValidationError("max_matches is the cap of until_separated", "max_matches")
+
+    @validates_schema
+    def _options_of_the_variant(self, data, **kwargs):
+        # The engine checks options only when it creates the ladder's first match, too late
+        # to refuse the request: name them here.
+        known = OPTION_NAMES.get(data.get("variant"), [])
+        unknown = sorted(set(data.get("options") or {}) - set(known))
+        if unknown and data.get("variant") in OPTION_NAMES:
+            raise ValidationError(f"no option {', '.join(unknown)} in {data['variant']}; use "
+                                  f"{' or '.join(known)}", "options")
+
+    @validates_schema
+    def _each_entrant_once(self, data, **kwargs):
+        entrants = data.get("entrants") or []
+        if len(set(entrants)) != len(entrants):
+            raise ValidationError("name each entrant once", "entrants")
+
+
+class LadderQuerySchema(Schema):
+    status = fields.String(validate=validate.OneOf(LADDER_STATUSES),
+                           **_d("only ladders in this status"))
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, 500),
+                           **_d("at most this many ladders, newest first"))
+
+
+# ----- answers --------------------------------------------------------------------------
+class PoolSchema(Schema):
+    entrant = fields.String(required=True)
+    pool = fields.String(required=True, **_d("the bot pool this entrant's bots enlist in: "
+                                             "'<key>/<entrant>'"))
+
+
+class LadderSchema(Schema):
+    ladder_id = fields.String(required=True, **_d("opaque id"))
+    key = fields.String(required=True, **_d("the pool name entrants' bots enlist with "
+                                            "(Hello.pool.pool; the entrant in Hello.pool.name)"))
+    variant = fields.String(required=True, validate=validate.OneOf(VARIANT_IDS))
+    options = fields.Dict(required=True, **_d("the match options in force"))
+    entrants = fields.List(fields.String(), required=True, **_d("in the order given"))
+    pools = fields.List(fields.Nested(PoolSchema), required=True,
+                        **_d("where each entrant's bots enlist"))
+    format = fields.String(required=True, validate=validate.OneOf(FORMATS))
+    target_matches = fields.Integer(required=True, allow_none=True,
+                                    **_d("counted matches to play; null with until_separated"))
+    until_separated = fields.Boolean(required=True)
+    max_matches = fields.Integer(required=True, **_d("the cap when until_separated"))
+    seed = fields.Integer(required=True, **_d("seed of the schedule and the deals"))
+    status = fields.String(required=True, validate=validate.OneOf(LADDER_STATUSES),
+                           **_d("running: matches are scheduled and played; done: the target "
+                                "(or the cap) was reached and the standings are final"))
+    matches_counted = fields.Integer(required=True, **_d("results counted so far"))
+    matches_voided = fields.Integer(required=True,
+                                    **_d("matches broken by the engine, played again"))
+    matches_playing = fields.Integer(required=True, **_d("in flight now"))
+    leader = fields.String(required=True, allow_none=True,
+                           **_d("first on the leaderboard now; null before any result"))
+    created_unix_ms = fields.Integer(required=True)
+
+
+class LadderListSchema(Schema):
+    ladders = fields.List(fields.Nested(LadderSchema), required=True)
+
+
+class FaultsSchema(Schema):
+    timeouts = fields.Integer(required=True, **_d("turns the clock played for the entrant"))
+    illegal = fields.Integer(required=True, **_d("refused moves (illegal, malformed, stale)"))
+    disconnects = fields.Integer(required=True,
+                                 **_d("streams that ended while seated in a ladder match"))
+    crashes = fields.Integer(required=True, **_d("disconnects never followed by a return, "
+                                                 "and no-shows"))
+
+
+class StandingRowSchema(Schema):
+    place = fields.Integer(required=True, **_d("1 = first"))
+    entrant = fields.String(required=True)
+    mu = fields.Float(required=True, **_d("openskill Plackett-Luce mean"))
+    sigma = fields.Float(required=True, **_d("its uncertainty"))
+    score = fields.Float(required=True, **_d("mu - 3 sigma, the ordering key"))
+    matches = fields.Integer(required=True, **_d("counted matches played"))
+    mean = fields.Float(required=True, **_d("mean per hand (hhl: points) or per round (domeng: "
+                                            "minus the stones taken); higher is better"))
+    ci95 = fields.Float(required=True, allow_none=True,
+                        **_d("half-width of the 95% confidence interval of mean; null while "
+                             "there are too few matches"))
+    faults = fields.Nested(FaultsSchema, required=True, **_d("charged to this entrant"))
+    separated_from_next = fields.Boolean(
+        required=True, allow_none=True,
+        **_d("separated from the next one down at 95% confidence; null for the last row"))
+
+
+class HistoryPointSchema(Schema):
+    index = fields.Integer(required=True, **_d("the counted match's place in the schedule"))
+    scores = fields.Dict(keys=fields.String(), values=fields.Float(), required=True,
+                         **_d("every entrant's mu - 3 sigma after that match"))
+
+
+class StandingsSchema(Schema):
+    ladder_id = fields.String(required=True)
+    variant = fields.String(required=True, validate=validate.OneOf(VARIANT_IDS))
+    matches = fields.Integer(required=True, **_d("counted matches"))
+    voided = fields.Integer(required=True, **_d("matches voided and played again"))
+    separated = fields.Boolean(required=True,
+                               **_d("every pair of neighbours is separated at 95%"))
+    rows = fields.List(fields.Nested(StandingRowSchema), required=True, **_d("by place"))
+    history = fields.List(fields.Nested(HistoryPointSchema), required=True,
+                          **_d("for a rating chart: after each counted match, in schedule "
+                               "order, every entrant's score"))
+
+
+class LadderMatchSchema(Schema):
+    index = fields.Integer(required=True, **_d("place in the schedule (a voided match is "
+                                               "played again at its index)"))
+    set = fields.Integer(required=True, **_d("duplicate set number (rotation: the index)"))
+    match_id = fields.String(required=True, **_d("the engine match: GET /matches/{match_id}, "
+                                                 "its events and its record"))
+    lineup = fields.List(fields.String(), required=True, **_d("entrant by seat"))
+    status = fields.String(required=True, validate=validate.OneOf(LADDER_MATCH_STATUSES))
+    result = fields.Dict(required=True, allow_none=True,
+                         **_d("the result row once counted: lineup, scores and titles by seat, "
+                              "hands, faults (docs/ladders.md); null otherwise"))
+
+
+class LadderMatchListSchema(Schema):
+    matches = fields.List(fields.Nested(LadderMatchSchema), required=True,
+                          **_d("in the order they were started"))
