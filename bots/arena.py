@@ -39,6 +39,10 @@ def play_match(variant, options, seed, bots, deals=None, on_move=None):
     if len(bots) != m.num_seats:
         raise ValueError(f"{variant} needs {m.num_seats} bots, got {len(bots)}")
     listeners = [s for s, b in enumerate(bots) if type(b).on_event is not Strategy.on_event]
+    for b in bots:
+        attach = getattr(b, "attach", None)
+        if attach is not None:
+            attach(m)  # in-process only: the oracle reads the true hands (docs/bots.md)
     while not m.over:
         seat = m.to_move
         legal = m.legal_moves(seat)

@@ -2,9 +2,18 @@
 one line in STRATEGIES."""
 
 from .greedy import Greedy
+from .heuristic import Heuristic
+from .oracle import Oracle
 from .random import RandomBot
+from .search import Search
 
-STRATEGIES = {"random": RandomBot, "greedy": Greedy}
+STRATEGIES = {
+    "random": RandomBot,
+    "greedy": Greedy,
+    "heuristic": Heuristic,
+    "search": Search,
+    "oracle": Oracle,
+}
 
 
 def make_strategy(name: str, seed: int | None = None):

@@ -108,29 +108,41 @@ class DomengRound(Position):
         self._check_turn_and_tile(seat, t)
         if mode is not None:
             self._refuse(MODE_NOT_ALLOWED, "Domeng doubles have no mode: they lie crosswise (DOM-4)")
-        mappakuling = False
         if self.ends is None:
             if self.lead_tile is not None and t != self.lead_tile:
                 self._refuse(MUST_OPEN_WITH, f"the first round is led with {TEXT[self.lead_tile]}")
             if at is not None:
                 self._refuse(OPENING_HAS_NO_POSITION, "the lead starts the line: give only the tile")
+            self.lay(seat, t, None)
+            return
+        if at is None:
+            self._refuse(POSITION_REQUIRED, f"say which end {TEXT[t]} goes on: left or right")
+        i = _END_INDEX[at]
+        if OTHER[t][self.ends[i]] < 0:
+            self._refuse(END_MISMATCH, f"{TEXT[t]} does not match the {at} end {self.ends[i]}")
+        self.lay(seat, t, i)
+
+    def lay(self, seat: int, t: int, i: int | None) -> None:
+        """Lay tile ``t`` of the seat to move on end ``i`` (None: the lead), then let the
+        automatic passes and payments run. Checks NOTHING: ``play`` is the checked way in;
+        look-ahead calls this directly with moves it took from ``legal_moves`` or the
+        same masks."""
+        mappakuling = False
+        if i is None:
             # The lead lies high-low: the left end shows the high number (docs/rules.md).
             self.ends = [HI[t], LO[t]]
             self.line.append((t, HI[t], LO[t]))
+            move = OPEN[t]
         else:
-            if at is None:
-                self._refuse(POSITION_REQUIRED, f"say which end {TEXT[t]} goes on: left or right")
-            i = _END_INDEX[at]
             v = self.ends[i]
             outer = OTHER[t][v]
-            if outer < 0:
-                self._refuse(END_MISMATCH, f"{TEXT[t]} does not match the {at} end {v}")
             self.ends[i] = outer
             if i == 0:
                 self.line.insert(0, (t, outer, v))
             else:
                 self.line.append((t, v, outer))
             mappakuling = self.ends[0] == self.ends[1]  # DOM-6
+            move = PLACE[t][i]
         self.hands[seat] ^= 1 << t
         self.laid[seat] = True
         self.last_mappano = seat

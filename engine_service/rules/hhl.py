@@ -19,7 +19,7 @@ from .errors import (
     MalformedInput,
 )
 from .match import Match, ranking_of
-from .moves import ARMS, BARRICADE, DOUBLE_PLACE, OPEN, PLACE, Move
+from .moves import ARMS, BARRICADE, DOUBLE_PLACE, NORMAL, OPEN, PLACE, Move
 from .position import Position
 from .tiles import DOUBLE_OF, FITS, IS_DOUBLE, OTHER, TEXT, Tile, mask_of, pips_of
 
@@ -107,17 +107,28 @@ class HHLHand(Position):
         outer = OTHER[t][v]
         if outer < 0:
             self._refuse(END_MISMATCH, f"{TEXT[t]} does not match the {at} arm's end {v}")
-        if IS_DOUBLE[t]:
-            if mode is None:
-                self._refuse(MODE_REQUIRED, f"say how the double {TEXT[t]} is laid: normal or barricade")
-            ends[i] = CLOSED if mode == BARRICADE else outer  # HHL-5
-        else:
-            if mode is not None:
-                self._refuse(MODE_NOT_ALLOWED, f"{TEXT[t]} is not a double: it has no mode")
-            ends[i] = outer
-        # Accepted: from here on nothing refuses.
+        if IS_DOUBLE[t] and mode is None:
+            self._refuse(MODE_REQUIRED, f"say how the double {TEXT[t]} is laid: normal or barricade")
+        if not IS_DOUBLE[t] and mode is not None:
+            self._refuse(MODE_NOT_ALLOWED, f"{TEXT[t]} is not a double: it has no mode")
+        self.lay(seat, t, i, mode == BARRICADE)
+
+    def lay(self, seat: int, t: int, i: int, barricade: bool = False) -> None:
+        """Lay tile ``t`` of the seat to move on arm ``i`` (a double as a barricade if
+        asked), then let the automatic draws and passes run. Checks NOTHING: ``play`` is
+        the checked way in; look-ahead calls this directly with moves it took from
+        ``legal_moves`` or the same masks."""
+        ends = self.ends
+        v = ends[i]
+        outer = OTHER[t][v]
+        ends[i] = CLOSED if barricade else outer  # HHL-4; HHL-5: a double keeps the number
         self.hands[seat] ^= 1 << t
         self.drawn = None
+        if IS_DOUBLE[t]:
+            mode = BARRICADE if barricade else NORMAL
+            move = DOUBLE_PLACE[t][i][barricade]
+        else:
+            mode, move = None, PLACE[t][i]
         self.layout[i].append((t, v, outer, mode))
         self.events.append(ev.Event(ev.PLAY, seat, move))
         if not self.hands[seat]:

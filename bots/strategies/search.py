@@ -1,0 +1,202 @@
+"""search: information-set Monte-Carlo search over determinized positions.
+
+For each sample the hidden tiles are guessed consistently with what the seat knows
+(bots/knowledge.py, bots/determinize.py: counts, the stock size, voids shown by draws
+and passes), the position is rebuilt from the view with that guess
+(``from_view``), and every legal move is played out to the end of the hand/round with a
+fast greedy policy for all seats. The same samples serve every move (common random
+numbers), so moves are compared on equal deals. The move with the best mean wins.
+
+Value of a playout, from the bot's seat:
+  HHL:    its points for the hand, ``hand_points`` (HHL-9);
+  Domeng: minus the stones it takes in the round (passes and settlement, net), plus
+          half a stone for winning the round (it leads the next, DOM-3) and
+          ``camat_bonus`` if it becomes CAMAT (DOM-10).
+
+Beliefs: by default (``model=True``) the samples also assume that the other seats play
+heaviest tile first, like greedy (bots/knowledge.py ``assume_heaviest_first``); when that
+contradicts the view the bot falls back to the facts alone. ``swaps`` mixes each sample
+towards the uniform law over consistent deals (bots/determinize.py).
+
+Budget: ``ms`` (wall clock per move, default 200) and/or ``iterations`` (samples per
+move; each sample plays out every legal move once). With ``iterations`` alone the bot
+is reproducible from its seed. One legal move is answered at once. It reads only the
+view; it never touches a match.
+"""
+
+import time
+
+from engine_service.rules.domeng import DomengRound, settle_round
+from engine_service.rules.hhl import HHLHand, hand_points
+from engine_service.rules.moves import BARRICADE
+from engine_service.rules.tiles import FITS, PIPS
+
+from .. import determinize, knowledge
+from ..strategy import Strategy
+
+DEFAULT_MS = 200
+SWAPS = 2  # Markov-chain swap proposals per unseen tile in each sample (bots/determinize.py)
+CAMAT_BONUS = 5.0  # in stones: a CAMAT title is the first ranking key (DOM-11)
+WIN_BONUS = 0.5  # in stones: the round's winner leads the next one (DOM-3)
+
+
+def greedy_pick(moves):
+    """The playout policy: the most pips, never a barricade (like strategies.greedy)."""
+    best, best_pips = None, -1
+    for m in moves:
+        if m.mode == BARRICADE:
+            continue
+        p = PIPS[m.tile]
+        if p > best_pips:
+            best, best_pips = m, p
+    return best if best is not None else moves[0]
+
+
+def _top_table() -> dict:
+    """TOP[mask] = (pips, tile) of the tile greedy lays first out of ``mask``, for every
+    set of tiles that all show one number (what ``cand & FITS[v]`` can be): the most
+    pips, ties to the lowest tile (the engines list tiles ascending)."""
+    top = {}
+    for v in range(7):
+        tiles = [t for t in range(28) if FITS[v] >> t & 1]
+        for k in range(1, 1 << len(tiles)):
+            chosen = [t for j, t in enumerate(tiles) if k >> j & 1]
+            mask = sum(1 << t for t in chosen)
+            best = max(chosen, key=lambda t: (PIPS[t], -t))
+            top[mask] = (PIPS[best], best)
+    return top
+
+
+TOP = _top_table()
+# pips of a hand mask: two half tables (tiles 0..13, 14..27)
+_PIPS_LO = tuple(sum(PIPS[t] for t in range(14) if m >> t & 1) for m in range(1 << 14))
+_PIPS_HI = tuple(sum(PIPS[t + 14] for t in range(14) if m >> t & 1) for m in range(1 << 14))
+
+
+def mask_pips(mask: int) -> int:
+    return _PIPS_LO[mask & 0x3FFF] + _PIPS_HI[mask >> 14]
+
+
+def _greedy_choice(ends, cand: int):
+    """(tile, end index) greedy lays: the most pips over the open ends, ties to the first
+    end and the lowest tile (the engines' listing order); never a barricade."""
+    best_pips, bt, bi = -1, -1, -1
+    for i, v in enumerate(ends):
+        if v >= 0:
+            x = cand & FITS[v]
+            if x:
+                p, t = TOP[x]
+                if p > best_pips:
+                    best_pips, bt, bi = p, t, i
+    return bt, bi
+
+
+def run_greedy_hhl(state: HHLHand) -> list[int]:
+    """Finish the hand with every seat playing greedy; return the pips left per seat.
+    Tiles go down through the rules' own ``lay`` (draws, passes and the end of the hand
+    are the engine's: HHL-6..HHL-8); only the choice is computed here, from bit masks.
+    The state is used up: pass a fork."""
+    hands = state.hands
+    while not state.over:
+        turn = state.turn
+        t, i = _greedy_choice(state.ends, hands[turn] if state.drawn is None else 1 << state.drawn)
+        state.lay(turn, t, i)
+    return [mask_pips(h) for h in hands]
+
+
+def run_greedy_domeng(state: DomengRound) -> None:
+    """Finish the round with every seat playing greedy, through the rules' own ``lay``
+    (passes, payments, MANGUNO and FIRST CAPPU are the engine's: DOM-5..DOM-8), leaving
+    ``state`` over and ready for ``settle_round``. Pass a fork."""
+    hands = state.hands
+    while not state.over:
+        turn = state.turn
+        t, i = _greedy_choice(state.ends, hands[turn])
+        state.lay(turn, t, i)
+
+
+def playout_hhl(state: HHLHand, seat: int, move) -> float:
+    state.play(seat, move)
+    pips = state.pips() if state.over else run_greedy_hhl(state)
+    return hand_points(pips)[seat]
+
+
+def playout_domeng(state: DomengRound, seat: int, move, camat_bonus: float) -> float:
+    before = state.stones.held[seat]
+    state.play(seat, move)
+    if not state.over:
+        run_greedy_domeng(state)
+    result = settle_round(state)
+    value = -(result["held"][seat] - before)
+    if result["winner"] == seat:
+        value += WIN_BONUS
+    if result["camat"] == seat:
+        value += camat_bonus
+    return value
+
+
+def evaluate(base, seat: int, moves, totals: list, camat_bonus: float) -> None:
+    """Play every move out once from ``base`` (forked per move), adding to ``totals``."""
+    if isinstance(base, HHLHand):
+        for i, m in enumerate(moves):
+            totals[i] += playout_hhl(base.fork(), seat, m)
+    else:
+        for i, m in enumerate(moves):
+            totals[i] += playout_domeng(base.fork(), seat, m, camat_bonus)
+
+
+def best_move(moves, totals):
+    """Highest total; ties go to the move greedy would pick (then the first listed)."""
+    g = greedy_pick(moves)
+    return max(range(len(moves)), key=lambda i: (totals[i], moves[i] is g, -i))
+
+
+class Search(Strategy):
+    name = "search"
+
+    def __init__(self, seed=None, ms=None, iterations=None, camat_bonus=CAMAT_BONUS, model=True, swaps=SWAPS):
+        super().__init__(seed)
+        self.model, self.swaps = model, swaps
+        if ms is None and iterations is None:
+            ms = DEFAULT_MS
+        self.ms, self.iterations, self.camat_bonus = ms, iterations, camat_bonus
+        self.samples = 0  # samples used by the last choice (for benchmarks and tests)
+
+    def _knowledge(self, view):
+        if self.model:
+            try:
+                return knowledge.from_view(view, assume_heaviest_first=True)
+            except knowledge.KnowledgeError:
+                pass
+        return knowledge.from_view(view)
+
+    def choose(self, view, legal_moves):
+        if len(legal_moves) == 1:
+            self.samples = 0
+            return legal_moves[0]
+        start = time.perf_counter()
+        deadline = None if self.ms is None else start + 0.95 * self.ms / 1000  # margin for the caller
+        seat = view["seat"]
+        know = self._knowledge(view)
+        build = HHLHand.from_view if know.variant == "hhl" else DomengRound.from_view
+        totals = [0.0] * len(legal_moves)
+        n = 0
+        while True:
+            t0 = time.perf_counter()
+            try:
+                hands, rest = determinize.sample(know, self.rng, self.swaps)
+            except determinize.NoConsistentDeal:
+                if not self.model:
+                    raise
+                know = knowledge.from_view(view)  # the guess about the players failed
+                continue
+            evaluate(build(view, hands, rest), seat, legal_moves, totals, self.camat_bonus)
+            n += 1
+            if self.iterations is not None and n >= self.iterations:
+                break
+            if deadline is not None:
+                now = time.perf_counter()
+                if now + 1.5 * (now - t0) > deadline:  # the next sample would overrun
+                    break
+        self.samples = n
+        return legal_moves[best_move(legal_moves, totals)]
