@@ -5,7 +5,9 @@ import importlib
 import platform
 import sys
 
-SECTIONS = {"rules": "benchmarks.rules_bench"}
+SECTIONS = {"rules": "benchmarks.rules_bench", "bots": "benchmarks.bots_bench",
+            "engine": "benchmarks.engine_bench", "gateway": "benchmarks.gateway_bench",
+            "ladders": "benchmarks.ladder_bench"}
 
 
 def main(argv=None) -> int:
