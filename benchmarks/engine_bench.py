@@ -1,6 +1,9 @@
 """The engine over gRPC on 127.0.0.1: one match next to a bare ping-pong, 25 matches at once,
 and memory per idle match. Every process is started and stopped here.
 
+Timeouts are counted from the engine's move log (moves its clock played): greedy bots ask
+for no EventBatch (Hello.skip_events), so they never see the timeout events.
+
 The bots are `domino bot` processes (strategy greedy) run through a thin shim,
 ``python -m benchmarks.engine_bench bot OUT ARGS...``, that wraps the runner's message
 handlers to note when each TurnRequest, MoveChoice and MoveAnswer passes and writes the
@@ -100,6 +103,20 @@ class Engine:
 
     def cpu_s(self) -> float:
         return cpu_s(self.proc.pid)
+
+    def timeouts(self, match_ids: list[str]) -> int:
+        """Moves the engine's clock played (timeouts, then absent seats), from its own log:
+        bots that skip events never hear of them."""
+        import sqlite3
+
+        db = sqlite3.connect(f"file:{os.path.join(self.dir.name, 'engine.sqlite3')}?mode=ro",
+                             uri=True)
+        try:
+            marks = ",".join("?" * len(match_ids))
+            return db.execute(f"SELECT COUNT(*) FROM moves WHERE cause IN ('timeout', 'absent')"
+                              f" AND match_id IN ({marks})", match_ids).fetchone()[0]
+        finally:
+            db.close()
 
     def rss_kb(self) -> int:
         with open(f"/proc/{self.proc.pid}/status") as f:
@@ -307,7 +324,7 @@ def _outcome(engine: Engine, match_ids: list[str], bots: list[dict], engine_cpu:
     failures += [f"a bot process exited with status {b['rc']}" for b in bots if b["rc"] != 0]
     elapsed = max(ends) - min(starts) if starts and ends else float("nan")
     return {"moves": moves, "seconds": elapsed, "rate": moves / elapsed,
-            "timeouts": sum(b.get("timeouts", 0) for b in bots), "errors": errors,
+            "timeouts": engine.timeouts(match_ids), "errors": errors,
             "engine_cpu_ms": engine_cpu * 1000 / max(moves, 1),
             "bots_cpu_ms": sum(b.get("cpu_s", 0.0) for b in bots) * 1000 / max(moves, 1),
             "sent_per_move": sum(b.get("received", 0) for b in bots) / max(moves, 1),

@@ -5,7 +5,8 @@ to ``on_event(event)``. The runner speaks the Play service of the engine
 (proto/domino/v1/play.proto, walked through in docs/bots.md) on its behalf:
 
 - authenticates with a match id and a seat token (``play``), or enlists in a bot pool by
-  name (``play_pool``) and plays match after match;
+  name (``play_pool``) and plays match after match; asks for no EventBatch
+  (Hello.skip_events) when the strategy does not listen to events;
 - turns each TurnRequest into the view dict (the ``view_json`` of the seat, nothing else)
   and rules ``Move`` values, asks the strategy, and answers with the legal move's id;
 - answers before the engine's deadline even when the strategy is slow or fails: then it
@@ -15,8 +16,11 @@ to ``on_event(event)``. The runner speaks the Play service of the engine
   and, if it is the seat's turn, the TurnRequest again).
 
 Each connection runs in its own thread (gRPC's sync API); ``play_seats`` plays several
-seats from one process. Each strategy runs on one worker thread of its own, so it is never
-called from two threads at once, and events reach it in order between its choices.
+seats from one process over one shared channel. Each strategy runs on one worker thread of
+its own, so it is never called from two threads at once, and events reach it in order
+between its choices; one shared timer thread answers for it when it is too slow. The few
+strategies known to choose at once (first legal, random, greedy: ``runs_inline``) are
+called on the connection's thread instead, saving two thread hand-overs per turn.
 
 What is not done here: checking that a strategy's move is legal beyond "is it one of the
 offered moves" (the engine is the authority), and rebuilding events missed while the
@@ -25,6 +29,7 @@ connection was down (the view in the next TurnRequest is complete; ``on_event`` 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import queue
@@ -39,6 +44,7 @@ import grpc
 
 from bots.strategy import Strategy
 from domino_proto.domino.v1 import common_pb2, play_pb2, play_pb2_grpc
+from engine_service.clock import Alarm, Clock
 from engine_service.rules.moves import Move
 
 log = logging.getLogger("bots.runner")
@@ -56,6 +62,15 @@ CHANNEL_OPTIONS = [
 
 # Worth another try: the engine is away, restarting, or the stream broke. Anything else
 # (a bad token, an unknown match, a malformed Hello) would fail the same way again.
+# A channel shared by several streams (play_seats) outlives engine restarts: it must try
+# again about as soon as the runner's own backoff would, not after gRPC's default (up to
+# 120 s between attempts).
+SHARED_CHANNEL_OPTIONS = CHANNEL_OPTIONS + [
+    ("grpc.initial_reconnect_backoff_ms", 200),
+    ("grpc.min_reconnect_backoff_ms", 200),
+    ("grpc.max_reconnect_backoff_ms", 2000),
+]
+
 RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.UNKNOWN,
              grpc.StatusCode.INTERNAL, grpc.StatusCode.DEADLINE_EXCEEDED,
              grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.ABORTED}
@@ -100,6 +115,58 @@ def as_strategy(bot) -> Strategy:
     if callable(bot):
         return _Function(bot)
     raise TypeError(f"a bot is a Strategy or a choose(view, legal_moves) function, got {bot!r}")
+
+
+_clock: Clock | None = None
+_clock_lock = threading.Lock()
+
+
+def deadlines() -> Clock:
+    """The process's one timer thread for every turn's fallback answer (a turn costs a
+    heap push, not a thread)."""
+    global _clock
+    with _clock_lock:
+        if _clock is None:
+            _clock = Clock()
+        return _clock
+
+
+# Strategies whose choose takes microseconds and never blocks: run on the connection's own
+# thread (no hand-over to a worker and back). Anything else, a wrapped or overridden
+# choose included, runs on its worker under the fallback timer.
+def _fast_choosers() -> frozenset:
+    try:
+        from bots.strategies.greedy import Greedy
+        from bots.strategies.random import RandomBot
+    except ImportError:   # the runner works without the strategies package
+        return frozenset({FirstLegal.choose})
+    return frozenset({FirstLegal.choose, Greedy.choose, RandomBot.choose})
+
+
+_FAST: frozenset | None = None
+
+
+def runs_inline(strategy) -> bool:
+    """True for a strategy known to choose at once (first legal, random, greedy) that does
+    not listen to events (a listener's calls stay on one thread, in order)."""
+    global _FAST
+    if _FAST is None:
+        _FAST = _fast_choosers()
+    choose = getattr(getattr(strategy, "choose", None), "__func__", None)
+    return choose in _FAST and not listens(strategy)
+
+
+# Legal moves arrive as text; the same few hundred texts come back all match long.
+_MOVES: dict[str, Move] = {}
+
+
+def parse_move(text: str) -> Move:
+    move = _MOVES.get(text)
+    if move is None:
+        move = Move.parse(text)
+        if len(_MOVES) < 4096:
+            _MOVES[text] = move
+    return move
 
 
 def listens(strategy) -> bool:
@@ -181,6 +248,7 @@ class Seated:
     worker: _Worker
     clock_ms: int = 0
     listens: bool = False
+    inline: bool = False      # choose runs on the connection's thread (see runs_inline)
 
 
 @dataclass
@@ -193,7 +261,7 @@ class Turn:
     lock: threading.Lock = field(default_factory=threading.Lock)
     answered: bool = False
     refused: int = 0          # refusals of our answers at this version
-    timer: threading.Timer | None = None
+    timer: Alarm | None = None
     future: Future | None = None
 
 
@@ -214,14 +282,21 @@ class Runner:
     is called once per match (kept across reconnects). `matches`: return once that many
     matches are over (0: never; `stop()` ends it). `give_up_after`: seconds in a row the
     engine may stay unreachable (None: forever). `on_message` sees every EngineMessage
-    (tests use it).
+    (tests use it). `events`: False asks the engine for no EventBatch (Hello.skip_events),
+    for strategies that do not listen to events; True asks for them; None sends `hello`
+    as it is.
     """
 
     def __init__(self, address: str, hello: play_pb2.Hello, make_bot: Callable, *,
                  matches: int = 1, margin: float | None = None,
                  give_up_after: float | None = 120.0, backoff: Backoff | None = None,
-                 on_message: Callable | None = None, label: str = "bot"):
+                 on_message: Callable | None = None, label: str = "bot",
+                 events: bool | None = None, channel: grpc.Channel | None = None):
+        if events is not None:
+            hello = _copy(hello)
+            hello.skip_events = not events
         self.address, self.hello, self.make_bot = address, hello, make_bot
+        self.channel = channel                 # shared with other runners; not ours to close
         self.matches, self.margin, self.give_up_after = matches, margin, give_up_after
         self.backoff = backoff or Backoff()
         self.on_message = on_message
@@ -293,7 +368,9 @@ class Runner:
         outbox.put(play_pb2.BotMessage(hello=self.hello))
         turns: dict[tuple[str, int], Turn] = {}
         welcomed = False
-        with grpc.insecure_channel(self.address, options=CHANNEL_OPTIONS) as channel:
+        own = self.channel is None
+        with (grpc.insecure_channel(self.address, options=CHANNEL_OPTIONS) if own
+              else contextlib.nullcontext(self.channel)) as channel:
             grpc.channel_ready_future(channel).result(timeout=5)
             stream = play_pb2_grpc.PlayStub(channel).Connect(iter(outbox.get, None))
             with self._lock:
@@ -343,7 +420,12 @@ class Runner:
         strategy = as_strategy(self.make_bot(welcome.match_id, welcome.seat))
         self._seated[welcome.match_id] = Seated(
             welcome.match_id, welcome.seat, VARIANTS.get(welcome.variant, ""), strategy,
-            _Worker(f"strategy-{welcome.match_id}-{welcome.seat}"), listens=listens(strategy))
+            _Worker(f"strategy-{welcome.match_id}-{welcome.seat}"), listens=listens(strategy),
+            inline=runs_inline(strategy))
+        if self.hello.skip_events and listens(strategy):
+            log.warning("%s: %s listens to events, but this stream asked for none "
+                        "(skip_events): its on_event is not called", self.label,
+                        getattr(strategy, "name", type(strategy).__name__))
         log.info("%s: playing match %s (%s), seat %d with %s", self.label, welcome.match_id,
                  VARIANTS.get(welcome.variant, "?"), welcome.seat,
                  getattr(strategy, "name", type(strategy).__name__))
@@ -385,16 +467,23 @@ class Runner:
                     self._send(turn, 0, outbox, "our answer was refused")
             return
         turn = Turn(seated, state.version, [m.id for m in state.legal_moves],
-                    [Move.parse(m.text) for m in state.legal_moves])
+                    [parse_move(m.text) for m in state.legal_moves])
         turns[key] = turn
         view = json.loads(state.view_json)
+        if seated.inline:
+            turn.future = future = Future()
+            future.set_running_or_notify_cancel()
+            try:
+                future.set_result(seated.strategy.choose(view, list(turn.moves)))
+            except Exception as e:   # noqa: BLE001 - answered with the fallback below
+                future.set_exception(e)
+            self._chosen(turn, future, outbox)
+            return
         budget = think_time(state.deadline_unix_ms, seated.clock_ms, time.time() + self._skew,
                             self.margin)
         turn.future = seated.worker.submit(seated.strategy.choose, view, list(turn.moves))
         if budget is not None:
-            turn.timer = threading.Timer(budget, self._too_slow, (turn, outbox, budget))
-            turn.timer.daemon = True
-            turn.timer.start()
+            turn.timer = deadlines().set(budget, lambda: self._too_slow(turn, outbox, budget))
         turn.future.add_done_callback(lambda f: self._chosen(turn, f, outbox))
 
     def _too_slow(self, turn: Turn, outbox, budget: float) -> None:
@@ -429,7 +518,8 @@ class Runner:
             if m is chosen:
                 return i
         try:
-            return turn.moves.index(Move.parse(chosen))
+            return turn.moves.index(parse_move(chosen) if isinstance(chosen, str)
+                                    else Move.parse(chosen))
         except Exception:   # noqa: BLE001 - not a move, or not a legal one
             return None
 
@@ -462,6 +552,12 @@ class Runner:
 
 
 # ----- entry points -------------------------------------------------------------------------
+def _copy(hello: play_pb2.Hello) -> play_pb2.Hello:
+    out = play_pb2.Hello()
+    out.CopyFrom(hello)
+    return out
+
+
 def seat_hello(match_id: str, token: str, client: str = CLIENT) -> play_pb2.Hello:
     return play_pb2.Hello(seat=play_pb2.SeatAuth(match_id=match_id, seat_token=token),
                           client=client)
@@ -474,8 +570,10 @@ def pool_hello(pool: str, name: str, capacity: int = 1, client: str = CLIENT) ->
 
 def play(address: str, match_id: str, token: str, bot=None, **options) -> dict:
     """Play one seat of one match to its end with `bot` (a Strategy or a choose function;
-    default: the first legal move); returns the match result. Options as for Runner."""
+    default: the first legal move); returns the match result. Options as for Runner; the
+    stream asks for EventBatches only when the bot listens to them (on_event)."""
     bot = FirstLegal() if bot is None else bot
+    options.setdefault("events", listens(as_strategy(bot)))
     runner = Runner(address, seat_hello(match_id, token), lambda m, s: bot, matches=1,
                     label=options.pop("label", f"match {match_id}"), **options)
     return runner.run()[0]
@@ -486,9 +584,12 @@ def play_pool(address: str, pool: str, name: str, bot=None, *, make_bot: Callabl
     """Enlist in `pool` as `name` and play the matches the engine seats this bot in,
     `capacity` at once, until `matches` are over (0: until stopped). Each match gets
     `make_bot(match_id, seat)`, or the one `bot` for all (default: the first legal move).
-    Returns the results in the order the matches ended."""
+    Returns the results in the order the matches ended. With `bot`, the stream asks for
+    EventBatches only when it listens to them; with `make_bot`, pass `events=False` to go
+    without."""
     if make_bot is None:
         bot = FirstLegal() if bot is None else bot
+        options.setdefault("events", listens(as_strategy(bot)))
         make_bot = lambda match_id, seat: bot   # noqa: E731
     runner = Runner(address, pool_hello(pool, name, capacity), make_bot, matches=matches,
                     label=options.pop("label", f"pool {pool} as {name}"), **options)
@@ -506,8 +607,15 @@ class SeatTicket:
 def play_seats(address: str, tickets: list[SeatTicket], make_bot: Callable, **options
                ) -> list[dict]:
     """Play several seats from this process, one connection (thread) each. Returns, in
-    the order of `tickets`, {"match_id", "seat", "result", "stats"} or {..., "error"}."""
+    the order of `tickets`, {"match_id", "seat", "result", "stats"} or {..., "error"}.
+    Options as for Runner (`events=False` when make_bot's strategies do not listen)."""
     out: list[dict] = [{} for _ in tickets]
+    # One channel (one HTTP/2 connection) carries every seat's stream: fewer sockets and
+    # polling threads on both sides than a channel per seat.
+    shared = None
+    if len(tickets) > 1 and "channel" not in options:
+        shared = options["channel"] = grpc.insecure_channel(address,
+                                                            options=SHARED_CHANNEL_OPTIONS)
 
     def run(i: int, t: SeatTicket) -> None:
         runner = Runner(address, seat_hello(t.match_id, t.token), make_bot, matches=1,
@@ -527,8 +635,12 @@ def play_seats(address: str, tickets: list[SeatTicket], make_bot: Callable, **op
 
     threads = [threading.Thread(target=run, args=(i, t), name=f"seat-{t.seat}", daemon=True)
                for i, t in enumerate(tickets)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        if shared is not None:
+            shared.close()
     return out

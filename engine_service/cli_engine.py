@@ -157,7 +157,7 @@ def bot_tickets(args) -> list:
 def run_bot(args) -> int:
     import time
 
-    from bots.runner import play_seats
+    from bots.runner import listens, play_seats
     from bots.strategies import make_strategy
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
@@ -185,8 +185,10 @@ def run_bot(args) -> int:
             strategy.choose = slowly
         return strategy
 
+    # A strategy that does not listen to events gets none: the engine sends it only its
+    # turns, answers and match ends (Hello.skip_events).
     options = {"margin": None if args.margin_ms is None else args.margin_ms / 1000,
-               "give_up_after": args.give_up or None}
+               "give_up_after": args.give_up or None, "events": listens(probe)}
     if args.pool:
         return run_pool_bots(args, make_bot, options)
     tickets = bot_tickets(args)

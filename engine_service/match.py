@@ -16,7 +16,7 @@ import logging
 import queue
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import rules
 from .clock import Alarm, Clock
@@ -54,6 +54,9 @@ class Update:
     events: tuple            # rules Events and EngineEvents; redact with .to_dict(seat)
     to_move: int | None
     over: bool
+    # Encodings made from this update, shared by every watcher that needs the same one
+    # (wire.event_batch: one EventBatch per seat, one for all spectators).
+    cache: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -88,12 +91,22 @@ CLOSED = object()   # sentinel that ends a subscriber's stream
 
 class Subscriber:
     """One watcher's queue. Producers never block (unbounded queue): a slow watcher costs
-    memory, never the match's progress."""
+    memory, never the match's progress.
 
-    def __init__(self, seat: int | None, inbox: queue.SimpleQueue | None = None):
+    A subscriber without `events` (a bot that asked for no EventBatch) is woken only by
+    the updates it acts on: its seat's turn and the end of the match."""
+
+    __slots__ = ("seat", "events", "_q")
+
+    def __init__(self, seat: int | None, inbox: queue.SimpleQueue | None = None,
+                 events: bool = True):
         self.seat = seat
+        self.events = events
         # A pool bot's stream shares one inbox among the matches it plays.
         self._q: queue.SimpleQueue = inbox if inbox is not None else queue.SimpleQueue()
+
+    def wants(self, update: Update) -> bool:
+        return self.events or update.over or update.to_move == self.seat
 
     def put(self, item) -> None:
         self._q.put(item)
@@ -136,6 +149,9 @@ class Match:
         self._time_alarm: Alarm | None = None
         self._lock = threading.RLock()
         self._subscribers: set[Subscriber] = set()
+        # The legal moves of the seat to move, computed once per version (the rules core
+        # recomputes them on every call): (game, version, moves, [(id, text)]).
+        self._legal_cache: tuple | None = None
         # Faults per seat that the move log does not show (ladders charge them): refused
         # moves, streams that ended while seated, seats nobody came to play.
         self.faults = [{"illegal": 0, "disconnects": 0, "no_show": 0} for _ in self.seats]
@@ -255,9 +271,21 @@ class Match:
         with self._lock:
             return self._seat_view(seat)
 
+    def _legal(self, seat: int | None) -> tuple[list, list]:
+        """The legal moves of `seat` now and their (id, text) pairs; empty unless it is the
+        seat's turn. Cached for the version (caller holds the lock)."""
+        game = self.game
+        if seat is None or seat != game.to_move:
+            return [], []
+        cached = self._legal_cache
+        if cached is None or cached[0] is not game or cached[1] != self.version:
+            moves = game.legal_moves(seat)
+            cached = self._legal_cache = (game, self.version, moves, legal_ids(moves))
+        return cached[2], cached[3]
+
     def _seat_view(self, seat: int | None) -> SeatView:
         game = self.game
-        legal = legal_ids(game.legal_moves(seat)) if seat is not None else []
+        legal = self._legal(seat)[1]
         deadline = self._deadline if (legal and self._alarm) else 0.0
         return SeatView(seat, self.version, game.to_move, game.view(seat), legal, deadline)
 
@@ -283,7 +311,7 @@ class Match:
             try:
                 move = self._resolve(seat, move_id, move_text)
                 # Remember the move's id too, so a resubmission by id or by text both match.
-                legal = self.game.legal_moves(seat)
+                legal = self._legal(seat)[0]
                 move_id = str(legal.index(move)) if move in legal else ""
                 accepted = self._apply(seat, move, BY_SEAT, move_id=move_id)
             except EngineError:
@@ -305,7 +333,7 @@ class Match:
 
     def _resolve(self, seat: int, move_id: str, move_text: str):
         if move_id:
-            legal = self.game.legal_moves(seat)
+            legal = self._legal(seat)[0]
             if not legal:
                 raise self._not_now(seat)
             if not move_id.isdigit() or int(move_id) >= len(legal):
@@ -385,7 +413,7 @@ class Match:
             seat = self.game.to_move
             if not self.seats[seat].absent:
                 break
-            self._apply(seat, self.game.legal_moves(seat)[0], BY_ABSENT)
+            self._apply(seat, self._legal(seat)[0][0], BY_ABSENT)
         if self.game.over or self._clock is None:
             return
         seat, version = self.game.to_move, self.version
@@ -406,7 +434,7 @@ class Match:
             self._alarm = None
             held = self.seats[seat]
             held.timeouts_in_a_row += 1
-            move = self.game.legal_moves(seat)[0]
+            move = self._legal(seat)[0][0]
             extra = [EngineEvent("timeout", seat=seat, move=str(move),
                                  timeouts_in_a_row=held.timeouts_in_a_row)]
             if held.timeouts_in_a_row >= ABSENT_AFTER:
@@ -442,12 +470,13 @@ class Match:
                 sub.close()
 
     # ----- watchers -------------------------------------------------------------------
-    def subscribe(self, seat: int | None, inbox: queue.SimpleQueue | None = None
-                  ) -> tuple[Subscriber, SeatView]:
+    def subscribe(self, seat: int | None, inbox: queue.SimpleQueue | None = None,
+                  events: bool = True) -> tuple[Subscriber, SeatView]:
         """A new watcher and the snapshot it starts from; taken together under the lock so
-        no event falls between them."""
+        no event falls between them. Without `events` it hears only of its turns and of
+        the match's end (see Subscriber)."""
         with self._lock:
-            sub = Subscriber(seat, inbox)
+            sub = Subscriber(seat, inbox, events)
             self._subscribers.add(sub)
             return sub, self._seat_view(seat)
 
@@ -458,7 +487,15 @@ class Match:
     def _publish(self, events: tuple) -> None:
         update = Update(self.id, self.version, tuple(events), self.game.to_move,
                         self.game.over)
+        # The seat to move first: its stream sends the next TurnRequest, the move's
+        # critical path; the other watchers only follow.
+        later = []
         for sub in self._subscribers:
+            if sub.seat is not None and sub.seat == update.to_move:
+                sub.put(update)
+            elif sub.wants(update):
+                later.append(sub)
+        for sub in later:
             sub.put(update)
 
     # ----- summary --------------------------------------------------------------------

@@ -4,7 +4,9 @@ A seat stream (Hello.seat) plays one match and ends with it. A pool stream (Hell
 is seated by the engine's pools in any number of matches, one after another or several at
 once, and lasts until the bot goes away. Either way all outgoing messages come from one
 inbox: match updates, answers to the bot's moves (from the reader thread) and new seats
-(from the pools), so they leave in one ordered stream.
+(from the pools), so they leave in one ordered stream. A bot whose Hello sets skip_events
+gets no EventBatch: its stream is woken only for its turns, its answers and the ends of
+its matches.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ class PlaySession:
         self.single = ""        # the match of a seat stream
         self.capacity = 1
         self.name = ""          # a pool bot's public name
+        self.events = True      # send EventBatch messages (Hello.skip_events turns them off)
 
     # ----- the pools' side (PoolBot) -----------------------------------------------------
     def seat_in(self, match: Match, seat: int) -> None:
@@ -72,6 +75,7 @@ class PlaySession:
     def run(self, request_iterator):
         """Yield every EngineMessage of the stream; raises EngineError for a bad Hello."""
         hello = self._hello(request_iterator)
+        self.events = not hello.skip_events
         try:
             if hello.WhichOneof("auth") == "seat":
                 match = self.engine.get(hello.seat.match_id)
@@ -128,7 +132,8 @@ class PlaySession:
             seated = self.seated.get(item.match_id)
             if seated is None:
                 return
-            yield out(events=wire.event_batch(item, seated.seat))
+            if self.events:
+                yield out(events=wire.event_batch(item, seated.seat))
             if item.over:
                 yield out(match_over=wire.match_over(seated.match))
                 self._leave(seated)
@@ -141,7 +146,7 @@ class PlaySession:
                 yield from self._turn(seated, again=True)   # a refused bot gets its turn again
 
     def _join(self, match: Match, seat: int):
-        sub, view = match.subscribe(seat, self.inbox)
+        sub, view = match.subscribe(seat, self.inbox, self.events)
         seated = Seated(match, seat, sub)
         self.seated[match.id] = seated
         yield out(welcome=play_pb2.Welcome(match_id=match.id, seat=seat,

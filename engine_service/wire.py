@@ -25,8 +25,11 @@ STATUS = {common_pb2.MATCH_STATUS_WAITING: "waiting", common_pb2.MATCH_STATUS_LI
 STATUS_ENUM = {v: k for k, v in STATUS.items() if v}
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"))   # made once: dumps runs per message
+
+
 def dumps(value) -> str:
-    return json.dumps(value, separators=(",", ":"))
+    return _ENCODER.encode(value)
 
 
 def loads(text: str, what: str, default=None):
@@ -74,18 +77,41 @@ def seat_state(match_id: str, view: SeatView) -> common_pb2.SeatState:
         legal_moves=legal_moves(view.legal_moves), deadline_unix_ms=unix_ms(view.deadline))
 
 
-def events(version: int, items, seat: int | None) -> list[common_pb2.Event]:
-    """Events redacted for `seat` (None: spectator); the only place events are cut."""
+# Events that read the same for every seat and spectator, so one encoding serves all.
+# Any other kind (a draw's tiles, a hand start's hand, a kind added later) is redacted for
+# each recipient.
+PUBLIC_KINDS = frozenset({"play", "pass", "hand_over", "cycle_over", "match_over",
+                          "timeout", "absent", "returned", "time_up"})
+
+
+def events(version: int, items, seat: int | None, shared: dict | None = None
+           ) -> list[common_pb2.Event]:
+    """Events redacted for `seat` (None: spectator); the only place events are cut.
+    `shared` keeps the encodings of events that read the same for everyone, by position."""
     out = []
-    for e in items:
-        d = e.to_dict(seat)
-        out.append(common_pb2.Event(version=version, kind=d["kind"], event_json=dumps(d)))
+    for i, e in enumerate(items):
+        public = shared is not None and e.kind in PUBLIC_KINDS
+        encoded = shared.get(i) if public else None
+        if encoded is None:
+            d = e.to_dict(seat)
+            encoded = common_pb2.Event(version=version, kind=d["kind"], event_json=dumps(d))
+            if public:
+                shared[i] = encoded
+        out.append(encoded)
     return out
 
 
 def event_batch(update: Update, seat: int | None) -> engine_pb2.EventBatch:
-    return engine_pb2.EventBatch(events=events(update.version, update.events, seat),
-                                 match_id=update.match_id)
+    """The update's events as `seat` (None: a spectator) sees them, encoded once per
+    recipient kind and shared by every stream that sends it."""
+    key = ("batch", seat)
+    batch = update.cache.get(key)
+    if batch is None:
+        shared = update.cache.setdefault("events", {})
+        batch = engine_pb2.EventBatch(events=events(update.version, update.events, seat, shared),
+                                      match_id=update.match_id)
+        update.cache[key] = batch
+    return batch
 
 
 def snapshot(match: Match, view: SeatView) -> engine_pb2.Snapshot:

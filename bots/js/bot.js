@@ -111,11 +111,14 @@ class Bot {
 
   hello() {
     const client = 'domino example bot (node.js, greedy)';
+    // skip_events: greedy needs only its turns (the TurnRequest's view is complete), so
+    // the engine sends no EventBatch.
     if (this.args.pool) {
       return { pool: { pool: this.args.pool, name: this.args.name, capacity: this.args.capacity },
-               client };
+               client, skip_events: true };
     }
-    return { seat: { match_id: this.args.match, seat_token: this.args.token }, client };
+    return { seat: { match_id: this.args.match, seat_token: this.args.token }, client,
+             skip_events: true };
   }
 
   done() {
@@ -204,7 +207,7 @@ class Bot {
           }
           break;
         }
-        default:   // snapshot, events, keepalive: a greedy bot needs only its turns
+        default:   // snapshot, keepalive (no events: skip_events)
           break;
       }
     });

@@ -3,7 +3,7 @@ choices; it sees only what the seat may see."""
 
 import threading
 
-from bots.runner import play
+from bots.runner import Runner, play, runs_inline, seat_hello
 from bots.strategies import make_strategy
 from bots.strategy import Strategy
 
@@ -25,10 +25,12 @@ class Listener(Strategy):
 
 def test_on_event_sees_the_seats_events_in_order(engine):
     match_id, tokens = engine.client.new_match("hhl", {"hands": 1}, seed=12)
-    listener, results = Listener(), {}
+    listener, results, bodies = Listener(), {}, {s: set() for s in range(4)}
     bots = {0: listener, **{s: make_strategy("greedy") for s in (1, 2, 3)}}
     threads = [threading.Thread(target=lambda s=s: results.__setitem__(
-        s, play(engine.address, match_id, tokens[s], bots[s])), daemon=True) for s in range(4)]
+        s, play(engine.address, match_id, tokens[s], bots[s],
+                on_message=lambda m: bodies[s].add(m.WhichOneof("body")))), daemon=True)
+        for s in range(4)]
     for t in threads:
         t.start()
     for t in threads:
@@ -37,6 +39,9 @@ def test_on_event_sees_the_seats_events_in_order(engine):
     kinds = [e["kind"] for e in listener.events]
     assert kinds[-1] == "match_over" and "play" in kinds
     assert len(listener.threads) == 1          # never called from two threads
+    # Greedy does not listen: its streams asked for no EventBatch (Hello.skip_events).
+    assert "events" in bodies[0] and all("events" not in bodies[s] for s in (1, 2, 3))
+    assert all("turn" in bodies[s] and "match_over" in bodies[s] for s in range(4))
     record = engine.client.record(match_id)
     mine = [e for e in record["deals"][0]["moves"] if e["seat"] == 0 and "play" in e]
     assert [{k: v for k, v in e.items() if k != "kind"} for e in listener.events
@@ -48,3 +53,20 @@ def test_on_event_sees_the_seats_events_in_order(engine):
             assert not others & set(e.get("tiles", []))
         if e["kind"] == "draw" and e["seat"] != 0:
             assert not others & {t for v in e.values() if isinstance(v, list) for t in v}
+
+
+def test_events_are_asked_for_as_told_and_only_known_fast_strategies_run_inline():
+    hello = seat_hello("m", "t")
+    assert Runner("x", hello, None, events=False).hello.skip_events
+    assert not Runner("x", hello, None, events=True).hello.skip_events
+    assert Runner("x", hello, None).hello is hello and not hello.skip_events
+    assert runs_inline(make_strategy("greedy")) and runs_inline(make_strategy("random"))
+    assert not runs_inline(Listener())                 # its calls stay on one thread
+    wrapped = make_strategy("greedy")
+    wrapped.choose = lambda view, legal_moves: legal_moves[0]
+    assert not runs_inline(wrapped)                    # anything unknown may be slow
+
+    class Slower(type(make_strategy("greedy"))):
+        def choose(self, view, legal_moves):
+            return legal_moves[-1]
+    assert not runs_inline(Slower())

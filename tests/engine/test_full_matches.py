@@ -86,8 +86,9 @@ def test_full_match_over_play_streams_shows_no_hidden_tile(served, variant, opti
 
     def bot(s):
         def run():
+            # events=True: every EventBatch is sent too, and checked.
             results[s] = play(served.address, match_id, tokens[s], make_strategy("random", s),
-                              on_message=lambda m: seen[s].extend(texts_of(m)))
+                              on_message=lambda m: seen[s].extend(texts_of(m)), events=True)
         return run
 
     def watch():
@@ -135,3 +136,31 @@ def test_seat_watch_and_view_show_only_the_seats_own_tiles(served):
         next(served.stub.Watch(engine_pb2.WatchRequest(match_id=match_id, seat_token="x"),
                                timeout=10))
     assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_a_stream_that_skips_events_gets_its_turns_answers_and_match_over_only(served):
+    """Hello.skip_events: no EventBatch at all, yet every turn of the seat is asked once,
+    every move answered, and the match ends the same as with events."""
+    match_id, tokens = served.new_match("hhl", {"hands": 1}, seed=21, clock_ms=30_000)
+    kinds = {s: [] for s in range(4)}
+    results = {}
+
+    def bot(s):
+        def run():
+            results[s] = play(served.address, match_id, tokens[s], make_strategy("greedy"),
+                              on_message=lambda m: kinds[s].append(m), events=s != 0)
+        return run
+
+    run_threads([bot(s) for s in range(4)])
+    record = json.loads(served.stub.GetRecord(
+        engine_pb2.GetRecordRequest(match_id=match_id)).record_json)
+    assert all(r == record["result"] for r in results.values())
+    mine = [k.WhichOneof("body") for k in kinds[0]]
+    assert mine[:2] == ["welcome", "snapshot"] and mine[-1] == "match_over"
+    assert "events" not in mine and "events" in [k.WhichOneof("body") for k in kinds[1]]
+    turns = [k.turn.state.version for k in kinds[0] if k.WhichOneof("body") == "turn"]
+    answers = [k.answer for k in kinds[0] if k.WhichOneof("body") == "answer"]
+    played = sum(1 for deal in record["deals"] for m in deal["moves"]
+                 if m["seat"] == 0 and "play" in m)
+    assert len(turns) == len(set(turns)) == played
+    assert all(a.accepted for a in answers) and len(answers) >= played - 1
