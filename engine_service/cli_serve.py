@@ -22,7 +22,6 @@ BOT_CAPACITY = 16          # matches each house bot plays at once
 
 
 def add_subcommands(subparsers) -> None:
-    from gateway.house import DEFAULT_STRATEGIES
 
     p = subparsers.add_parser("serve", help="run the engine, the REST gateway and house bots "
                               "together; prints the URL")
@@ -32,12 +31,7 @@ def add_subcommands(subparsers) -> None:
                    help="gRPC port of the engine on 127.0.0.1, for bots (0 picks a free one)")
     p.add_argument("--db", default=DEFAULT_DB,
                    help=f"SQLite file (default {DEFAULT_DB}); ':memory:' keeps nothing")
-    p.add_argument("--bots", default=",".join(DEFAULT_STRATEGIES),
-                   help="house bot strategies, comma-separated ('' for none)")
-    p.add_argument("--threads", type=int, default=48,
-                   help="HTTP worker threads (each live event stream holds one)")
-    p.add_argument("--cors", action="append", default=[], metavar="ORIGIN",
-                   help="allow this origin to call the API ('*' for any); repeatable")
+    _gateway_options(p, "house bot strategies, comma-separated ('' for none)")
     p.set_defaults(func=run_serve)
 
     p = subparsers.add_parser("gateway", help="run the REST gateway and web page in front of "
@@ -45,13 +39,18 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("--engine", default="127.0.0.1:50051", help="HOST:PORT of the engine")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8080, help="HTTP port (0 picks a free one)")
-    p.add_argument("--bots", default=",".join(DEFAULT_STRATEGIES),
-                   help="house bot strategies enlisted at the engine ('' for none)")
+    _gateway_options(p, "house bot strategies enlisted at the engine ('' for none)")
+    p.set_defaults(func=run_gateway)
+
+
+def _gateway_options(p, bots_help: str) -> None:
+    from gateway.house import DEFAULT_STRATEGIES
+
+    p.add_argument("--bots", default=",".join(DEFAULT_STRATEGIES), help=bots_help)
     p.add_argument("--threads", type=int, default=48,
                    help="HTTP worker threads (each live event stream holds one)")
     p.add_argument("--cors", action="append", default=[], metavar="ORIGIN",
                    help="allow this origin to call the API ('*' for any); repeatable")
-    p.set_defaults(func=run_gateway)
 
 
 # ----- the HTTP server ----------------------------------------------------------------------

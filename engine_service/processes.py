@@ -25,8 +25,11 @@ def start_engine(host: str, port: int, db: str, log=None) -> tuple[subprocess.Po
 
 
 def _drain(stream, log) -> None:
+    """Keep the engine's stdout flowing (it would block on a full pipe)."""
+    out = log or sys.stdout
     for line in stream:
-        (log or sys.stdout).write(line)
+        if not out.closed:
+            out.write(line)
 
 
 def stop_processes(procs: list[subprocess.Popen], grace: float = 5.0) -> None:

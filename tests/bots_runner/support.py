@@ -14,24 +14,12 @@ from pathlib import Path
 import grpc
 
 from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+from tests.engine.support import start_engine  # noqa: F401 - the runner tests start it from here
 
 ROOT = Path(__file__).resolve().parents[2]
 JS_BOT = ROOT / "bots" / "js"
 VARIANTS = {"hhl": common_pb2.VARIANT_HHL, "domeng": common_pb2.VARIANT_DOMENG}
 DOMINO = [sys.executable, "-m", "engine_service.cli"]
-
-
-def start_engine(db: Path, port: int = 0, log: Path | None = None):
-    """`domino engine` as a process; returns (process, port) once it listens."""
-    with open(log or os.devnull, "a") as err:
-        proc = subprocess.Popen([*DOMINO, "engine", "--host", "127.0.0.1", "--port", str(port),
-                                 "--db", str(db)], stdout=subprocess.PIPE, stderr=err, text=True,
-                                cwd=ROOT)
-    line = proc.stdout.readline()
-    if not line.startswith("engine listening on "):
-        proc.kill()
-        raise RuntimeError(f"the engine did not start: {line!r}")
-    return proc, int(line.split()[3].rsplit(":", 1)[1])
 
 
 def domino_bot(address: str, *args: str, env: dict | None = None, stdin=None):

@@ -78,23 +78,15 @@ def run_threads(targets):
         raise errors[0]
 
 
-def start_engine(db: str, port: int = 0, log_path: str | None = None):
-    """`domino engine` as a real process; returns (process, port) once it listens."""
+def start_engine(db, port: int = 0, log_path=None):
+    """`domino engine` as a real process (the product's own launcher); returns (process,
+    port) once it listens. Its log goes to log_path (default: nowhere)."""
     import os
-    import subprocess
-    import sys
 
-    log = open(log_path or os.devnull, "a")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "engine_service.cli", "engine", "--host", "127.0.0.1",
-         "--port", str(port), "--db", db],
-        stdout=subprocess.PIPE, stderr=log, text=True)
-    log.close()
-    line = proc.stdout.readline()
-    if not line.startswith("engine listening on "):
-        proc.kill()
-        raise RuntimeError(f"the engine did not start: {line!r}")
-    return proc, int(line.split()[3].rsplit(":", 1)[1])
+    from engine_service.processes import start_engine as launch
+
+    with open(log_path or os.devnull, "a") as log:
+        return launch("127.0.0.1", port, str(db), log=log)
 
 
 def start_bot(address: str, match_id: str, seat: int, token: str, *extra: str):
