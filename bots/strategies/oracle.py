@@ -1,16 +1,34 @@
-"""oracle: the search bot with the cards face up — the yardstick of what information is worth.
+"""oracle: the search bot with every hand face up — the yardstick of what information is worth.
 
 In-process only, never over the wire: ``bots.arena.play_match`` calls ``attach(match)``
-once before play, and the oracle then reads ``match.hand`` — every seat's true tiles and
-the true stock *in its true draw order* (it knows the stock order too; this is the full
-upper bound, not a partial one). It evaluates every legal move exactly as ``search`` does
-(bots/strategies/search.py: the same greedy playout, the same values) but from the true
-position instead of sampled guesses. The playouts are deterministic, so one playout per
-move is the whole search: more iterations would repeat it.
+once before play, and the oracle then reads ``match.hand``: every seat's true tiles (and
+so which tiles are in the stock, or sleep). It does not know the ORDER of the HHL stock:
+that is future chance (the boneyard is shuffled; which tile comes next has not happened
+yet), not hidden information about the present, so it averages over every order of the
+stock tiles left (at most 4! = 24). It evaluates every legal move exactly as ``search``
+does (bots/strategies/search.py: the same greedy playout, the same values) but from the
+true hands instead of sampled guesses. Domeng has no stock: one playout per move is the
+whole search.
 """
+
+from itertools import permutations
+
+from engine_service.rules.hhl import HHLHand
 
 from ..strategy import Strategy
 from .search import CAMAT_BONUS, best_move, evaluate
+
+
+def stock_orders(position):
+    """The position once for each order of the HHL stock tiles not yet drawn."""
+    if not isinstance(position, HHLHand):
+        yield position
+        return
+    drawn, left = position.stock[:position.stock_pos], position.stock[position.stock_pos:]
+    for order in set(permutations(left)):
+        p = position.fork()
+        p.stock = drawn + list(order)
+        yield p
 
 
 class Oracle(Strategy):
@@ -31,5 +49,6 @@ class Oracle(Strategy):
             raise RuntimeError("the oracle sees every hand: it plays only in-process, after attach(match)")
         seat = self.match.to_move  # the seat asked to choose; no view needed
         totals = [0.0] * len(legal_moves)
-        evaluate(self.match.hand.fork(), seat, legal_moves, totals, self.camat_bonus)
+        for position in stock_orders(self.match.hand):
+            evaluate(position, seat, legal_moves, totals, self.camat_bonus)
         return legal_moves[best_move(legal_moves, totals)]
