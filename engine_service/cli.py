@@ -5,7 +5,7 @@ import json
 import sys
 
 from engine_service import narrate
-from engine_service.rules import IllegalMove, MalformedInput, ReplayError, replay_record
+from engine_service.rules import NUM_SEATS, IllegalMove, MalformedInput, ReplayError, replay_record
 
 
 def _parse_options(pairs):
@@ -25,7 +25,7 @@ def cmd_simulate(args) -> int:
     from bots.simulate import simulate
 
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
-    seats = {"hhl": 4, "domeng": 5}[args.variant]
+    seats = NUM_SEATS[args.variant]
     if len(bots) == 1:
         bots = bots * seats
     if len(bots) != seats:

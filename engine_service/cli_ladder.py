@@ -20,9 +20,11 @@ import grpc
 
 from domino_proto.domino.v1 import common_pb2, ladder_pb2, ladder_pb2_grpc
 
+from . import rules
+
 VARIANT_ENUM = {"hhl": common_pb2.VARIANT_HHL, "domeng": common_pb2.VARIANT_DOMENG}
 FORMAT_ENUM = {"rotation": ladder_pb2.LADDER_FORMAT_ROTATION, "duplicate": ladder_pb2.LADDER_FORMAT_DUPLICATE}
-SEATS = {"hhl": 4, "domeng": 5}
+SEATS = rules.NUM_SEATS
 UNREACHABLE_S = 120  # how long the engine may be away (e.g. restarting) before we give up
 
 

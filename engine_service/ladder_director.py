@@ -33,7 +33,7 @@ RUNNING, DONE = "running", "done"
 PLAYING, COUNTED, VOID = "playing", "counted", "void"
 NAME = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
 DEFAULT_OPTIONS = {"hhl": {"hands": 4}, "domeng": {"cycles": 1}}
-SEATS = {"hhl": 4, "domeng": 5}
+SEATS = rules.NUM_SEATS
 POLL_S = 0.5
 
 

@@ -4,12 +4,13 @@ the engine with real bot processes."""
 
 from bots.arena import play_match
 from bots.strategies import make_strategy
+from engine_service.rules import NUM_SEATS
 
 from .formats import schedule, set_size
 from .rows import result_row
 from .standings import compute
 
-SEATS = {"hhl": 4, "domeng": 5}
+SEATS = NUM_SEATS
 
 
 def run(variant, entrants, fmt="rotation", options=None, seed=1, matches=None,

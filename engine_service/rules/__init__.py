@@ -22,6 +22,7 @@ from .record import replay_record as _replay_record
 from .tiles import TILES, Tile
 
 VARIANTS = {"hhl": HHLMatch, "domeng": DomengMatch}
+NUM_SEATS = {name: cls.num_seats for name, cls in VARIANTS.items()}  # HHL 4, Domeng 5
 
 
 def new_match(variant, options=None, seed=0, deals=None) -> Match:
@@ -37,7 +38,7 @@ def replay_record(record) -> Match:
 
 
 __all__ = [
-    "ARMS", "BARRICADE", "ENDS", "NORMAL", "RECORD_FORMAT", "TILES", "VARIANTS",
+    "ARMS", "BARRICADE", "ENDS", "NORMAL", "NUM_SEATS", "RECORD_FORMAT", "TILES", "VARIANTS",
     "Event", "IllegalMove", "MalformedInput", "Match", "Move", "ReplayError", "Tile",
     "coerce_move", "new_match", "replay_record",
 ]
