@@ -79,13 +79,16 @@ def _stop_on_signals() -> threading.Event:
     return stop
 
 
-def _serve_until_signal(server, cleanup, stop: threading.Event | None = None) -> int:
+def _serve_until_signal(server, cleanup, stop: threading.Event | None = None, tick=None) -> int:
+    """Serve until a signal (or the server dies), calling ``tick`` about every 0.5 s."""
     stop = stop or _stop_on_signals()
     thread = threading.Thread(target=server.run, name="http", daemon=True)
     thread.start()
     while not stop.wait(0.5):
         if not thread.is_alive():
             break
+        if tick is not None:
+            tick()
     # The HTTP threads are daemons: they end with the process, open event streams included.
     cleanup()
     return 0
@@ -118,8 +121,8 @@ def run_serve(args) -> int:
     stop = _stop_on_signals()   # from the start: a signal during startup still stops the children
     engine, engine_port = start_engine("127.0.0.1", args.engine_port, args.db)
     address = f"127.0.0.1:{engine_port}"
-    bots = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-            for cmd in house_bot_commands(address, strategies)]
+    commands = house_bot_commands(address, strategies)
+    bots = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL) for cmd in commands]
     try:
         server = make_server(address, args.host, args.port, strategies, args.threads, args.cors)
     except OSError as e:
@@ -130,9 +133,17 @@ def run_serve(args) -> int:
     print(f"domino serving on http://{host}:{server.effective_port}/ (engine {address}, "
           f"house bots: {', '.join(strategies) or 'none'}); Ctrl-C stops", flush=True)
 
+    def restart_dead_bots():
+        # A house bot that died is started again (its seats' clocks covered the gap).
+        for i, proc in enumerate(bots):
+            if proc.poll() is not None:
+                logging.getLogger("domino.serve").warning(
+                    "house bot %s exited with %s; starting it again", strategies[i], proc.returncode)
+                bots[i] = subprocess.Popen(commands[i], stdout=subprocess.DEVNULL)
+
     def cleanup():
         stop_processes(bots)          # bots first: the engine then covers their seats
         stop_processes([engine])
         print("domino serve: stopped", flush=True)
 
-    return _serve_until_signal(server, cleanup, stop)
+    return _serve_until_signal(server, cleanup, stop, tick=restart_dead_bots)

@@ -29,6 +29,12 @@ def children(pid):
     return [int(p) for p in out.stdout.split()]
 
 
+def house_bots(pid):
+    """The child processes of `pid` that are `domino bot` processes."""
+    out = subprocess.run(["ps", "-o", "pid=,args=", "--ppid", str(pid)], capture_output=True, text=True)
+    return [int(line.split()[0]) for line in out.stdout.splitlines() if " bot " in line]
+
+
 def test_serve_runs_everything_and_stops_cleanly_on_sigterm(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "engine_service.cli", "serve", "--port", "0",
@@ -50,6 +56,16 @@ def test_serve_runs_everything_and_stops_cleanly_on_sigterm(tmp_path):
         wait_for(lambda: get(match_url)["status"] == "over", timeout=60, step=0.2)
         with urllib.request.urlopen(url + "/", timeout=10) as r:
             assert r.headers["Content-Type"].startswith("text/html")
+        # A house bot that dies is started again, and bot matches go on.
+        (dead,) = house_bots(proc.pid)
+        os.kill(dead, signal.SIGKILL)
+        wait_for(lambda: len(house_bots(proc.pid)) == 1 and house_bots(proc.pid) != [dead],
+                 timeout=20, step=0.2)
+        status, again = post(url + "/api/v1/matches", {
+            "variant": "hhl", "options": {"hands": 1}, "seats": [{"kind": "bot", "strategy": "random"}] * 4})
+        assert status == 201
+        wait_for(lambda: get(f"{url}/api/v1/matches/{again['match_id']}")["status"] == "over",
+                 timeout=60, step=0.2)
     finally:
         kids = children(proc.pid)
         started = time.monotonic()
