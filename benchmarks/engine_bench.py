@@ -367,6 +367,37 @@ def many_matches(seed: int) -> dict:
         engine.close()
 
 
+def pooled_matches(seed: int) -> dict:
+    """MULTI_MATCHES matches whose seats come from a pool: 4 `domino bot --pool` processes,
+    each ONE stream that plays a seat in every match at once (capacity MULTI_MATCHES), so
+    the engine serves 4 streams instead of 100. Timed from the first match created (the
+    bots have enlisted) to the last bot's exit; timeouts from the engine's log."""
+    from domino_proto.domino.v1 import common_pb2, engine_pb2
+
+    engine = Engine()
+    try:
+        bots = [subprocess.Popen([sys.executable, "-m", "engine_service.cli", "bot", "--engine",
+                                  engine.address, "--strategy", "greedy", "--pool", "bench",
+                                  "--name", f"bot{i}", "--capacity", str(MULTI_MATCHES),
+                                  "--matches", str(MULTI_MATCHES)],
+                                 stdout=subprocess.DEVNULL, stderr=engine.log, cwd=ROOT, env=_env())
+                for i in range(4)]
+        time.sleep(2.0)  # let the four streams enlist before the clock starts
+        cpu, start = engine.cpu_s(), time.monotonic()
+        ids = [engine.stub.CreateMatch(engine_pb2.CreateMatchRequest(
+            variant=common_pb2.VARIANT_HHL, options_json=json.dumps({"hands": MULTI_HANDS}),
+            seed=seed + i, seats=[engine_pb2.SeatSpec(pool="bench")] * 4), timeout=10).match_id
+            for i in range(MULTI_MATCHES)]
+        codes = [b.wait(LIMIT_S) for b in bots]
+        elapsed = time.monotonic() - start
+        moves = sum(engine.version(m) for m in ids)
+        return {"moves": moves, "seconds": elapsed, "rate": moves / elapsed,
+                "timeouts": engine.timeouts(ids), "errors": sum(1 for c in codes if c != 0),
+                "engine_cpu_ms": (engine.cpu_s() - cpu) * 1000 / max(moves, 1)}
+    finally:
+        engine.close()
+
+
 def idle_memory(claim: bool) -> dict:
     engine = Engine()
     try:
@@ -396,8 +427,10 @@ def run() -> list[str]:
         singles.append(one_match(seed=7 + r))
         size = singles[-1]
         pings.append(ping_pong(int(size["choice_bytes"]), int(size["turn_bytes"]), PING_SECONDS))
+    pooled = []
     for r in range(RUNS):
         multis.append(many_matches(seed=100 + 100 * r))
+        pooled.append(pooled_matches(seed=100 + 100 * r))
     for _ in range(RUNS):
         for claim in (True, False):
             idles[claim].append(idle_memory(claim))
@@ -473,6 +506,11 @@ def run() -> list[str]:
         "   turn->answer p50/p99:    " + both(multis, "{:.1f}/{:.1f} ms", "turn_to_answer.p50",
                                                 "turn_to_answer.p99"),
         *cost(multis),
+        f"   the same with pool streams: 4 `domino bot --pool` processes, one stream each"
+        f" playing all {MULTI_MATCHES} matches",
+        "   total moves/s:           " + both(pooled, "{:.0f}", "rate") + "   (target >= 2,500)",
+        "   timeouts / errors:       " + both(pooled, "{}/{}", "timeouts", "errors"),
+        "   CPU per move, engine:    " + both(pooled, "{:.2f} ms", "engine_cpu_ms"),
         "",
         f"3. engine RSS (/proc/PID/status VmRSS) before/after {IDLE_MATCHES} idle HHL matches"
         " (after 20 warm-up matches)",
