@@ -41,3 +41,11 @@ def live(engine_address):
     gw = LiveGateway(engine_address, STRATEGIES)
     yield gw
     gw.close()
+
+
+@pytest.fixture
+def browser():
+    from gateway_cdp import Browser
+    b = Browser()
+    yield b
+    b.close()

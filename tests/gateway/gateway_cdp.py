@@ -12,6 +12,8 @@ import tempfile
 import time
 import urllib.request
 
+import pytest
+
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-dev-shm-usage", "--remote-debugging-port=0", "--remote-allow-origins=*"]
@@ -142,3 +144,7 @@ class Browser:
         shutil.rmtree(self.profile, ignore_errors=True)
         if os.path.exists(self.profile):
             shutil.rmtree(self.profile, ignore_errors=True)
+
+
+needs_chromium = pytest.mark.skipif(chromium_path() is None, reason="chromium is not installed "
+                                    "(apt-get install -y chromium)")

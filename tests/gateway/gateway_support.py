@@ -12,7 +12,8 @@ import time
 
 from tests.engine.support import start_engine
 
-__all__ = ["start_engine", "start_house_bots", "LiveGateway", "RestPlayer", "wait_for"]
+__all__ = ["start_engine", "start_house_bots", "LiveGateway", "RestPlayer", "wait_for", "error",
+           "ERROR_KEYS"]
 
 # House bots the suite runs (pool "house-random"): real `domino bot` processes.
 STRATEGIES = ["random"]
@@ -110,3 +111,18 @@ def replay(record: dict, tmp_path) -> subprocess.CompletedProcess:
         json.dump(record, f)
     return subprocess.run([sys.executable, "-m", "engine_service.cli", "replay", path],
                           capture_output=True, text=True, timeout=60)
+
+
+ERROR_KEYS = {"code", "status", "reason", "message", "version", "legal_moves"}
+
+
+def error(r, status, reason):
+    """Assert a Flask test response is the one JSON error body with this status and reason."""
+    body = r.get_json()
+    assert r.status_code == status, body
+    assert r.mimetype == "application/json"
+    assert ERROR_KEYS <= set(body), body
+    assert body["code"] == status and body["reason"] == reason, body
+    assert isinstance(body["message"], str) and body["message"]
+    assert isinstance(body["legal_moves"], list)
+    return body

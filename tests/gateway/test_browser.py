@@ -5,19 +5,9 @@ back and forth with the buttons and the keyboard; the table on a phone-sized scr
 import json
 import os
 
-import pytest
-from gateway_cdp import chromium_path
+from gateway_cdp import needs_chromium
 
-pytestmark = pytest.mark.skipif(chromium_path() is None, reason="chromium is not installed "
-                                "(apt-get install -y chromium)")
-
-
-@pytest.fixture
-def browser():
-    from gateway_cdp import Browser
-    b = Browser()
-    yield b
-    b.close()
+pytestmark = needs_chromium
 
 
 def test_play_a_match_against_bots_by_clicking_then_replay_it(browser, live, tmp_path):

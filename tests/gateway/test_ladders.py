@@ -12,13 +12,12 @@ import subprocess
 import sys
 
 import pytest
-from gateway_cdp import chromium_path
-from gateway_support import wait_for
+from gateway_cdp import needs_chromium
+from gateway_support import error, wait_for
 from openapi_spec_validator import validate
 
 from ladders.standings import compute
 
-KEYS = {"code", "status", "reason", "message", "version", "legal_moves"}
 ENTRANTS = ["random", "greedy"]
 SMALL = {"variant": "hhl", "options": {"hands": 1}, "entrants": ENTRANTS, "matches": 4,
          "seed": 5, "concurrency": 2}
@@ -60,14 +59,6 @@ def bots(engine_address, tmp_path):
     b.stop()
 
 
-def error(r, status, reason):
-    body = r.get_json()
-    assert r.status_code == status, body
-    assert r.mimetype == "application/json"
-    assert KEYS <= set(body), body
-    assert body["code"] == status and body["reason"] == reason, body
-    assert isinstance(body["message"], str) and body["message"]
-    return body
 
 
 def create(client, **changes) -> dict:
@@ -230,16 +221,6 @@ def test_ladders_are_in_the_openapi_document(client):
 
 
 # ----- the web page ---------------------------------------------------------------------------
-needs_chromium = pytest.mark.skipif(chromium_path() is None, reason="chromium is not installed "
-                                    "(apt-get install -y chromium)")
-
-
-@pytest.fixture
-def browser():
-    from gateway_cdp import Browser
-    b = Browser()
-    yield b
-    b.close()
 
 
 @needs_chromium

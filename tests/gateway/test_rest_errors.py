@@ -5,21 +5,9 @@ engine away 503 / late 504, and unknown routes and methods answer JSON too."""
 import socket
 
 import pytest
+from gateway_support import error
 
 from gateway import create_app
-
-KEYS = {"code", "status", "reason", "message", "version", "legal_moves"}
-
-
-def error(r, status, reason):
-    body = r.get_json()
-    assert r.status_code == status, body
-    assert r.mimetype == "application/json"
-    assert KEYS <= set(body), body
-    assert body["code"] == status and body["reason"] == reason, body
-    assert isinstance(body["message"], str) and body["message"]
-    assert isinstance(body["legal_moves"], list)
-    return body
 
 
 @pytest.fixture
