@@ -3,16 +3,23 @@
 A seat stream (Hello.seat) plays one match and ends with it. A pool stream (Hello.pool)
 is seated by the engine's pools in any number of matches, one after another or several at
 once, and lasts until the bot goes away. Either way all outgoing messages come from one
-inbox: match updates, answers to the bot's moves (from the reader thread) and new seats
-(from the pools), so they leave in one ordered stream. A bot whose Hello sets skip_events
-gets no EventBatch: its stream is woken only for its turns, its answers and the ends of
-its matches.
+inbox: match updates, answers to the bot's moves (from the stream's reader task) and new
+seats (from the pools), so they leave in one ordered stream. A bot whose Hello sets
+skip_events gets no EventBatch: its stream is woken only for its turns, its answers and
+the ends of its matches.
+
+Play streams run as coroutines on the server's event loop (server.py), not one thread
+each: a move travels from one bot's stream to the next seat's stream without a thread
+hand-off, which is most of what a move costs (see the engine benchmark). The match work
+itself (rules, store, publish) runs inline on the loop; it takes about 0.1 ms. Updates
+from other threads (the turn clock, Engine.SubmitMove calls, the pools) reach the loop
+through Inbox.put.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import queue
 import threading
 from dataclasses import dataclass
 
@@ -26,6 +33,42 @@ from .match import CLOSED, Match, SeatView, Subscriber, Update
 log = logging.getLogger(__name__)
 
 KEEPALIVE_S = 5.0   # an idle stream gets a Keepalive message this often
+KEEPALIVE = object()  # what Inbox.get returns when nothing came for KEEPALIVE_S
+
+
+class Inbox:
+    """A stream's queue on the server's event loop that any thread may fill.
+
+    Made on the loop thread. A put from the loop itself (a bot's move publishing to the
+    next seat) is a plain queue put; from another thread it is passed to the loop. Puts
+    after the loop closed (engine shutdown) are dropped: nobody is left to read them."""
+
+    __slots__ = ("_loop", "_queue", "_loop_thread")
+
+    def __init__(self):
+        self._loop = asyncio.get_running_loop()
+        self._queue: asyncio.Queue = asyncio.Queue()
+        self._loop_thread = threading.get_ident()
+
+    def put(self, item) -> None:
+        if threading.get_ident() == self._loop_thread:
+            self._queue.put_nowait(item)
+            return
+        try:
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, item)
+        except RuntimeError:    # the loop is closed
+            pass
+
+    async def get(self):
+        """The next item, or KEEPALIVE when nothing came within KEEPALIVE_S."""
+        if not self._queue.empty():
+            return self._queue.get_nowait()
+        # A timer, not asyncio.wait_for: no task per message.
+        idle = self._loop.call_later(KEEPALIVE_S, self._queue.put_nowait, KEEPALIVE)
+        try:
+            return await self._queue.get()
+        finally:
+            idle.cancel()
 
 
 @dataclass
@@ -54,9 +97,11 @@ def out(**body) -> play_pb2.EngineMessage:
 
 
 class PlaySession:
+    """Made on the server's event loop, one per Connect call."""
+
     def __init__(self, engine: Engine):
         self.engine = engine
-        self.inbox: queue.SimpleQueue = queue.SimpleQueue()
+        self.inbox = Inbox()
         self.seated: dict[str, Seated] = {}
         self.pool = ""          # set for a pool stream
         self.single = ""        # the match of a seat stream
@@ -72,17 +117,19 @@ class PlaySession:
         self.inbox.put(CLOSED)
 
     # ----- the stream ---------------------------------------------------------------------
-    def run(self, request_iterator):
-        """Yield every EngineMessage of the stream; raises EngineError for a bad Hello."""
-        hello = self._hello(request_iterator)
+    async def run(self, request_iterator, write) -> None:
+        """Play the stream: read the Hello, then send every EngineMessage with `write`
+        (a coroutine) until the stream ends. Raises EngineError for a bad Hello."""
+        hello = await self._hello(request_iterator)
         self.events = not hello.skip_events
+        reader = None
         try:
             if hello.WhichOneof("auth") == "seat":
                 match = self.engine.get(hello.seat.match_id)
                 seat = match.authenticate(hello.seat.seat_token)
                 log.info("bot %r plays match %s seat %d", hello.client, match.id, seat)
                 self.single = match.id
-                yield from self._join(match, seat)
+                await self._send(self._join(match, seat), write)
                 if not self.seated:
                     return          # the match was already over
             else:
@@ -92,28 +139,34 @@ class PlaySession:
                 log.info("bot %r enlisted in pool %r as %r", hello.client, self.pool,
                          hello.pool.name)
                 self.engine.pools.enlist(self.pool, self)
-            threading.Thread(target=self._read_moves, args=(request_iterator,), daemon=True,
-                             name="play-reader").start()
+            reader = asyncio.create_task(self._read_moves(request_iterator))
             while True:
-                try:
-                    item = self.inbox.get(timeout=KEEPALIVE_S)
-                except queue.Empty:
-                    yield self.keepalive()
-                    continue
+                item = await self.inbox.get()
                 if item is CLOSED:
                     return
-                yield from self._handle(item)
+                if item is KEEPALIVE:
+                    await write(self.keepalive())
+                    continue
+                await self._send(self._handle(item), write)
                 if not self.pool and not self.seated:
                     return          # a seat stream ends with its match
         finally:
+            if reader is not None:
+                reader.cancel()
             if self.pool:
                 self.engine.pools.leave(self.pool, self)
             for seated in self.seated.values():
                 seated.match.unsubscribe(seated.sub)
                 seated.match.note_disconnect(seated.seat)
 
-    def _hello(self, request_iterator):
-        first = next(request_iterator, None)
+    @staticmethod
+    async def _send(messages, write) -> None:
+        for message in messages:
+            await write(message)
+
+    @staticmethod
+    async def _hello(request_iterator):
+        first = await anext(request_iterator, None)
         if first is None or first.WhichOneof("body") != "hello":
             raise EngineError("MALFORMED_REQUEST", "the first message must be a Hello")
         hello = first.hello
@@ -176,10 +229,11 @@ class PlaySession:
         return out(keepalive=wire.keepalive(seated.match.version if seated else 0))
 
     # ----- the bot's side -----------------------------------------------------------------
-    def _read_moves(self, request_iterator) -> None:
-        """Runs beside the sending loop; each answer goes through the inbox."""
+    async def _read_moves(self, request_iterator) -> None:
+        """Runs beside the sending loop; each answer goes through the inbox, after the
+        update that the move published to the next seat's stream."""
         try:
-            for message in request_iterator:
+            async for message in request_iterator:
                 self.inbox.put(self._answer(message))
         except Exception:   # the connection went away; the clocks cover the seats
             pass

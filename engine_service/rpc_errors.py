@@ -12,12 +12,16 @@ from . import wire
 from .errors import EngineError
 
 
-def abort(context: grpc.ServicerContext, err: EngineError):
+def _status(context, err: EngineError) -> tuple[grpc.StatusCode, str]:
     context.set_trailing_metadata((
         ("domino-reason", err.reason),
         ("domino-refusal-bin", wire.refusal(err).SerializeToString()),
     ))
-    context.abort(getattr(grpc.StatusCode, err.code), f"{err.reason}: {err.message}")
+    return getattr(grpc.StatusCode, err.code), f"{err.reason}: {err.message}"
+
+
+def abort(context: grpc.ServicerContext, err: EngineError):
+    context.abort(*_status(context, err))
 
 
 def refusals(method):
@@ -39,4 +43,15 @@ def stream_refusals(method):
             yield from method(self, request, context)
         except EngineError as err:
             abort(context, err)
+    return call
+
+
+def async_refusals(method):
+    """Same for a coroutine method on the server's event loop (grpc.aio)."""
+    @functools.wraps(method)
+    async def call(self, request, context):
+        try:
+            return await method(self, request, context)
+        except EngineError as err:
+            await context.abort(*_status(context, err))
     return call

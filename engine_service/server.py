@@ -3,11 +3,18 @@
 Servicers are thin: decode the request, make one engine call, encode the answer. A refusal
 (EngineError) ends the call with the status code of its reason, the message "REASON: text",
 and trailing metadata "domino-reason" and "domino-refusal-bin" (a serialized Refusal).
+
+One grpc.aio server on an event loop thread of its own serves everything. Play streams,
+the move path, are coroutines on that loop (play_session.py); every other method is a
+plain function that the server runs on its thread pool, where a call may block (SQLite,
+a Watch stream waiting for events) without holding up the loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
 from concurrent import futures
 
 import grpc
@@ -28,8 +35,8 @@ from .engine import Engine
 from .errors import EngineError
 from .ladder_rpc import LadderServicer
 from .match import CLOSED
-from .play_session import KEEPALIVE_S, PlaySession
-from .rpc_errors import refusals, stream_refusals
+from .play_session import KEEPALIVE, Inbox, PlaySession
+from .rpc_errors import async_refusals, refusals
 
 log = logging.getLogger(__name__)
 
@@ -93,27 +100,30 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
                                             request.move_text)
         return wire.submit_response(seat, accepted)
 
-    @stream_refusals
-    def Watch(self, request, context):
+    @async_refusals
+    async def Watch(self, request, context):
         match = self.engine.get(request.match_id)
         seat = match.authenticate(request.seat_token) if request.seat_token else None
-        sub, view = match.subscribe(seat)
-        context.add_callback(sub.close)
+        inbox = Inbox()
+        sub, view = match.subscribe(seat, inbox)
         try:
-            yield engine_pb2.WatchMessage(snapshot=wire.snapshot(match, view))
+            await context.write(engine_pb2.WatchMessage(snapshot=wire.snapshot(match, view)))
             if match.game.over:
-                yield engine_pb2.WatchMessage(match_over=wire.match_over(match))
+                await context.write(engine_pb2.WatchMessage(match_over=wire.match_over(match)))
                 return
             while True:
-                item = sub.get(KEEPALIVE_S)
+                item = await inbox.get()
                 if item is CLOSED:
                     return
-                if item is None:
-                    yield engine_pb2.WatchMessage(keepalive=wire.keepalive(match.version))
+                if item is KEEPALIVE:
+                    await context.write(engine_pb2.WatchMessage(
+                        keepalive=wire.keepalive(match.version)))
                     continue
-                yield engine_pb2.WatchMessage(events=wire.event_batch(item, seat))
+                await context.write(engine_pb2.WatchMessage(
+                    events=wire.event_batch(item, seat)))
                 if item.over:
-                    yield engine_pb2.WatchMessage(match_over=wire.match_over(match))
+                    await context.write(engine_pb2.WatchMessage(
+                        match_over=wire.match_over(match)))
                     return
         finally:
             match.unsubscribe(sub)
@@ -128,43 +138,78 @@ class PlayServicer(play_pb2_grpc.PlayServicer):
     def __init__(self, engine: Engine):
         self.engine = engine
 
-    @stream_refusals
-    def Connect(self, request_iterator, context):
-        session = PlaySession(self.engine)
-        context.add_callback(session.close)
-        yield from session.run(request_iterator)
+    @async_refusals
+    async def Connect(self, request_iterator, context):
+        await PlaySession(self.engine).run(request_iterator, context.write)
 
 
-def add_health_and_reflection(server: grpc.Server) -> health.HealthServicer:
-    checker = health.HealthServicer()
+async def add_health_and_reflection(server: grpc.aio.Server) -> health.aio.HealthServicer:
+    checker = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
     names = [engine_pb2.DESCRIPTOR.services_by_name["Engine"].full_name,
              play_pb2.DESCRIPTOR.services_by_name["Play"].full_name,
              ladder_pb2.DESCRIPTOR.services_by_name["Ladder"].full_name]
     for name in ["", *names]:
-        checker.set(name, health_pb2.HealthCheckResponse.SERVING)
+        await checker.set(name, health_pb2.HealthCheckResponse.SERVING)
     reflection.enable_server_reflection([*names, health.SERVICE_NAME,
                                          reflection.SERVICE_NAME], server)
     return checker
 
 
+class EngineServer:
+    """The grpc.aio server and the event loop thread it runs on, driven from plain threads.
+
+    Every open Play stream is a coroutine; every open Watch stream (and every unary call
+    in progress) holds a thread of the pool, so max_workers bounds those."""
+
+    def __init__(self, engine: Engine, host: str, port: int, max_workers: int):
+        self._loop = asyncio.new_event_loop()
+        self._pool = futures.ThreadPoolExecutor(max_workers=max_workers,
+                                                thread_name_prefix="rpc")
+        self._stopped = threading.Event()
+        threading.Thread(target=self._run, name="rpc-loop", daemon=True).start()
+        try:
+            self.port = asyncio.run_coroutine_threadsafe(
+                self._start(engine, host, port), self._loop).result()
+        except BaseException:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            raise
+
+    def _run(self) -> None:
+        try:
+            self._loop.run_forever()
+        finally:
+            self._loop.close()
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._stopped.set()
+
+    async def _start(self, engine: Engine, host: str, port: int) -> int:
+        self._server = grpc.aio.server(migration_thread_pool=self._pool,
+                                       options=SERVER_OPTIONS)
+        engine_pb2_grpc.add_EngineServicer_to_server(EngineServicer(engine), self._server)
+        play_pb2_grpc.add_PlayServicer_to_server(PlayServicer(engine), self._server)
+        ladder_pb2_grpc.add_LadderServicer_to_server(LadderServicer(engine), self._server)
+        await add_health_and_reflection(self._server)
+        bound = self._server.add_insecure_port(f"{host}:{port}")
+        if bound == 0:
+            raise OSError(f"cannot listen on {host}:{port}")
+        await self._server.start()
+        return bound
+
+    def stop(self, grace: float | None = None) -> threading.Event:
+        """Stop serving (calls in progress get `grace` seconds); the returned event is set
+        once the loop has stopped."""
+        if not self._stopped.is_set():
+            try:
+                done = asyncio.run_coroutine_threadsafe(self._server.stop(grace), self._loop)
+            except RuntimeError:    # stopped already
+                return self._stopped
+            done.add_done_callback(lambda _: self._loop.call_soon_threadsafe(self._loop.stop))
+        return self._stopped
+
+
 def start_server(engine: Engine, host: str = "127.0.0.1", port: int = 0,
-                 max_workers: int = 256) -> tuple[grpc.Server, int]:
-    """Start serving `engine`; returns the server and the bound port (port 0 picks one).
-
-    Every open stream holds a worker thread, so max_workers bounds the number of bots and
-    watchers connected at once."""
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers,
-                                                    thread_name_prefix="rpc"),
-                         options=SERVER_OPTIONS)
-    engine_pb2_grpc.add_EngineServicer_to_server(EngineServicer(engine), server)
-    play_pb2_grpc.add_PlayServicer_to_server(PlayServicer(engine), server)
-    ladder_pb2_grpc.add_LadderServicer_to_server(LadderServicer(engine), server)
-    add_health_and_reflection(server)
-    bound = server.add_insecure_port(f"{host}:{port}")
-    if bound == 0:
-        raise OSError(f"cannot listen on {host}:{port}")
-    server.start()
-    return server, bound
-
-
+                 max_workers: int = 256) -> tuple[EngineServer, int]:
+    """Start serving `engine`; returns the server and the bound port (port 0 picks one)."""
+    server = EngineServer(engine, host, port, max_workers)
+    return server, server.port
