@@ -132,9 +132,11 @@ class Engine:
         self.dir.cleanup()
 
 
-def run_bots(engine: Engine, seat_lists: list[list[dict]], workdir: str) -> list[dict]:
+def run_bots(engine: Engine, seat_lists: list[list[dict]], workdir: str,
+             answers: bool) -> list[dict]:
     """One `domino bot --seats-file` process per list of seats, all started together;
-    returns each process's probe figures plus its exit status and output lines."""
+    returns each process's probe figures plus its exit status and output lines. With
+    `answers` the bots ask for a MoveAnswer to every move (the probe times them)."""
     procs = []
     for i, seats in enumerate(seat_lists):
         seats_path = os.path.join(workdir, f"seats-{i}.json")
@@ -144,7 +146,8 @@ def run_bots(engine: Engine, seat_lists: list[list[dict]], workdir: str) -> list
         err = open(os.path.join(workdir, f"bot-{i}.err"), "w")
         procs.append((subprocess.Popen(
             [sys.executable, "-m", "benchmarks.engine_bench", "bot", probe_path,
-             "--engine", engine.address, "--strategy", "greedy", "--seats-file", seats_path],
+             "--engine", engine.address, "--strategy", "greedy", "--seats-file", seats_path,
+             *(["--answers"] if answers else [])],
             stdout=subprocess.PIPE, stderr=err, text=True, cwd=ROOT, env=_env()), probe_path, err))
     found = []
     for proc, probe_path, err in procs:
@@ -254,11 +257,38 @@ def ping_server_main(argv: list[str]) -> int:
     return 0
 
 
-def ping_pong(ask_bytes: int, reply_bytes: int, seconds: float) -> dict:
+def aio_ping_server_main(argv: list[str]) -> int:
+    """The same bidi stream on grpc.aio (the engine's own server API); prints its port."""
+    import asyncio
+
+    from engine_service.server import SERVER_OPTIONS
+
+    reply = b"x" * int(argv[0])
+
+    async def pong(request_iterator, context):
+        async for _ in request_iterator:
+            await context.write(reply)
+
+    async def serve():
+        server = grpc.aio.server(options=SERVER_OPTIONS)
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
+            "bench.Ping", {"Pong": grpc.stream_stream_rpc_method_handler(pong)}),))
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        print(f"ping listening on 127.0.0.1:{port}", flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+        await server.stop(0)
+
+    asyncio.run(serve())
+    return 0
+
+
+def ping_pong(ask_bytes: int, reply_bytes: int, seconds: float, server: str = "pingserver"
+              ) -> dict:
     """Round trips of one stream with one message in flight, like a bot and its engine."""
     from bots.runner import CHANNEL_OPTIONS
 
-    proc = subprocess.Popen([sys.executable, "-m", "benchmarks.engine_bench", "pingserver",
+    proc = subprocess.Popen([sys.executable, "-m", "benchmarks.engine_bench", server,
                              str(reply_bytes)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True, cwd=ROOT, env=_env())
     try:
@@ -346,7 +376,7 @@ def one_match(seed: int) -> dict:
         seats = [[{"match_id": match_id, "seat": s, "token": t}] for s, t in enumerate(tokens)]
         cpu = engine.cpu_s()
         with tempfile.TemporaryDirectory(prefix="engine-bench-bots-") as workdir:
-            bots = run_bots(engine, seats, workdir)
+            bots = run_bots(engine, seats, workdir, answers=True)
         return _outcome(engine, [match_id], bots, engine.cpu_s() - cpu)
     finally:
         engine.close()
@@ -361,7 +391,7 @@ def many_matches(seed: int) -> dict:
                  for s in range(4)]
         cpu = engine.cpu_s()
         with tempfile.TemporaryDirectory(prefix="engine-bench-bots-") as workdir:
-            bots = run_bots(engine, seats, workdir)
+            bots = run_bots(engine, seats, workdir, answers=False)
         return _outcome(engine, [m for m, _ in made], bots, engine.cpu_s() - cpu)
     finally:
         engine.close()
@@ -422,11 +452,12 @@ def _load() -> str:
 def run() -> list[str]:
     lines = [f"{os.cpu_count()} CPUs; load average before: {_load()}; engine store: SQLite file "
              "(WAL); every figure measured twice (run 1 / run 2)"]
-    singles, pings, multis, idles = [], [], [], {True: [], False: []}
+    singles, pings, aio_pings, multis, idles = [], [], [], [], {True: [], False: []}
     for r in range(RUNS):
         singles.append(one_match(seed=7 + r))
-        size = singles[-1]
-        pings.append(ping_pong(int(size["choice_bytes"]), int(size["turn_bytes"]), PING_SECONDS))
+        size = (int(singles[-1]["choice_bytes"]), int(singles[-1]["turn_bytes"]), PING_SECONDS)
+        pings.append(ping_pong(*size))
+        aio_pings.append(ping_pong(*size, server="pingserver-aio"))
     pooled = []
     for r in range(RUNS):
         multis.append(many_matches(seed=100 + 100 * r))
@@ -475,27 +506,38 @@ def run() -> list[str]:
         "   sending .. MoveAnswer received: the engine's round trip as the bot sees it",
         "   bare ping-pong = one gRPC bidi stream between two processes, one message in flight,",
         f"   asks of {s0['choice_bytes']:.0f} B (a MoveChoice) answered with {s0['turn_bytes']:.0f} B"
-        " (a TurnRequest), with the same sync gRPC API and channel/server options",
+        " (a TurnRequest),",
+        "   same channel/server options; the client is a sync gRPC client like the bots; the",
+        "   server is measured both as a sync gRPC server and as a grpc.aio server (the engine's",
+        "   API); ratios are given against each (the faster one is the stricter)",
+        "   here the bots ask for a MoveAnswer to every move (--answers), 3 messages per move",
         "   match moves:             " + both(singles, "{} in {:.2f} s", "moves", "seconds"),
         "   match moves/s:           " + both(singles, "{:.0f}", "rate"),
-        "   bare round trips/s:      " + both(pings, "{:.0f}", "rate"),
-        "   match / bare rate:       " + ratio(singles, pings, "rate", "rate") + "   (target >= 0.6x)",
+        "   bare round trips/s:      " + both(pings, "{:.0f}", "rate") + " sync server; "
+        + both(aio_pings, "{:.0f}", "rate") + " aio server",
+        "   match / bare rate:       " + ratio(singles, pings, "rate", "rate") + " sync; "
+        + ratio(singles, aio_pings, "rate", "rate") + " aio   (target >= 0.6x)",
         "   turn->answer p50/p99:    " + both(singles, "{:.2f}/{:.2f} ms", "turn_to_answer.p50",
                                                 "turn_to_answer.p99"),
         "   choice->answer p50/p99:  " + both(singles, "{:.2f}/{:.2f} ms", "choice_to_answer.p50",
                                                 "choice_to_answer.p99"),
-        "   bare p50/p99:            " + both(pings, "{:.2f}/{:.2f} ms", "p50", "p99"),
+        "   bare p50/p99:            " + both(pings, "{:.2f}/{:.2f} ms", "p50", "p99")
+        + " sync; " + both(aio_pings, "{:.2f}/{:.2f} ms", "p50", "p99") + " aio",
         "   p99 choice->answer/bare: " + ratio(singles, pings, "choice_to_answer.p99", "p99")
-        + "   (target <= 3x)",
-        "   p99 turn->answer/bare:   " + ratio(singles, pings, "turn_to_answer.p99", "p99"),
+        + " sync; " + ratio(singles, aio_pings, "choice_to_answer.p99", "p99")
+        + " aio   (target <= 3x)",
+        "   p99 turn->answer/bare:   " + ratio(singles, pings, "turn_to_answer.p99", "p99")
+        + " sync; " + ratio(singles, aio_pings, "turn_to_answer.p99", "p99") + " aio",
         "   timeouts/errors/refusals/fallbacks: " + both(singles, "{}/{}/{}/{}", "timeouts",
                                                          "errors", "refusals", "fallbacks"),
-        "   bare server CPU:         " + both(pings, "{:.3f} ms", "server_cpu_ms")
-        + " per round trip (1 message in, 1 out)",
+        "   bare server CPU:         " + both(pings, "{:.3f} ms", "server_cpu_ms") + " sync; "
+        + both(aio_pings, "{:.3f} ms", "server_cpu_ms") + " aio, per round trip (1 in, 1 out)",
         *cost(singles),
         "",
         f"2. {MULTI_MATCHES} HHL matches at once (hands={MULTI_HANDS}, {4 * MULTI_MATCHES} seats),"
-        f" 4 `domino bot --seats-file` processes of {MULTI_MATCHES} seats each, 1 engine",
+        f" 4 `domino bot --seats-file` processes of {MULTI_MATCHES} seats each, 1 engine;",
+        "   the bots answer as `domino bot` does by default: no EventBatch, no MoveAnswer to an",
+        "   accepted move (Hello.skip_events, skip_accepted): 2 messages per move",
         "   total moves:             " + both(multis, "{} in {:.2f} s", "moves", "seconds"),
         "   total moves/s:           " + both(multis, "{:.0f}", "rate") + "   (target >= 2,500)",
         "   timeouts / errors:       " + both(multis, "{}/{}", "timeouts", "errors")
@@ -503,8 +545,6 @@ def run() -> list[str]:
         "   refusals / fallbacks:    " + both(multis, "{}/{}", "refusals", "fallbacks"),
         "   seats finished:          " + both(multis, "{}", "seats_finished")
         + f" of {4 * MULTI_MATCHES}",
-        "   turn->answer p50/p99:    " + both(multis, "{:.1f}/{:.1f} ms", "turn_to_answer.p50",
-                                                "turn_to_answer.p99"),
         *cost(multis),
         f"   the same with pool streams: 4 `domino bot --pool` processes, one stream each"
         f" playing all {MULTI_MATCHES} matches",
@@ -533,4 +573,6 @@ if __name__ == "__main__":
         sys.exit(bot_main(sys.argv[2:]))
     if sys.argv[1:2] == ["pingserver"]:
         sys.exit(ping_server_main(sys.argv[2:]))
+    if sys.argv[1:2] == ["pingserver-aio"]:
+        sys.exit(aio_ping_server_main(sys.argv[2:]))
     print("\n".join(run()))

@@ -284,17 +284,20 @@ class Runner:
     engine may stay unreachable (None: forever). `on_message` sees every EngineMessage
     (tests use it). `events`: False asks the engine for no EventBatch (Hello.skip_events),
     for strategies that do not listen to events; True asks for them; None sends `hello`
-    as it is.
+    as it is. `answers`: True asks for a MoveAnswer to every move; by default only refused
+    moves are answered (Hello.skip_accepted), as the runner acts on refusals only.
     """
 
     def __init__(self, address: str, hello: play_pb2.Hello, make_bot: Callable, *,
                  matches: int = 1, margin: float | None = None,
                  give_up_after: float | None = 120.0, backoff: Backoff | None = None,
                  on_message: Callable | None = None, label: str = "bot",
-                 events: bool | None = None, channel: grpc.Channel | None = None):
+                 events: bool | None = None, answers: bool = False,
+                 channel: grpc.Channel | None = None):
+        hello = _copy(hello)
         if events is not None:
-            hello = _copy(hello)
             hello.skip_events = not events
+        hello.skip_accepted = not answers
         self.address, self.hello, self.make_bot = address, hello, make_bot
         self.channel = channel                 # shared with other runners; not ours to close
         self.matches, self.margin, self.give_up_after = matches, margin, give_up_after
@@ -400,6 +403,7 @@ class Runner:
                         self._skew = message.keepalive.server_unix_ms / 1000 - time.time()
                     elif kind == "match_over":
                         self._match_over(message.match_over)
+                        _forget(turns, message.match_over.match_id)
                         if self._done():
                             break
             finally:
@@ -552,6 +556,14 @@ class Runner:
 
 
 # ----- entry points -------------------------------------------------------------------------
+def _forget(turns: dict, match_id: str) -> None:
+    """Drop a finished match's turns: a pool stream lives for many matches."""
+    for key in [k for k in turns if k[0] == match_id]:
+        turn = turns.pop(key)
+        if turn.timer is not None:
+            turn.timer.cancel()
+
+
 def _copy(hello: play_pb2.Hello) -> play_pb2.Hello:
     out = play_pb2.Hello()
     out.CopyFrom(hello)

@@ -80,6 +80,8 @@ def add_subcommands(subparsers) -> None:
                    "unreachable before the bot gives up (default 120; 0: never)")
     p.add_argument("--delay", type=float, default=0.0, help="seconds to think per move "
                    "(testing)")
+    p.add_argument("--answers", action="store_true", help="ask for a MoveAnswer to every move, "
+                   "not only to refused ones")
     p.add_argument("-v", "--verbose", action="store_true", help="log every connection step")
     p.set_defaults(func=run_bot)
 
@@ -186,9 +188,10 @@ def run_bot(args) -> int:
         return strategy
 
     # A strategy that does not listen to events gets none: the engine sends it only its
-    # turns, answers and match ends (Hello.skip_events).
+    # turns, answers to refused moves and match ends (Hello.skip_events, skip_accepted).
     options = {"margin": None if args.margin_ms is None else args.margin_ms / 1000,
-               "give_up_after": args.give_up or None, "events": listens(probe)}
+               "give_up_after": args.give_up or None, "events": listens(probe),
+               "answers": args.answers}
     if args.pool:
         return run_pool_bots(args, make_bot, options)
     tickets = bot_tickets(args)

@@ -6,7 +6,7 @@ once, and lasts until the bot goes away. Either way all outgoing messages come f
 inbox: match updates, answers to the bot's moves (from the stream's reader task) and new
 seats (from the pools), so they leave in one ordered stream. A bot whose Hello sets
 skip_events gets no EventBatch: its stream is woken only for its turns, its answers and
-the ends of its matches.
+the ends of its matches; with skip_accepted only refused moves are answered.
 
 Play streams run as coroutines on the server's event loop (server.py), not one thread
 each: a move travels from one bot's stream to the next seat's stream without a thread
@@ -108,6 +108,7 @@ class PlaySession:
         self.capacity = 1
         self.name = ""          # a pool bot's public name
         self.events = True      # send EventBatch messages (Hello.skip_events turns them off)
+        self.accepted = True    # answer accepted moves too (Hello.skip_accepted turns it off)
 
     # ----- the pools' side (PoolBot) -----------------------------------------------------
     def seat_in(self, match: Match, seat: int) -> None:
@@ -122,6 +123,7 @@ class PlaySession:
         (a coroutine) until the stream ends. Raises EngineError for a bad Hello."""
         hello = await self._hello(request_iterator)
         self.events = not hello.skip_events
+        self.accepted = not hello.skip_accepted
         reader = None
         try:
             if hello.WhichOneof("auth") == "seat":
@@ -234,11 +236,15 @@ class PlaySession:
         update that the move published to the next seat's stream."""
         try:
             async for message in request_iterator:
-                self.inbox.put(self._answer(message))
+                answer = self._answer(message)
+                if answer is not None:
+                    self.inbox.put(answer)
         except Exception:   # the connection went away; the clocks cover the seats
             pass
 
-    def _answer(self, message) -> Answer:
+    def _answer(self, message) -> Answer | None:
+        """Play the bot's move; the answer to send, None when an accepted move goes
+        unanswered (skip_accepted)."""
         choice = message.move
         match_id = choice.match_id or self.single
         try:
@@ -249,6 +255,8 @@ class PlaySession:
                 raise EngineError("UNKNOWN_MATCH", f"this stream plays no match {match_id!r}")
             accepted = seated.match.submit(seated.seat, choice.version, choice.move_id,
                                            choice.move_text)
+            if not self.accepted:
+                return None
             return Answer(match_id, wire.answer(match_id, choice.version, accepted))
         except EngineError as err:
             return Answer(match_id, wire.answer(match_id, choice.version, err=err))

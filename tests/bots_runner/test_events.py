@@ -55,11 +55,14 @@ def test_on_event_sees_the_seats_events_in_order(engine):
             assert not others & {t for v in e.values() if isinstance(v, list) for t in v}
 
 
-def test_events_are_asked_for_as_told_and_only_known_fast_strategies_run_inline():
+def test_events_and_answers_are_asked_for_as_told_and_only_known_fast_strategies_run_inline():
     hello = seat_hello("m", "t")
     assert Runner("x", hello, None, events=False).hello.skip_events
     assert not Runner("x", hello, None, events=True).hello.skip_events
-    assert Runner("x", hello, None).hello is hello and not hello.skip_events
+    runner = Runner("x", hello, None)
+    assert runner.hello.skip_events == hello.skip_events is False    # events=None: as given
+    assert runner.hello.skip_accepted and not hello.skip_accepted    # the caller's is a copy
+    assert not Runner("x", hello, None, answers=True).hello.skip_accepted
     assert runs_inline(make_strategy("greedy")) and runs_inline(make_strategy("random"))
     assert not runs_inline(Listener())                 # its calls stay on one thread
     wrapped = make_strategy("greedy")

@@ -140,7 +140,8 @@ def test_seat_watch_and_view_show_only_the_seats_own_tiles(served):
 
 def test_a_stream_that_skips_events_gets_its_turns_answers_and_match_over_only(served):
     """Hello.skip_events: no EventBatch at all, yet every turn of the seat is asked once,
-    every move answered, and the match ends the same as with events."""
+    every move answered, and the match ends the same as with events. Hello.skip_accepted
+    (the runner's default): events, turns, but no answer to an accepted move."""
     match_id, tokens = served.new_match("hhl", {"hands": 1}, seed=21, clock_ms=30_000)
     kinds = {s: [] for s in range(4)}
     results = {}
@@ -148,7 +149,8 @@ def test_a_stream_that_skips_events_gets_its_turns_answers_and_match_over_only(s
     def bot(s):
         def run():
             results[s] = play(served.address, match_id, tokens[s], make_strategy("greedy"),
-                              on_message=lambda m: kinds[s].append(m), events=s != 0)
+                              on_message=lambda m: kinds[s].append(m), events=s != 0,
+                              answers=s == 0)
         return run
 
     run_threads([bot(s) for s in range(4)])
@@ -158,9 +160,13 @@ def test_a_stream_that_skips_events_gets_its_turns_answers_and_match_over_only(s
     mine = [k.WhichOneof("body") for k in kinds[0]]
     assert mine[:2] == ["welcome", "snapshot"] and mine[-1] == "match_over"
     assert "events" not in mine and "events" in [k.WhichOneof("body") for k in kinds[1]]
+    quiet = [k.WhichOneof("body") for k in kinds[1]]
+    assert "answer" not in quiet and quiet[-1] == "match_over"
+    played_by = [sum(1 for deal in record["deals"] for m in deal["moves"]
+                     if m["seat"] == s and "play" in m) for s in range(4)]
+    assert quiet.count("turn") == played_by[1] > 0
     turns = [k.turn.state.version for k in kinds[0] if k.WhichOneof("body") == "turn"]
     answers = [k.answer for k in kinds[0] if k.WhichOneof("body") == "answer"]
-    played = sum(1 for deal in record["deals"] for m in deal["moves"]
-                 if m["seat"] == 0 and "play" in m)
+    played = played_by[0]
     assert len(turns) == len(set(turns)) == played
     assert all(a.accepted for a in answers) and len(answers) >= played - 1
