@@ -10,17 +10,15 @@ the ends of its matches; with skip_accepted only refused moves are answered.
 
 Play streams run as coroutines on the server's event loop (server.py), not one thread
 each: a move travels from one bot's stream to the next seat's stream without a thread
-hand-off, which is most of what a move costs (see the engine benchmark). The match work
-itself (rules, store, publish) runs inline on the loop; it takes about 0.1 ms. Updates
-from other threads (the turn clock, Engine.SubmitMove calls, the pools) reach the loop
-through Inbox.put.
+hand-off. The match work itself (rules, store, publish) runs inline on the loop; it takes
+about 0.1 ms. Updates from other threads (the turn clock, Engine.SubmitMove calls, the
+pools) reach the loop through the stream's Inbox.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from dataclasses import dataclass
 
 from domino_proto.domino.v1 import play_pb2
@@ -28,48 +26,10 @@ from domino_proto.domino.v1 import play_pb2
 from . import wire
 from .engine import Engine
 from .errors import EngineError
+from .inbox import KEEPALIVE, Inbox
 from .match import CLOSED, Match, SeatView, Subscriber, Update
 
 log = logging.getLogger(__name__)
-
-KEEPALIVE_S = 5.0   # an idle stream gets a Keepalive message this often
-KEEPALIVE = object()  # what Inbox.get returns when nothing came for KEEPALIVE_S
-
-
-class Inbox:
-    """A stream's queue on the server's event loop that any thread may fill.
-
-    Made on the loop thread. A put from the loop itself (a bot's move publishing to the
-    next seat) is a plain queue put; from another thread it is passed to the loop. Puts
-    after the loop closed (engine shutdown) are dropped: nobody is left to read them."""
-
-    __slots__ = ("_loop", "_queue", "_loop_thread")
-
-    def __init__(self):
-        self._loop = asyncio.get_running_loop()
-        self._queue: asyncio.Queue = asyncio.Queue()
-        self._loop_thread = threading.get_ident()
-
-    def put(self, item) -> None:
-        if threading.get_ident() == self._loop_thread:
-            self._queue.put_nowait(item)
-            return
-        try:
-            self._loop.call_soon_threadsafe(self._queue.put_nowait, item)
-        except RuntimeError:    # the loop is closed
-            pass
-
-    async def get(self):
-        """The next item, or KEEPALIVE when nothing came within KEEPALIVE_S."""
-        if not self._queue.empty():
-            return self._queue.get_nowait()
-        # A timer, not asyncio.wait_for: no task per message.
-        idle = self._loop.call_later(KEEPALIVE_S, self._queue.put_nowait, KEEPALIVE)
-        try:
-            return await self._queue.get()
-        finally:
-            idle.cancel()
-
 
 @dataclass
 class Seated:
@@ -153,6 +113,7 @@ class PlaySession:
                 if not self.pool and not self.seated:
                     return          # a seat stream ends with its match
         finally:
+            self.inbox.close()
             if reader is not None:
                 reader.cancel()
             if self.pool:

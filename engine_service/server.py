@@ -33,9 +33,10 @@ from domino_proto.domino.v1 import (
 from . import wire
 from .engine import Engine
 from .errors import EngineError
+from .inbox import KEEPALIVE, Inbox
 from .ladder_rpc import LadderServicer
 from .match import CLOSED
-from .play_session import KEEPALIVE, Inbox, PlaySession
+from .play_session import PlaySession
 from .rpc_errors import async_refusals, refusals
 
 log = logging.getLogger(__name__)
@@ -127,6 +128,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
                     return
         finally:
             match.unsubscribe(sub)
+            inbox.close()
 
     @refusals
     def GetRecord(self, request, context):

@@ -87,6 +87,7 @@ CREATE TABLE IF NOT EXISTS moves (
 
 
 BUSY_TIMEOUT_S = 10.0   # how long a statement waits for another connection's write
+CHECKPOINT_S = 0.5      # how often the WAL is folded into the database file (file stores)
 
 
 class _Connection:
@@ -109,7 +110,12 @@ class SQLiteStore:
     ":memory:" becomes a uniquely named in-memory database in shared-cache mode, so every
     connection sees the same data; the pool's first connection keeps it alive as long as
     the store. Shared-cache connections refuse each other with SQLITE_LOCKED rather than
-    waiting, so such statements are retried for up to BUSY_TIMEOUT_S."""
+    waiting, so such statements are retried for up to BUSY_TIMEOUT_S.
+
+    A file store folds its WAL into the database file on a thread of its own, every
+    CHECKPOINT_S, instead of in whichever commit crosses SQLite's threshold: a checkpoint
+    copies pages and syncs the file, milliseconds, and commits run on the move path of
+    every match (the engine's event loop)."""
 
     def __init__(self, path: str = ":memory:"):
         self._memory = path == ":memory:"
@@ -125,6 +131,14 @@ class SQLiteStore:
             first.db.execute("PRAGMA journal_mode=WAL")
         first.db.executescript(SCHEMA)
         self._idle.put(first)
+        # (frames in the WAL, frames of it in the database file) at the last checkpoint
+        self.last_checkpoint = (0, 0)
+        self._stop = threading.Event()
+        self._checkpointer = None
+        if not self._memory:
+            self._checkpointer = threading.Thread(target=self._checkpoints, daemon=True,
+                                                  name="store-checkpoint")
+            self._checkpointer.start()
 
     def _open(self) -> _Connection:
         with self._opening:
@@ -136,6 +150,7 @@ class SQLiteStore:
                 db.execute("PRAGMA read_uncommitted=true")   # shared cache: reads take no table locks
             else:
                 db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("PRAGMA wal_autocheckpoint=0")   # see _checkpoints
             conn = _Connection(db)
             self._all.append(conn)
             return conn
@@ -163,6 +178,15 @@ class SQLiteStore:
                     time.sleep(0.0005)
         finally:
             self._idle.put(conn)
+
+    def _checkpoints(self) -> None:
+        while not self._stop.wait(CHECKPOINT_S):
+            try:
+                # PASSIVE: copies what it can without waiting for, or blocking, anyone.
+                (_, frames, done), = self._read("PRAGMA wal_checkpoint(PASSIVE)", ())
+            except sqlite3.Error:   # closed meanwhile, or busy: the next round does it
+                continue
+            self.last_checkpoint = (frames, done)
 
     def _write(self, sql: str, args: tuple) -> int:
         return self._execute(sql, args, fetch=False)
@@ -214,6 +238,9 @@ class SQLiteStore:
         return [MoveRow(*r) for r in rows]
 
     def close(self) -> None:
+        self._stop.set()
+        if self._checkpointer is not None:
+            self._checkpointer.join()
         with self._opening:
             self._closed = True
         for conn in self._all:   # waits for a statement running on another thread to finish

@@ -1,12 +1,13 @@
 """The SQLite store: what it keeps is exactly what replays a match."""
 
 import sqlite3
+import time
 
 import pytest
 
 from engine_service.engine import Engine
 from engine_service.match import Match
-from engine_service.store import MatchRow, MoveRow, SQLiteStore
+from engine_service.store import CHECKPOINT_S, MatchRow, MoveRow, SQLiteStore
 
 
 def row(id_="m1", status="waiting"):
@@ -36,6 +37,25 @@ def test_a_match_its_seats_and_its_moves_survive_reopening_the_file(tmp_path):
     assert store.unfinished() == []
     assert store.match("m1").result == {"totals": [0, 0, 0, 0]}
     assert store.match("nope") is None
+
+
+def test_commits_never_checkpoint_the_wal_its_own_thread_does(tmp_path):
+    """A checkpoint (copying pages, syncing the file) must not land on a commit: commits
+    run on the engine's move path."""
+    store = SQLiteStore(str(tmp_path / "s.sqlite3"))
+    try:
+        assert store._read("PRAGMA wal_autocheckpoint", ()) == [(0,)]
+        store.add_match(row())
+        for v in range(1, 301):
+            store.append_move("m1", MoveRow(v, v % 4, "0-0", "seat", float(v)))
+        deadline = time.monotonic() + 5 * CHECKPOINT_S
+        while store.last_checkpoint[0] < 300 and time.monotonic() < deadline:
+            time.sleep(CHECKPOINT_S / 5)
+        frames, done = store.last_checkpoint
+        assert frames >= 300 and done == frames     # one frame per commit at least, all in
+    finally:
+        store.close()
+    assert not store._checkpointer.is_alive()
 
 
 def test_the_log_is_append_only_one_row_per_version():

@@ -1,0 +1,68 @@
+"""A stream's inbox on the server's event loop: filled from any thread, read by one coroutine.
+
+Play and Watch streams wait here for what to send next: updates of their matches, answers
+to their bot's moves, new seats from the pools. A put on the loop itself (a bot's move
+publishing to the next seat's stream) is a deque append that wakes the reader; a put from
+another thread (the turn clock, Engine.SubmitMove calls, the pools) is handed to the loop.
+Everything here is on the path of every move, so it is kept to the bare minimum: no
+asyncio.Queue, and no timer per message. A stream that had nothing to send for
+KEEPALIVE_S gets KEEPALIVE from `get`, from one timer per stream that is re-armed only
+when it fires.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import deque
+
+KEEPALIVE_S = 5.0     # an idle stream gets a Keepalive message this often
+KEEPALIVE = object()  # what Inbox.get returns when nothing came for KEEPALIVE_S
+
+
+class Inbox:
+    """Made on the loop thread; `close` it when its stream ends (that stops its timer).
+    Puts after the loop closed (engine shutdown) are dropped: nobody is left to read them."""
+
+    __slots__ = ("_loop", "_loop_thread", "_items", "_waiter", "_last", "_timer")
+
+    def __init__(self):
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        self._items: deque = deque()
+        self._waiter: asyncio.Future | None = None
+        self._last = self._loop.time()      # when the reader last got an item
+        self._timer = self._loop.call_later(KEEPALIVE_S, self._idle_check)
+
+    def put(self, item) -> None:
+        if threading.get_ident() == self._loop_thread:
+            self._append(item)
+            return
+        try:
+            self._loop.call_soon_threadsafe(self._append, item)
+        except RuntimeError:    # the loop is closed
+            pass
+
+    async def get(self):
+        """The next item, or KEEPALIVE after KEEPALIVE_S without one."""
+        while not self._items:
+            self._waiter = self._loop.create_future()
+            await self._waiter
+        self._last = self._loop.time()
+        return self._items.popleft()
+
+    def close(self) -> None:
+        self._timer.cancel()
+
+    def _append(self, item) -> None:
+        self._items.append(item)
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def _idle_check(self) -> None:
+        idle = self._loop.time() - self._last
+        if idle >= KEEPALIVE_S:
+            self._append(KEEPALIVE)
+            idle = 0.0
+        self._timer = self._loop.call_later(KEEPALIVE_S - idle, self._idle_check)

@@ -1,0 +1,56 @@
+"""The stream inbox: ordered, fillable from any thread, and KEEPALIVE only when idle."""
+
+import asyncio
+import threading
+
+from engine_service import inbox as inbox_module
+from engine_service.inbox import KEEPALIVE, Inbox
+
+
+def test_items_come_in_order_from_the_loop_and_from_other_threads():
+    async def main():
+        inbox = Inbox()
+        try:
+            inbox.put(1)
+            thread = threading.Thread(target=lambda: [inbox.put(i) for i in (2, 3)])
+            thread.start()
+            got = [await inbox.get() for _ in range(3)]
+            thread.join()
+            return got
+        finally:
+            inbox.close()
+    assert asyncio.run(main()) == [1, 2, 3]
+
+
+def test_keepalive_only_after_an_idle_stretch(monkeypatch):
+    monkeypatch.setattr(inbox_module, "KEEPALIVE_S", 0.2)
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        inbox = Inbox()
+        try:
+            got = []
+            for i in range(6):               # busy for 0.3 s: no keepalive among the items
+                inbox.put(i)
+                got.append(await inbox.get())
+                await asyncio.sleep(0.05)
+            start = loop.time()
+            got.append(await inbox.get())    # then idle: a keepalive within about 0.2 s
+            waited = loop.time() - start
+            return got, waited
+        finally:
+            inbox.close()
+    got, waited = asyncio.run(main())
+    assert got == [0, 1, 2, 3, 4, 5, KEEPALIVE]
+    assert 0.1 < waited < 0.5
+
+
+def test_a_closed_inbox_leaves_no_timer_behind(monkeypatch):
+    monkeypatch.setattr(inbox_module, "KEEPALIVE_S", 0.05)
+
+    async def main():
+        inbox = Inbox()
+        inbox.close()
+        await asyncio.sleep(0.2)
+        return list(inbox._items)
+    assert asyncio.run(main()) == []
