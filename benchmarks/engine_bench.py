@@ -463,8 +463,10 @@ def _load() -> str:
 def run() -> list[str]:
     lines = [f"{os.cpu_count()} CPUs; load average before: {_load()}; engine store: SQLite file "
              "(WAL); every figure measured twice (run 1 / run 2)"]
-    singles, pings, aio_pings, multis, idles = [], [], [], [], {True: [], False: []}
+    singles, quiet, pings, aio_pings, multis = [], [], [], [], []
+    idles = {True: [], False: []}
     for r in range(RUNS):
+        quiet.append(one_match(seed=7 + r, answers=False))
         singles.append(one_match(seed=7 + r))
         size = (int(singles[-1]["choice_bytes"]), int(singles[-1]["turn_bytes"]), PING_SECONDS)
         pings.append(ping_pong(*size))
@@ -524,13 +526,19 @@ def run() -> list[str]:
         "   same channel/server options; the client is a sync gRPC client like the bots; the",
         "   server is measured both as a sync gRPC server and as a grpc.aio server (the engine's",
         "   API); ratios are given against each (the faster one is the stricter)",
-        "   here the bots ask for a MoveAnswer to every move (--answers), 3 messages per move",
-        "   match moves:             " + both(singles, "{} in {:.2f} s", "moves", "seconds"),
-        "   match moves/s:           " + both(singles, "{:.0f}", "rate"),
+        "   each run plays the match twice: as `domino bot` plays by default (no MoveAnswer to",
+        "   an accepted move: 2 messages per move), then with --answers (3 messages per move),",
+        "   which the latencies need: they end at the MoveAnswer",
+        "   match moves:             " + both(quiet, "{} in {:.2f} s", "moves", "seconds")
+        + "; with answers " + both(singles, "{} in {:.2f} s", "moves", "seconds"),
+        "   match moves/s:           " + both(quiet, "{:.0f}", "rate") + "; with answers "
+        + both(singles, "{:.0f}", "rate"),
         "   bare round trips/s:      " + both(pings, "{:.0f}", "rate") + " sync server; "
         + both(aio_pings, "{:.0f}", "rate") + " aio server",
-        "   match / bare rate:       " + ratio(singles, pings, "rate", "rate") + " sync; "
-        + ratio(singles, aio_pings, "rate", "rate") + " aio   (target >= 0.6x)",
+        "   match / bare rate:       " + ratio(quiet, pings, "rate", "rate") + " sync; "
+        + ratio(quiet, aio_pings, "rate", "rate") + " aio   (target >= 0.6x)",
+        "   the same with answers:   " + ratio(singles, pings, "rate", "rate") + " sync; "
+        + ratio(singles, aio_pings, "rate", "rate") + " aio",
         "   turn->answer p50/p99:    " + both(singles, "{:.2f}/{:.2f} ms", "turn_to_answer.p50",
                                                 "turn_to_answer.p99"),
         "   choice->answer p50/p99:  " + both(singles, "{:.2f}/{:.2f} ms", "choice_to_answer.p50",
@@ -546,7 +554,10 @@ def run() -> list[str]:
                                                          "errors", "refusals", "fallbacks"),
         "   bare server CPU:         " + both(pings, "{:.3f} ms", "server_cpu_ms") + " sync; "
         + both(aio_pings, "{:.3f} ms", "server_cpu_ms") + " aio, per round trip (1 in, 1 out)",
+        "   with answers:",
         *cost(singles),
+        "   as domino bot plays:",
+        *cost(quiet),
         "",
         f"2. {MULTI_MATCHES} HHL matches at once (hands={MULTI_HANDS}, {4 * MULTI_MATCHES} seats),"
         f" 4 `domino bot --seats-file` processes of {MULTI_MATCHES} seats each, 1 engine;",
@@ -575,7 +586,7 @@ def run() -> list[str]:
         lines.append(f"   {label + ':':40s} " + both(xs, "{}->{} KB", "before", "after")
                      + ", " + both(xs, "{:.1f}", "per_match") + " KB per match"
                      + ("   (target <= 50 KB)" if claim else ""))
-    for label, x in [("1.", x) for x in singles] + [("2.", x) for x in multis]:
+    for label, x in [("1.", x) for x in singles + quiet] + [("2.", x) for x in multis]:
         if x["first_error"]:
             lines.append(f"{label} first error: {x['first_error'][:300]}")
     lines.append(f"load average after: {_load()}")

@@ -30,7 +30,6 @@ connection was down (the view in the next TurnRequest is complete; ``on_event`` 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import queue
 import random
@@ -41,6 +40,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 import grpc
+import orjson
 
 from bots.strategy import Strategy
 from domino_proto.domino.v1 import common_pb2, play_pb2, play_pb2_grpc
@@ -444,7 +444,7 @@ class Runner:
         if seated is None or not seated.listens:
             return
         for event in batch.events:
-            seated.worker.submit(seated.strategy.on_event, json.loads(event.event_json))
+            seated.worker.submit(seated.strategy.on_event, orjson.loads(event.event_json))
 
     def _match_over(self, over) -> None:
         seated = self._seated.pop(over.match_id, None)
@@ -453,7 +453,7 @@ class Runner:
         if over.match_id in self.finished:
             return
         self.finished.append(over.match_id)
-        self.results.append(json.loads(over.result_json))
+        self.results.append(orjson.loads(over.result_json))
         log.info("%s: match %s over at version %d", self.label, over.match_id, over.version)
 
     def _turn(self, state, turns: dict, outbox: queue.SimpleQueue) -> None:
@@ -473,7 +473,7 @@ class Runner:
         turn = Turn(seated, state.version, [m.id for m in state.legal_moves],
                     [parse_move(m.text) for m in state.legal_moves])
         turns[key] = turn
-        view = json.loads(state.view_json)
+        view = orjson.loads(state.view_json)
         if seated.inline:
             turn.future = future = Future()
             future.set_running_or_notify_cancel()
