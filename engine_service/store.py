@@ -82,7 +82,7 @@ CREATE TABLE IF NOT EXISTS moves (
     cause TEXT NOT NULL,
     at REAL NOT NULL,
     PRIMARY KEY (match_id, version)
-);
+) WITHOUT ROWID;   -- rows kept in key order: one b-tree, so a commit writes one page, not two
 """
 
 
