@@ -12,9 +12,9 @@ figures to OUT as JSON; the bot itself is unchanged.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
-import queue
 import statistics
 import subprocess
 import sys
@@ -292,9 +292,8 @@ def aio_ping_server_main(argv: list[str]) -> int:
 
 def ping_pong(ask_bytes: int, reply_bytes: int, seconds: float, server: str = "pingserver"
               ) -> dict:
-    """Round trips of one stream with one message in flight, like a bot and its engine."""
-    from bots.runner import CHANNEL_OPTIONS
-
+    """Round trips of one stream with one message in flight, like a bot and its engine;
+    the client is a grpc.aio client with the bots' channel options, as in bots/runner.py."""
     proc = subprocess.Popen([sys.executable, "-m", "benchmarks.engine_bench", server,
                              str(reply_bytes)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True, cwd=ROOT, env=_env())
@@ -302,32 +301,8 @@ def ping_pong(ask_bytes: int, reply_bytes: int, seconds: float, server: str = "p
         line = proc.stdout.readline()
         if not line.startswith("ping listening on "):
             raise RuntimeError(f"the ping-pong server did not start: {line!r}")
-        address = line.split()[-1]
-        ask = b"y" * ask_bytes
-        with grpc.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
-            grpc.channel_ready_future(channel).result(timeout=10)
-            outbox: queue.SimpleQueue = queue.SimpleQueue()
-            stream = channel.stream_stream("/bench.Ping/Pong")(iter(outbox.get, None))
-            rtts, warm, server_cpu = [], 200, 0.0
-            outbox.put(ask)
-            sent = time.perf_counter()
-            start = None
-            for _ in stream:
-                now = time.perf_counter()
-                if warm:
-                    warm -= 1
-                    if not warm:
-                        start, server_cpu = now, cpu_s(proc.pid)
-                else:
-                    rtts.append((now - sent) * 1000)
-                    if now - start > seconds:
-                        break
-                sent = time.perf_counter()
-                outbox.put(ask)
-            server_cpu = cpu_s(proc.pid) - server_cpu
-            outbox.put(None)
-            stream.cancel()
-            elapsed = time.perf_counter() - start
+        rtts, elapsed, server_cpu = asyncio.run(_ping(line.split()[-1], proc.pid,
+                                                      b"y" * ask_bytes, seconds))
     finally:
         proc.stdin.close()      # the server stops when its stdin closes
         try:
@@ -338,6 +313,27 @@ def ping_pong(ask_bytes: int, reply_bytes: int, seconds: float, server: str = "p
         proc.stdout.close()
     return {"rate": len(rtts) / elapsed, "server_cpu_ms": server_cpu * 1000 / max(len(rtts), 1),
             **_pcts(rtts)}
+
+
+async def _ping(address: str, pid: int, ask: bytes, seconds: float):
+    """(round trip times in ms after 200 warm-up ones, seconds they took, server CPU s)."""
+    from bots.runner import CHANNEL_OPTIONS
+
+    async with grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
+        await asyncio.wait_for(channel.channel_ready(), 10)
+        call = channel.stream_stream("/bench.Ping/Pong")()
+        for _ in range(200):
+            await call.write(ask)
+            await call.read()
+        rtts, start, cpu = [], time.perf_counter(), cpu_s(pid)
+        while (now := time.perf_counter()) - start <= seconds:
+            await call.write(ask)
+            await call.read()
+            rtts.append((time.perf_counter() - now) * 1000)
+        cpu = cpu_s(pid) - cpu
+        elapsed = time.perf_counter() - start
+        call.cancel()
+    return rtts, elapsed, cpu
 
 
 def _pcts(ms: list[float]) -> dict:
@@ -523,7 +519,7 @@ def run() -> list[str]:
         "   bare ping-pong = one gRPC bidi stream between two processes, one message in flight,",
         f"   asks of {s0['choice_bytes']:.0f} B (a MoveChoice) answered with {s0['turn_bytes']:.0f} B"
         " (a TurnRequest),",
-        "   same channel/server options; the client is a sync gRPC client like the bots; the",
+        "   same channel/server options; the client is a grpc.aio client like the bots; the",
         "   server is measured both as a sync gRPC server and as a grpc.aio server (the engine's",
         "   API); ratios are given against each (the faster one is the stricter)",
         "   each run plays the match twice: as `domino bot` plays by default (no MoveAnswer to",

@@ -15,12 +15,15 @@ to ``on_event(event)``. The runner speaks the Play service of the engine
   exponential backoff and resumes with the same token (the engine sends a fresh Snapshot
   and, if it is the seat's turn, the TurnRequest again).
 
-Each connection runs in its own thread (gRPC's sync API); ``play_seats`` plays several
+Every connection of the process is a coroutine on one I/O event loop thread (grpc.aio),
+so a message costs no thread hand-over however many seats the process plays; ``run()``
+blocks its caller's thread until the runner is done, and ``play_seats`` plays several
 seats from one process over one shared channel. Each strategy runs on one worker thread of
 its own, so it is never called from two threads at once, and events reach it in order
 between its choices; one shared timer thread answers for it when it is too slow. The few
 strategies known to choose at once (first legal, random, greedy: ``runs_inline``) are
-called on the connection's thread instead, saving two thread hand-overs per turn.
+called on the I/O loop instead, saving two thread hand-overs per turn; so is
+``on_message``, which must therefore be quick.
 
 What is not done here: checking that a strategy's move is legal beyond "is it one of the
 offered moves" (the engine is the authority), and rebuilding events missed while the
@@ -29,7 +32,7 @@ connection was down (the view in the next TurnRequest is complete; ``on_event`` 
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import logging
 import queue
 import random
@@ -45,6 +48,7 @@ import orjson
 from bots.strategy import Strategy
 from domino_proto.domino.v1 import common_pb2, play_pb2, play_pb2_grpc
 from engine_service.clock import Alarm, Clock
+from engine_service.inbox import Inbox
 from engine_service.rules.moves import Move
 
 log = logging.getLogger("bots.runner")
@@ -117,8 +121,25 @@ def as_strategy(bot) -> Strategy:
     raise TypeError(f"a bot is a Strategy or a choose(view, legal_moves) function, got {bot!r}")
 
 
+_io: asyncio.AbstractEventLoop | None = None
 _clock: Clock | None = None
 _clock_lock = threading.Lock()
+
+
+def io_loop() -> asyncio.AbstractEventLoop:
+    """The process's one event loop for every bot connection (grpc.aio), on a daemon
+    thread: a message costs no thread hand-over, however many seats the process plays."""
+    global _io
+    with _clock_lock:
+        if _io is None:
+            _io = asyncio.new_event_loop()
+            threading.Thread(target=_io.run_forever, name="bot-io", daemon=True).start()
+        return _io
+
+
+def _on_io(coro):
+    """Run `coro` on the I/O loop and wait for its result (from any other thread)."""
+    return asyncio.run_coroutine_threadsafe(coro, io_loop()).result()
 
 
 def deadlines() -> Clock:
@@ -293,7 +314,7 @@ class Runner:
                  give_up_after: float | None = 120.0, backoff: Backoff | None = None,
                  on_message: Callable | None = None, label: str = "bot",
                  events: bool | None = None, answers: bool = False,
-                 channel: grpc.Channel | None = None):
+                 channel: grpc.aio.Channel | None = None):
         hello = _copy(hello)
         if events is not None:
             hello.skip_events = not events
@@ -312,7 +333,7 @@ class Runner:
         self._stopping = threading.Event()
         self._lock = threading.Lock()
         self._stream = None
-        self._outbox: queue.SimpleQueue | None = None
+        self._outbox: Inbox | None = None
 
     # ----- the loop -----------------------------------------------------------------------
     def run(self) -> list[dict]:
@@ -357,32 +378,38 @@ class Runner:
         """End the stream from another thread; run() returns the results so far."""
         self._stopping.set()
         with self._lock:
-            if self._outbox is not None:
-                self._outbox.put(None)
             if self._stream is not None:
-                self._stream.cancel()
+                io_loop().call_soon_threadsafe(self._stream.cancel)
 
     def _done(self) -> bool:
         return self._stopping.is_set() or (0 < self.matches <= len(self.results))
 
     def _connect_once(self) -> bool:
-        """One stream, until it ends; True when it got past the Hello."""
-        outbox: queue.SimpleQueue = queue.SimpleQueue()
+        """One stream, until it ends; True when it got past the Hello. The stream runs on
+        the process's I/O loop; this thread waits for it."""
+        return _on_io(self._stream_once())
+
+    async def _stream_once(self) -> bool:
+        outbox = Inbox(keepalive=False)     # MoveChoices from any thread, in order
         outbox.put(play_pb2.BotMessage(hello=self.hello))
         turns: dict[tuple[str, int], Turn] = {}
         welcomed = False
-        own = self.channel is None
-        with (grpc.insecure_channel(self.address, options=CHANNEL_OPTIONS) if own
-              else contextlib.nullcontext(self.channel)) as channel:
-            grpc.channel_ready_future(channel).result(timeout=5)
-            stream = play_pb2_grpc.PlayStub(channel).Connect(iter(outbox.get, None))
+        channel = self.channel or grpc.aio.insecure_channel(self.address,
+                                                             options=CHANNEL_OPTIONS)
+        try:
+            try:
+                await asyncio.wait_for(channel.channel_ready(), 5)
+            except TimeoutError:
+                raise grpc.FutureTimeoutError() from None
+            stream = play_pb2_grpc.PlayStub(channel).Connect()
             with self._lock:
                 if self._stopping.is_set():
                     stream.cancel()
                     return False
                 self._stream, self._outbox = stream, outbox
+            writer = asyncio.ensure_future(_send_all(stream, outbox))
             try:
-                for message in stream:
+                while (message := await stream.read()) is not grpc.aio.EOF:
                     if self.on_message is not None:
                         self.on_message(message)
                     kind = message.WhichOneof("body")
@@ -406,14 +433,20 @@ class Runner:
                         _forget(turns, message.match_over.match_id)
                         if self._done():
                             break
+            except asyncio.CancelledError:
+                if not self._stopping.is_set():
+                    raise
             finally:
                 with self._lock:
                     self._stream = self._outbox = None
-                outbox.put(None)
+                writer.cancel()
                 stream.cancel()
                 for turn in turns.values():
                     if turn.timer is not None:
                         turn.timer.cancel()
+        finally:
+            if self.channel is None:
+                await channel.close()
         return welcomed
 
     # ----- messages -----------------------------------------------------------------------
@@ -456,7 +489,7 @@ class Runner:
         self.results.append(orjson.loads(over.result_json))
         log.info("%s: match %s over at version %d", self.label, over.match_id, over.version)
 
-    def _turn(self, state, turns: dict, outbox: queue.SimpleQueue) -> None:
+    def _turn(self, state, turns: dict, outbox: Inbox) -> None:
         seated = self._seated.get(state.match_id)
         if seated is None or not state.legal_moves:
             return
@@ -556,6 +589,15 @@ class Runner:
 
 
 # ----- entry points -------------------------------------------------------------------------
+async def _send_all(stream, outbox: Inbox) -> None:
+    """Write the outbox to the stream in order, until the stream ends."""
+    try:
+        while True:
+            await stream.write(await outbox.get())
+    except (grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError):
+        pass    # the stream ended; its reader reports why
+
+
 def _forget(turns: dict, match_id: str) -> None:
     """Drop a finished match's turns: a pool stream lives for many matches."""
     for key in [k for k in turns if k[0] == match_id]:
@@ -626,8 +668,7 @@ def play_seats(address: str, tickets: list[SeatTicket], make_bot: Callable, **op
     # polling threads on both sides than a channel per seat.
     shared = None
     if len(tickets) > 1 and "channel" not in options:
-        shared = options["channel"] = grpc.insecure_channel(address,
-                                                            options=SHARED_CHANNEL_OPTIONS)
+        shared = options["channel"] = _on_io(_channel(address, SHARED_CHANNEL_OPTIONS))
 
     def run(i: int, t: SeatTicket) -> None:
         runner = Runner(address, seat_hello(t.match_id, t.token), make_bot, matches=1,
@@ -654,5 +695,9 @@ def play_seats(address: str, tickets: list[SeatTicket], make_bot: Callable, **op
             t.join()
     finally:
         if shared is not None:
-            shared.close()
+            _on_io(shared.close())
     return out
+
+
+async def _channel(address: str, options: list) -> grpc.aio.Channel:
+    return grpc.aio.insecure_channel(address, options=options)   # bound to the I/O loop

@@ -22,17 +22,20 @@ KEEPALIVE = object()  # what Inbox.get returns when nothing came for KEEPALIVE_S
 
 class Inbox:
     """Made on the loop thread; `close` it when its stream ends (that stops its timer).
-    Puts after the loop closed (engine shutdown) are dropped: nobody is left to read them."""
+    Puts after the loop closed (engine shutdown) are dropped: nobody is left to read them.
+    Without `keepalive`, `get` never returns KEEPALIVE (a bot's outbox: the bot runner
+    keeps the same queue for what it sends)."""
 
     __slots__ = ("_loop", "_loop_thread", "_items", "_waiter", "_last", "_timer")
 
-    def __init__(self):
+    def __init__(self, keepalive: bool = True):
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self._items: deque = deque()
         self._waiter: asyncio.Future | None = None
         self._last = self._loop.time()      # when the reader last got an item
-        self._timer = self._loop.call_later(KEEPALIVE_S, self._idle_check)
+        self._timer = (self._loop.call_later(KEEPALIVE_S, self._idle_check) if keepalive
+                       else None)
 
     def put(self, item) -> None:
         if threading.get_ident() == self._loop_thread:
@@ -52,7 +55,8 @@ class Inbox:
         return self._items.popleft()
 
     def close(self) -> None:
-        self._timer.cancel()
+        if self._timer is not None:
+            self._timer.cancel()
 
     def _append(self, item) -> None:
         self._items.append(item)

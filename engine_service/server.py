@@ -180,6 +180,13 @@ class EngineServer:
     def _run(self) -> None:
         try:
             self._loop.run_forever()
+            # Calls still in progress after stop(grace) (a unary call blocked on its
+            # thread) are cancelled here, not destroyed with the loop.
+            left = asyncio.all_tasks(self._loop)
+            for task in left:
+                task.cancel()
+            self._loop.run_until_complete(asyncio.wait(left, timeout=2) if left
+                                          else asyncio.sleep(0))
         finally:
             self._loop.close()
             self._pool.shutdown(wait=False, cancel_futures=True)
