@@ -89,13 +89,15 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
         return engine_pb2.GetMatchResponse(summary=wire.summary(match),
                                            view_json=wire.dumps(match.seat_view(None).view))
 
-    @refusals
-    def GetView(self, request, context):
+    # GetView and SubmitMove, the calls a REST client makes per move, run on the event
+    # loop like a Play stream's moves (short, and a thread hand-over each way saved).
+    @async_refusals
+    async def GetView(self, request, context):
         view = self.engine.view(request.match_id, request.seat_token)
         return wire.seat_state(request.match_id, view)
 
-    @refusals
-    def SubmitMove(self, request, context):
+    @async_refusals
+    async def SubmitMove(self, request, context):
         seat, accepted = self.engine.submit(request.match_id, request.seat_token,
                                             request.expected_version, request.move_id,
                                             request.move_text)
