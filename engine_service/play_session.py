@@ -31,6 +31,7 @@ from .match import CLOSED, Match, SeatView, Subscriber, Update
 
 log = logging.getLogger(__name__)
 
+
 @dataclass
 class Seated:
     """A match this stream plays."""
@@ -81,11 +82,11 @@ class PlaySession:
     async def run(self, request_iterator, write) -> None:
         """Play the stream: read the Hello, then send every EngineMessage with `write`
         (a coroutine) until the stream ends. Raises EngineError for a bad Hello."""
-        hello = await self._hello(request_iterator)
-        self.events = not hello.skip_events
-        self.accepted = not hello.skip_accepted
         reader = None
         try:
+            hello = await self._hello(request_iterator)
+            self.events = not hello.skip_events
+            self.accepted = not hello.skip_accepted
             if hello.WhichOneof("auth") == "seat":
                 match = self.engine.get(hello.seat.match_id)
                 seat = match.authenticate(hello.seat.seat_token)

@@ -20,10 +20,6 @@ def _status(context, err: EngineError) -> tuple[grpc.StatusCode, str]:
     return getattr(grpc.StatusCode, err.code), f"{err.reason}: {err.message}"
 
 
-def abort(context: grpc.ServicerContext, err: EngineError):
-    context.abort(*_status(context, err))
-
-
 def refusals(method):
     """Turn an EngineError raised by a unary method into its gRPC status."""
     @functools.wraps(method)
@@ -31,18 +27,7 @@ def refusals(method):
         try:
             return method(self, request, context)
         except EngineError as err:
-            abort(context, err)
-    return call
-
-
-def stream_refusals(method):
-    """Same for a method that yields messages."""
-    @functools.wraps(method)
-    def call(self, request, context):
-        try:
-            yield from method(self, request, context)
-        except EngineError as err:
-            abort(context, err)
+            context.abort(*_status(context, err))
     return call
 
 

@@ -4,10 +4,11 @@ Servicers are thin: decode the request, make one engine call, encode the answer.
 (EngineError) ends the call with the status code of its reason, the message "REASON: text",
 and trailing metadata "domino-reason" and "domino-refusal-bin" (a serialized Refusal).
 
-One grpc.aio server on an event loop thread of its own serves everything. Play streams,
-the move path, are coroutines on that loop (play_session.py); every other method is a
-plain function that the server runs on its thread pool, where a call may block (SQLite,
-a Watch stream waiting for events) without holding up the loop.
+One grpc.aio server on an event loop thread of its own serves everything. The move path
+runs on that loop: Play and Watch streams are coroutines (play_session.py), and so are
+GetView and SubmitMove; their work is short (a match's lock, a commit). Every other
+method is a plain function that the server runs on its thread pool, where a call may
+take its time (a listing, a record, a ladder) without holding up the loop.
 """
 
 from __future__ import annotations
@@ -163,8 +164,8 @@ async def add_health_and_reflection(server: grpc.aio.Server) -> health.aio.Healt
 class EngineServer:
     """The grpc.aio server and the event loop thread it runs on, driven from plain threads.
 
-    Every open Play stream is a coroutine; every open Watch stream (and every unary call
-    in progress) holds a thread of the pool, so max_workers bounds those."""
+    An open Play or Watch stream costs no thread; a call of a plain method in progress
+    holds a thread of the pool, so max_workers bounds those."""
 
     def __init__(self, engine: Engine, host: str, port: int, max_workers: int):
         self._loop = asyncio.new_event_loop()
