@@ -123,14 +123,14 @@ def as_strategy(bot) -> Strategy:
 
 _io: asyncio.AbstractEventLoop | None = None
 _clock: Clock | None = None
-_clock_lock = threading.Lock()
+_singletons = threading.Lock()   # guards the lazily made I/O loop and timer
 
 
 def io_loop() -> asyncio.AbstractEventLoop:
     """The process's one event loop for every bot connection (grpc.aio), on a daemon
     thread: a message costs no thread hand-over, however many seats the process plays."""
     global _io
-    with _clock_lock:
+    with _singletons:
         if _io is None:
             _io = asyncio.new_event_loop()
             threading.Thread(target=_io.run_forever, name="bot-io", daemon=True).start()
@@ -146,7 +146,7 @@ def deadlines() -> Clock:
     """The process's one timer thread for every turn's fallback answer (a turn costs a
     heap push, not a thread)."""
     global _clock
-    with _clock_lock:
+    with _singletons:
         if _clock is None:
             _clock = Clock()
         return _clock
