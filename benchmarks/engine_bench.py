@@ -26,7 +26,7 @@ import grpc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNS = 2                   # every measurement is taken this many times
-SINGLE_HANDS = 20          # one HHL match: about 430 moves
+SINGLE_HANDS = 40          # one HHL match: about 850 moves (p99 from some 800 samples)
 MULTI_MATCHES, MULTI_HANDS = 25, 8   # 25 matches of about 170 moves each
 IDLE_MATCHES = 1000
 IDLE_CLOCK_MS = 3_600_000  # an idle live match must not be moved by its clock while measured
