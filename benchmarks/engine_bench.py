@@ -336,6 +336,102 @@ async def _ping(address: str, pid: int, ask: bytes, seconds: float):
     return rtts, elapsed, cpu
 
 
+# ----- bare relay ---------------------------------------------------------------------------
+RELAY_HOPS = 3000
+
+
+def relay_server_main(argv: list[str]) -> int:
+    """The shape of a match with no game in it: 4 bidi streams; each message that client k
+    sends is forwarded to client k+1 as `reply_bytes` bytes, one message in flight, for
+    RELAY_HOPS hops; then every stream ends. Prints its port."""
+    from engine_service.server import SERVER_OPTIONS
+
+    reply, seats = b"x" * int(argv[0]), 4
+
+    async def serve():
+        inboxes = [asyncio.Queue() for _ in range(seats)]
+        joined, hops = [], [0]
+
+        async def relay(request_iterator, context):
+            me = len(joined)
+            joined.append(me)
+            if len(joined) == seats:
+                inboxes[0].put_nowait(reply)        # everyone is here: start the ball
+
+            async def forward():
+                async for _ in request_iterator:
+                    hops[0] += 1
+                    for i in range(seats) if hops[0] == RELAY_HOPS else ():
+                        inboxes[i].put_nowait(None)
+                    inboxes[(me + 1) % seats].put_nowait(reply)
+            reader = asyncio.ensure_future(forward())
+            try:
+                while (item := await inboxes[me].get()) is not None:
+                    await context.write(item)
+            finally:
+                reader.cancel()
+
+        server = grpc.aio.server(options=SERVER_OPTIONS)
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
+            "bench.Relay", {"Go": grpc.stream_stream_rpc_method_handler(relay)}),))
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        print(f"relay listening on 127.0.0.1:{port}", flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+        await server.stop(0)
+
+    asyncio.run(serve())
+    return 0
+
+
+def relay_client_main(argv: list[str]) -> int:
+    """One seat of the relay: answers each message at once with `ask_bytes` bytes; prints
+    [first message, last message (Unix s), messages]."""
+    from bots.runner import CHANNEL_OPTIONS
+
+    address, ask = argv[0], b"y" * int(argv[1])
+
+    async def play():
+        async with grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
+            call = channel.stream_stream("/bench.Relay/Go")()
+            first, last, n = None, None, 0
+            while await call.read() is not grpc.aio.EOF:
+                last = time.time()
+                first, n = first or last, n + 1
+                await call.write(ask)
+            print(json.dumps([first, last, n]), flush=True)
+
+    asyncio.run(play())
+    return 0
+
+
+def relay(ask_bytes: int, reply_bytes: int) -> dict:
+    """Hops per second of the bare relay (4 client processes, like the match's bots)."""
+    server = subprocess.Popen([sys.executable, "-m", "benchmarks.engine_bench", "relayserver",
+                               str(reply_bytes)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True, cwd=ROOT, env=_env())
+    clients = []
+    try:
+        line = server.stdout.readline()
+        if not line.startswith("relay listening on "):
+            raise RuntimeError(f"the relay server did not start: {line!r}")
+        clients = [subprocess.Popen([sys.executable, "-m", "benchmarks.engine_bench",
+                                     "relayclient", line.split()[-1], str(ask_bytes)],
+                                    stdout=subprocess.PIPE, text=True, cwd=ROOT, env=_env())
+                   for _ in range(4)]
+        seen = [json.loads(c.communicate(timeout=LIMIT_S)[0]) for c in clients]
+    finally:
+        for c in clients:
+            if c.poll() is None:
+                c.kill()
+        server.stdin.close()
+        server.wait(10)
+        server.stdout.close()
+    hops = sum(n for _, _, n in seen)
+    return {"rate": hops / (max(t for _, t, _ in seen) - min(t for t, _, _ in seen)),
+            "hops": hops}
+
+
 def _pcts(ms: list[float]) -> dict:
     if not ms:
         return {"p50": float("nan"), "p99": float("nan"), "n": 0}
@@ -459,7 +555,7 @@ def _load() -> str:
 def run() -> list[str]:
     lines = [f"{os.cpu_count()} CPUs; load average before: {_load()}; engine store: SQLite file "
              "(WAL); every figure measured twice (run 1 / run 2)"]
-    singles, quiet, pings, aio_pings, multis = [], [], [], [], []
+    singles, quiet, pings, aio_pings, relays, multis = [], [], [], [], [], []
     idles = {True: [], False: []}
     for r in range(RUNS):
         quiet.append(one_match(seed=7 + r, answers=False))
@@ -467,6 +563,7 @@ def run() -> list[str]:
         size = (int(singles[-1]["choice_bytes"]), int(singles[-1]["turn_bytes"]), PING_SECONDS)
         pings.append(ping_pong(*size))
         aio_pings.append(ping_pong(*size, server="pingserver-aio"))
+        relays.append(relay(*size[:2]))
     pooled = []
     for r in range(RUNS):
         multis.append(many_matches(seed=100 + 100 * r))
@@ -535,6 +632,12 @@ def run() -> list[str]:
         + ratio(quiet, aio_pings, "rate", "rate") + " aio   (target >= 0.6x)",
         "   the same with answers:   " + ratio(singles, pings, "rate", "rate") + " sync; "
         + ratio(singles, aio_pings, "rate", "rate") + " aio",
+        "   bare relay: the match's shape with no game in it (an aio server forwarding each",
+        f"   message of 4 aio client processes to the next, {RELAY_HOPS} hops, same sizes):",
+        "   relay hops/s:            " + both(relays, "{:.0f}", "rate") + " = "
+        + ratio(relays, aio_pings, "rate", "rate") + " of the aio bare ping-pong",
+        "   match / relay rate:      " + ratio(quiet, relays, "rate", "rate")
+        + "   (what the engine's and the bots' own work leaves of the relay)",
         "   turn->answer p50/p99:    " + both(singles, "{:.2f}/{:.2f} ms", "turn_to_answer.p50",
                                                 "turn_to_answer.p99"),
         "   choice->answer p50/p99:  " + both(singles, "{:.2f}/{:.2f} ms", "choice_to_answer.p50",
@@ -596,4 +699,8 @@ if __name__ == "__main__":
         sys.exit(ping_server_main(sys.argv[2:]))
     if sys.argv[1:2] == ["pingserver-aio"]:
         sys.exit(aio_ping_server_main(sys.argv[2:]))
+    if sys.argv[1:2] == ["relayserver"]:
+        sys.exit(relay_server_main(sys.argv[2:]))
+    if sys.argv[1:2] == ["relayclient"]:
+        sys.exit(relay_client_main(sys.argv[2:]))
     print("\n".join(run()))
