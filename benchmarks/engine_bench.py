@@ -266,28 +266,30 @@ def ping_server_main(argv: list[str]) -> int:
 
 def aio_ping_server_main(argv: list[str]) -> int:
     """The same bidi stream on grpc.aio (the engine's own server API); prints its port."""
-    import asyncio
-
-    from engine_service.server import SERVER_OPTIONS
-
     reply = b"x" * int(argv[0])
 
     async def pong(request_iterator, context):
         async for _ in request_iterator:
             await context.write(reply)
 
-    async def serve():
-        server = grpc.aio.server(options=SERVER_OPTIONS)
-        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
-            "bench.Ping", {"Pong": grpc.stream_stream_rpc_method_handler(pong)}),))
-        port = server.add_insecure_port("127.0.0.1:0")
-        await server.start()
-        print(f"ping listening on 127.0.0.1:{port}", flush=True)
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-        await server.stop(0)
-
-    asyncio.run(serve())
+    asyncio.run(_serve_aio("ping", "/bench.Ping/Pong", pong))
     return 0
+
+
+async def _serve_aio(name: str, method: str, handler) -> None:
+    """Serve one bidi `method` on grpc.aio with the engine's options; prints
+    "NAME listening on HOST:PORT" and serves until stdin closes."""
+    from engine_service.server import SERVER_OPTIONS
+
+    service, rpc = method.strip("/").split("/")
+    server = grpc.aio.server(options=SERVER_OPTIONS)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
+        service, {rpc: grpc.stream_stream_rpc_method_handler(handler)}),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(f"{name} listening on 127.0.0.1:{port}", flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    await server.stop(0)
 
 
 def ping_pong(ask_bytes: int, reply_bytes: int, seconds: float, server: str = "pingserver"
@@ -344,8 +346,6 @@ def relay_server_main(argv: list[str]) -> int:
     """The shape of a match with no game in it: 4 bidi streams; each message that client k
     sends is forwarded to client k+1 as `reply_bytes` bytes, one message in flight, for
     RELAY_HOPS hops; then every stream ends. Prints its port."""
-    from engine_service.server import SERVER_OPTIONS
-
     reply, seats = b"x" * int(argv[0]), 4
 
     async def serve():
@@ -371,14 +371,7 @@ def relay_server_main(argv: list[str]) -> int:
             finally:
                 reader.cancel()
 
-        server = grpc.aio.server(options=SERVER_OPTIONS)
-        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
-            "bench.Relay", {"Go": grpc.stream_stream_rpc_method_handler(relay)}),))
-        port = server.add_insecure_port("127.0.0.1:0")
-        await server.start()
-        print(f"relay listening on 127.0.0.1:{port}", flush=True)
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-        await server.stop(0)
+        await _serve_aio("relay", "/bench.Relay/Go", relay)
 
     asyncio.run(serve())
     return 0
