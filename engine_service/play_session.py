@@ -47,10 +47,12 @@ class Join:
     seat: int
 
 
-@dataclass(frozen=True)
+@dataclass
 class Answer:
-    match_id: str
-    message: play_pb2.MoveAnswer
+    """The answer to one MoveChoice; queued before the move is played when the bot wants
+    every answer, so it leaves ahead of the next seat's TurnRequest."""
+    match_id: str = ""
+    message: play_pb2.MoveAnswer | None = None   # None: nothing to send (skip_accepted)
 
 
 def out(**body) -> play_pb2.EngineMessage:
@@ -157,6 +159,8 @@ class PlaySession:
             elif item.to_move == seated.seat:
                 yield from self._turn(seated)
         elif isinstance(item, Answer):
+            if item.message is None:
+                return
             yield out(answer=item.message)
             seated = self.seated.get(item.match_id)
             if seated is not None and not item.message.accepted:
@@ -194,21 +198,25 @@ class PlaySession:
 
     # ----- the bot's side -----------------------------------------------------------------
     async def _read_moves(self, request_iterator) -> None:
-        """Runs beside the sending loop; each answer goes through the inbox, after the
-        update that the move published to the next seat's stream."""
+        """Runs beside the sending loop; each answer goes through the inbox. A bot that
+        wants every answer hears of its move before the next seat is asked to move (its
+        answer is queued first); refusals of a skip_accepted bot follow the move's update."""
         try:
             async for message in request_iterator:
-                answer = self._answer(message)
-                if answer is not None:
+                answer = Answer()
+                if self.accepted:
+                    self.inbox.put(answer)      # filled in before the stream sends it
+                self._answer(message, answer)
+                if not self.accepted and answer.message is not None:
                     self.inbox.put(answer)
         except Exception:   # the connection went away; the clocks cover the seats
             pass
 
-    def _answer(self, message) -> Answer | None:
-        """Play the bot's move; the answer to send, None when an accepted move goes
-        unanswered (skip_accepted)."""
+    def _answer(self, message, answer: Answer) -> None:
+        """Play the bot's move and fill in `answer` (left empty for an accepted move
+        when the bot asked for refusals only)."""
         choice = message.move
-        match_id = choice.match_id or self.single
+        answer.match_id = match_id = choice.match_id or self.single
         try:
             if message.WhichOneof("body") != "move":
                 raise EngineError("MALFORMED_REQUEST", "only MoveChoice may follow Hello")
@@ -217,8 +225,7 @@ class PlaySession:
                 raise EngineError("UNKNOWN_MATCH", f"this stream plays no match {match_id!r}")
             accepted = seated.match.submit(seated.seat, choice.version, choice.move_id,
                                            choice.move_text)
-            if not self.accepted:
-                return None
-            return Answer(match_id, wire.answer(match_id, choice.version, accepted))
+            if self.accepted:
+                answer.message = wire.answer(match_id, choice.version, accepted)
         except EngineError as err:
-            return Answer(match_id, wire.answer(match_id, choice.version, err=err))
+            answer.message = wire.answer(match_id, choice.version, err=err)
