@@ -557,6 +557,8 @@ def run() -> list[str]:
         pings.append(ping_pong(*size))
         aio_pings.append(ping_pong(*size, server="pingserver-aio"))
         relays.append(relay(*size[:2]))
+    from benchmarks import move_path
+    path = move_path.run()
     pooled = []
     for r in range(RUNS):
         multis.append(many_matches(seed=100 + 100 * r))
@@ -650,6 +652,7 @@ def run() -> list[str]:
         *cost(singles),
         "   as domino bot plays:",
         *cost(quiet),
+        *("   " + line for line in path),
         "",
         f"2. {MULTI_MATCHES} HHL matches at once (hands={MULTI_HANDS}, {4 * MULTI_MATCHES} seats),"
         f" 4 `domino bot --seats-file` processes of {MULTI_MATCHES} seats each, 1 engine;",
