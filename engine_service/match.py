@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 import logging
-import queue
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from . import rules
 from .clock import Alarm, Clock
@@ -89,37 +89,36 @@ class Turn:
 CLOSED = object()   # sentinel that ends a subscriber's stream
 
 
+class UpdateQueue(Protocol):
+    """Where a watcher's updates go: a stream's Inbox (engine_service/inbox.py) or a
+    ladder's queue. put never blocks, so a slow watcher costs memory, never the match's
+    progress."""
+
+    def put(self, item) -> None: ...
+
+
 class Subscriber:
-    """One watcher's queue. Producers never block (unbounded queue): a slow watcher costs
-    memory, never the match's progress.
+    """One watcher of a match, delivering into its inbox (a pool bot's stream shares one
+    inbox among the matches it plays).
 
     A subscriber without `events` (a bot that asked for no EventBatch) is woken only by
     the updates it acts on: its seat's turn and the end of the match."""
 
-    __slots__ = ("seat", "events", "_q")
+    __slots__ = ("seat", "events", "_inbox")
 
-    def __init__(self, seat: int | None, inbox: queue.SimpleQueue | None = None,
-                 events: bool = True):
+    def __init__(self, seat: int | None, inbox: UpdateQueue, events: bool = True):
         self.seat = seat
         self.events = events
-        # A pool bot's stream shares one inbox among the matches it plays.
-        self._q: queue.SimpleQueue = inbox if inbox is not None else queue.SimpleQueue()
+        self._inbox = inbox
 
     def wants(self, update: Update) -> bool:
         return self.events or update.over or update.to_move == self.seat
 
     def put(self, item) -> None:
-        self._q.put(item)
+        self._inbox.put(item)
 
     def close(self) -> None:
-        self._q.put(CLOSED)
-
-    def get(self, timeout: float):
-        """The next item, CLOSED, or None when nothing came within timeout seconds."""
-        try:
-            return self._q.get(timeout=timeout)
-        except queue.Empty:
-            return None
+        self._inbox.put(CLOSED)
 
 
 def legal_ids(moves) -> list[tuple[str, str]]:
@@ -470,7 +469,7 @@ class Match:
                 sub.close()
 
     # ----- watchers -------------------------------------------------------------------
-    def subscribe(self, seat: int | None, inbox: queue.SimpleQueue | None = None,
+    def subscribe(self, seat: int | None, inbox: UpdateQueue,
                   events: bool = True) -> tuple[Subscriber, SeatView]:
         """A new watcher and the snapshot it starts from; taken together under the lock so
         no event falls between them. Without `events` it hears only of its turns and of
