@@ -7,7 +7,9 @@ for no EventBatch (Hello.skip_events), so they never see the timeout events.
 The bots are `domino bot` processes (strategy greedy) run through a thin shim,
 ``python -m benchmarks.engine_bench bot OUT ARGS...``, that wraps the runner's message
 handlers to note when each TurnRequest, MoveChoice and MoveAnswer passes and writes the
-figures to OUT as JSON; the bot itself is unchanged.
+figures to OUT as JSON; the bot itself is unchanged. Next to them, the same match is
+played by four lean bots (``python -m benchmarks.engine_bench leanbot ...``: first legal
+move, nothing read) to show the engine's own ceiling, whatever the bots do.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ PING_SECONDS = 3.0
 # its first 200 round trips: they are played while the other bot processes still start
 # (importing gRPC takes a core for a good part of a second).
 WARM_MOVES = 50
+# The probe sizes the messages of every 7th version only (7: every seat of 4 gets its
+# share), from the whole match as the ping-pong's sizes must be, at a seventh of the cost.
+SIZE_EVERY = 7
 LIMIT_S = 120              # no bot process may run longer than this
 
 
@@ -137,10 +142,11 @@ class Engine:
 
 
 def run_bots(engine: Engine, seat_lists: list[list[dict]], workdir: str,
-             answers: bool) -> list[dict]:
+             answers: bool, lean: bool = False) -> list[dict]:
     """One `domino bot --seats-file` process per list of seats, all started together;
     returns each process's probe figures plus its exit status and output lines. With
-    `answers` the bots ask for a MoveAnswer to every move (the probe times them)."""
+    `answers` the bots ask for a MoveAnswer to every move (the probe times them); with
+    `lean` each process is the lean bot (lean_bot_main) instead, one seat each."""
     procs = []
     for i, seats in enumerate(seat_lists):
         seats_path = os.path.join(workdir, f"seats-{i}.json")
@@ -148,10 +154,11 @@ def run_bots(engine: Engine, seat_lists: list[list[dict]], workdir: str,
             json.dump(seats, f)
         probe_path = os.path.join(workdir, f"probe-{i}.json")
         err = open(os.path.join(workdir, f"bot-{i}.err"), "w")
+        args = (["leanbot", probe_path, seats_path, engine.address] if lean else
+                ["bot", probe_path, "--engine", engine.address, "--strategy", "greedy",
+                 "--seats-file", seats_path, *(["--answers"] if answers else [])])
         procs.append((subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.engine_bench", "bot", probe_path,
-             "--engine", engine.address, "--strategy", "greedy", "--seats-file", seats_path,
-             *(["--answers"] if answers else [])],
+            [sys.executable, "-m", "benchmarks.engine_bench", *args],
             stdout=subprocess.PIPE, stderr=err, text=True, cwd=ROOT, env=_env()), probe_path, err))
     found = []
     for proc, probe_path, err in procs:
@@ -196,14 +203,14 @@ def bot_main(argv: list[str]) -> int:
         if probe["warm_turn"] is None and state.version >= WARM_MOVES:
             probe["warm_turn"] = time.time()
         turn_at.setdefault((state.match_id, state.version), now)
-        if len(probe["turn_bytes"]) < 200:
+        if state.version % SIZE_EVERY == 0 and len(probe["turn_bytes"]) < 200:
             probe["turn_bytes"].append(play_pb2.EngineMessage(
                 turn=play_pb2.TurnRequest(state=state)).ByteSize())
         return orig_turn(self, state, turns, outbox)
 
     def _send(self, turn, index, outbox, fallback_reason=""):
         sent_at.setdefault((turn.seated.match_id, turn.version), time.perf_counter())
-        if len(probe["choice_bytes"]) < 200:
+        if turn.version % SIZE_EVERY == 0 and len(probe["choice_bytes"]) < 200:
             probe["choice_bytes"].append(play_pb2.BotMessage(move=play_pb2.MoveChoice(
                 match_id=turn.seated.match_id, version=turn.version,
                 move_id=turn.ids[index])).ByteSize())
@@ -240,6 +247,50 @@ def bot_main(argv: list[str]) -> int:
         with open(out_path, "w") as f:
             json.dump(probe, f)
     return rc
+
+
+def lean_bot_main(argv: list[str]) -> int:
+    """The leanest bot there can be, for one seat: a grpc.aio client written from the .proto
+    alone that answers each TurnRequest with its first legal move and reads nothing else
+    (no view, no strategy, no runner; Hello asks for no events and no accepted answers).
+    A match of four of these shows what the engine's own work leaves of the bare
+    ping-pong, whatever the bots do. Figures go to argv[0] as the probe's do."""
+    from bots.runner import CHANNEL_OPTIONS
+    from domino_proto.domino.v1 import play_pb2, play_pb2_grpc
+
+    out_path, seats_path, address = argv
+    with open(seats_path) as f:
+        (seat,) = json.load(f)
+    probe = {"first_turn": None, "warm_turn": None, "last_over": None, "received": 0}
+
+    async def play() -> None:
+        async with grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
+            call = play_pb2_grpc.PlayStub(channel).Connect()
+            await call.write(play_pb2.BotMessage(hello=play_pb2.Hello(
+                seat=play_pb2.SeatAuth(match_id=seat["match_id"], seat_token=seat["token"]),
+                skip_events=True, skip_accepted=True, client="engine bench lean bot")))
+            while (message := await call.read()) is not grpc.aio.EOF:
+                kind = message.WhichOneof("body")
+                if kind == "turn":
+                    state = message.turn.state
+                    probe["received"] += 1
+                    probe["first_turn"] = probe["first_turn"] or time.time()
+                    if probe["warm_turn"] is None and state.version >= WARM_MOVES:
+                        probe["warm_turn"] = time.time()
+                    await call.write(play_pb2.BotMessage(move=play_pb2.MoveChoice(
+                        match_id=state.match_id, version=state.version,
+                        move_id=state.legal_moves[0].id)))
+                elif kind == "match_over":
+                    probe["last_over"] = time.time()
+                    break
+            call.cancel()
+
+    start = time.process_time()
+    asyncio.run(play())
+    probe["cpu_s"] = time.process_time() - start
+    with open(out_path, "w") as f:
+        json.dump(probe, f)
+    return 0
 
 
 # ----- bare ping-pong -----------------------------------------------------------------------
@@ -478,6 +529,65 @@ def one_match(seed: int, answers: bool = True) -> dict:
         engine.close()
 
 
+def lean_match(seed: int) -> dict:
+    """one_match with four lean bots (lean_bot_main) in place of `domino bot`."""
+    engine = Engine()
+    try:
+        match_id, tokens = engine.new_match({"hands": SINGLE_HANDS}, seed)
+        seats = [[{"match_id": match_id, "seat": s, "token": t}] for s, t in enumerate(tokens)]
+        cpu = engine.cpu_s()
+        with tempfile.TemporaryDirectory(prefix="engine-bench-bots-") as workdir:
+            bots = run_bots(engine, seats, workdir, answers=False, lean=True)
+        return _outcome(engine, [match_id], bots, engine.cpu_s() - cpu, warm=WARM_MOVES)
+    finally:
+        engine.close()
+
+
+class _Drop:
+    """A watcher's queue that keeps nothing (engine_work has nobody to send to)."""
+
+    def put(self, item) -> None:
+        pass
+
+
+def engine_work(seed: int) -> dict:
+    """The engine's own work per move with no gRPC and no other process: one HHL match
+    played in this process through Match.submit (rules, commit to a SQLite file, publish
+    to 4 watchers that asked for no events), each seat's TurnRequest built and serialized
+    as its Play stream builds it (view, legal moves, encoding). µs per move by
+    perf_counter, the first WARM_MOVES moves left out."""
+    from domino_proto.domino.v1 import play_pb2
+    from engine_service import wire
+    from engine_service.engine import Engine as Core
+
+    turn_s = move_s = 0.0
+    moves = 0
+    with tempfile.TemporaryDirectory(prefix="engine-bench-work-") as workdir:
+        core = Core.open(os.path.join(workdir, "engine.sqlite3"))
+        try:
+            match = core.create_match("hhl", {"hands": SINGLE_HANDS}, seed=seed,
+                                      bot_clock_ms=10_000)
+            for s in range(4):
+                core.claim_seat(match.id, s)
+                match.subscribe(s, _Drop(), events=False)
+            while not match.game.over:
+                seat = match.game.to_move
+                start = time.perf_counter()
+                view = match.seat_view(seat)
+                play_pb2.EngineMessage(turn=play_pb2.TurnRequest(
+                    state=wire.seat_state(match.id, view))).SerializeToString()
+                built = time.perf_counter()
+                match.submit(seat, view.version, view.legal_moves[0][0])
+                if view.version >= WARM_MOVES:
+                    turn_s += built - start
+                    move_s += time.perf_counter() - built
+                    moves += 1
+        finally:
+            core.close()
+    return {"turn_us": turn_s * 1e6 / moves, "move_us": move_s * 1e6 / moves,
+            "work_us": (turn_s + move_s) * 1e6 / moves}
+
+
 def many_matches(seed: int) -> dict:
     """MULTI_MATCHES matches; bot process k plays seat k of every match."""
     engine = Engine()
@@ -548,11 +658,14 @@ def _load() -> str:
 def run() -> list[str]:
     lines = [f"{os.cpu_count()} CPUs; load average before: {_load()}; engine store: SQLite file "
              "(WAL); every figure measured twice (run 1 / run 2)"]
-    singles, quiet, pings, aio_pings, relays, multis = [], [], [], [], [], []
+    singles, quiet, leans, works, pings, aio_pings, relays = [], [], [], [], [], [], []
+    multis = []
     idles = {True: [], False: []}
     for r in range(RUNS):
         quiet.append(one_match(seed=7 + r, answers=False))
         singles.append(one_match(seed=7 + r))
+        leans.append(lean_match(seed=7 + r))
+        works.append(engine_work(seed=7 + r))
         size = (int(singles[-1]["choice_bytes"]), int(singles[-1]["turn_bytes"]), PING_SECONDS)
         pings.append(ping_pong(*size))
         aio_pings.append(ping_pong(*size, server="pingserver-aio"))
@@ -633,6 +746,19 @@ def run() -> list[str]:
         + ratio(relays, aio_pings, "rate", "rate") + " of the aio bare ping-pong",
         "   match / relay rate:      " + ratio(quiet, relays, "rate", "rate")
         + "   (what the engine's and the bots' own work leaves of the relay)",
+        "   the same engine with the leanest bots (a client from the .proto alone that answers",
+        "   each TurnRequest with its first legal move, reading nothing else): no bot can take",
+        "   the match past this, so it is the engine's own ceiling",
+        "   lean match moves/s:      " + both(leans, "{:.0f}", "rate") + " = "
+        + ratio(leans, pings, "rate", "rate") + " sync; " + ratio(leans, aio_pings, "rate", "rate")
+        + " aio of the bare ping-pong; engine CPU per move " + both(leans, "{:.2f} ms",
+                                                                    "engine_cpu_ms"),
+        "   the engine's own work per move in one process, no gRPC (what the relay does not do):",
+        "   play a move (rules, commit, publish) " + both(works, "{:.0f} µs", "move_us")
+        + "; build the next TurnRequest (view, legal moves, encoding) "
+        + both(works, "{:.0f} µs", "turn_us"),
+        "   engine work per move:    " + both(works, "{:.0f} µs", "work_us")
+        + " (in the match: \"MoveChoice -> next TurnRequest built\" below)",
         "   turn->answer p50/p99:    " + both(singles, "{:.2f}/{:.2f} ms", "turn_to_answer.p50",
                                                 "turn_to_answer.p99"),
         "   choice->answer p50/p99:  " + both(singles, "{:.2f}/{:.2f} ms", "choice_to_answer.p50",
@@ -691,6 +817,8 @@ def run() -> list[str]:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["bot"]:
         sys.exit(bot_main(sys.argv[2:]))
+    if sys.argv[1:2] == ["leanbot"]:
+        sys.exit(lean_bot_main(sys.argv[2:]))
     if sys.argv[1:2] == ["pingserver"]:
         sys.exit(ping_server_main(sys.argv[2:]))
     if sys.argv[1:2] == ["pingserver-aio"]:
