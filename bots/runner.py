@@ -508,13 +508,13 @@ class Runner:
         turns[key] = turn
         view = orjson.loads(state.view_json)
         if seated.inline:
-            turn.future = future = Future()
-            future.set_running_or_notify_cancel()
+            # No worker, no timer and no Future: nothing else can answer this turn.
             try:
-                future.set_result(seated.strategy.choose(view, list(turn.moves)))
-            except Exception as e:   # noqa: BLE001 - answered with the fallback below
-                future.set_exception(e)
-            self._chosen(turn, future, outbox)
+                chosen = seated.strategy.choose(view, list(turn.moves))
+            except Exception as e:   # noqa: BLE001 - answered with the fallback
+                self._decided(turn, None, e, outbox)
+            else:
+                self._decided(turn, chosen, None, outbox)
             return
         budget = think_time(state.deadline_unix_ms, seated.clock_ms, time.time() + self._skew,
                             self.margin)
@@ -531,20 +531,26 @@ class Runner:
             self._send(turn, 0, outbox, f"the strategy did not answer within {budget:.2f} s")
 
     def _chosen(self, turn: Turn, future: Future, outbox) -> None:
+        """The worker's answer (or failure) for `turn`, unless the turn was skipped."""
         if future.cancelled():
             return
+        error = future.exception()
+        self._decided(turn, None if error else future.result(), error, outbox)
+
+    def _decided(self, turn: Turn, chosen, error: BaseException | None, outbox) -> None:
+        """Answer `turn` with what the strategy chose, or with the fallback when it failed
+        or chose no legal move; nothing if the fallback timer answered first."""
         with turn.lock:
             if turn.answered:
                 return
-            error = future.exception()
             if error is not None:
                 log.error("%s: match %s version %d: the strategy failed: %r", self.label,
                           turn.seated.match_id, turn.version, error)
                 self._send(turn, 0, outbox, "the strategy failed")
                 return
-            index = self._index(turn, future.result())
+            index = self._index(turn, chosen)
             if index is None:
-                self._send(turn, 0, outbox, f"the strategy chose {future.result()!r}, "
+                self._send(turn, 0, outbox, f"the strategy chose {chosen!r}, "
                            "which is not a legal move")
             else:
                 self._send(turn, index, outbox)
