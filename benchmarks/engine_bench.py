@@ -516,28 +516,16 @@ def _outcome(engine: Engine, match_ids: list[str], bots: list[dict], engine_cpu:
                                                for v in b.get("choice_bytes", [])] or [0])}
 
 
-def one_match(seed: int, answers: bool = True) -> dict:
+def one_match(seed: int, answers: bool = True, lean: bool = False) -> dict:
+    """One HHL match of 4 bot processes: `domino bot` (through the probe), or with `lean`
+    four lean bots (lean_bot_main)."""
     engine = Engine()
     try:
         match_id, tokens = engine.new_match({"hands": SINGLE_HANDS}, seed)
         seats = [[{"match_id": match_id, "seat": s, "token": t}] for s, t in enumerate(tokens)]
         cpu = engine.cpu_s()
         with tempfile.TemporaryDirectory(prefix="engine-bench-bots-") as workdir:
-            bots = run_bots(engine, seats, workdir, answers=answers)
-        return _outcome(engine, [match_id], bots, engine.cpu_s() - cpu, warm=WARM_MOVES)
-    finally:
-        engine.close()
-
-
-def lean_match(seed: int) -> dict:
-    """one_match with four lean bots (lean_bot_main) in place of `domino bot`."""
-    engine = Engine()
-    try:
-        match_id, tokens = engine.new_match({"hands": SINGLE_HANDS}, seed)
-        seats = [[{"match_id": match_id, "seat": s, "token": t}] for s, t in enumerate(tokens)]
-        cpu = engine.cpu_s()
-        with tempfile.TemporaryDirectory(prefix="engine-bench-bots-") as workdir:
-            bots = run_bots(engine, seats, workdir, answers=False, lean=True)
+            bots = run_bots(engine, seats, workdir, answers=answers, lean=lean)
         return _outcome(engine, [match_id], bots, engine.cpu_s() - cpu, warm=WARM_MOVES)
     finally:
         engine.close()
@@ -664,7 +652,7 @@ def run() -> list[str]:
     for r in range(RUNS):
         quiet.append(one_match(seed=7 + r, answers=False))
         singles.append(one_match(seed=7 + r))
-        leans.append(lean_match(seed=7 + r))
+        leans.append(one_match(seed=7 + r, answers=False, lean=True))
         works.append(engine_work(seed=7 + r))
         size = (int(singles[-1]["choice_bytes"]), int(singles[-1]["turn_bytes"]), PING_SECONDS)
         pings.append(ping_pong(*size))
