@@ -7,7 +7,6 @@ import pytest
 from bots import runner as r
 from bots.strategies import make_strategy
 from bots.strategies.greedy import Greedy
-from bots.strategy import Strategy
 from domino_proto.domino.v1 import common_pb2
 
 LEGAL = ("6-6", "6-5 left", "5-5 right")
@@ -23,23 +22,16 @@ class Sink:
         self.items.append(item)
 
 
-class Picks(Strategy):
-    def __init__(self, choose):
-        super().__init__()
-        self._choose = choose
-
-    def choose(self, view, legal_moves):
-        return self._choose(view, legal_moves)
-
-
 def failing(view, legal_moves):
     raise RuntimeError("a bug in the bot")
 
 
 def answer(choose) -> tuple[list, r.Runner]:
-    """What an inline seat sends for one TurnRequest offering LEGAL."""
+    """What an inline seat sends for one TurnRequest offering LEGAL (the seat is made
+    inline here whatever `choose` is, to reach every branch of the inline path)."""
     runner = r.Runner("127.0.0.1:1", r.seat_hello("m1", "token"), lambda m, s: None)
-    runner._seated["m1"] = r.Seated("m1", 2, "hhl", Picks(choose), worker=None, inline=True)
+    runner._seated["m1"] = r.Seated("m1", 2, "hhl", r.as_strategy(choose), worker=None,
+                                     inline=True)
     state = common_pb2.SeatState(
         match_id="m1", seat=2, version=7, to_move=2, view_json='{"seat": 2}',
         legal_moves=[common_pb2.LegalMove(id=f"id{i}", text=t) for i, t in enumerate(LEGAL)])
