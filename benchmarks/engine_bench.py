@@ -88,7 +88,7 @@ class Engine:
         self.dir = tempfile.TemporaryDirectory(prefix="engine-bench-")
         self.log = open(os.path.join(self.dir.name, "engine.log"), "w")
         self.proc, self.port = _start(
-            ["-m", "engine_service.cli", "engine", "--port", "0",
+            ["-m", "domino_cli", "engine", "--port", "0",
              "--db", os.path.join(self.dir.name, "engine.sqlite3")], "engine listening", self.log)
         self.address = f"127.0.0.1:{self.port}"
         from domino_proto.domino.v1 import engine_pb2_grpc
@@ -235,7 +235,7 @@ def bot_main(argv: list[str]) -> int:
 
     Runner._turn, Runner._send, Runner._answer = _turn, _send, _answer
     Runner._events, Runner._match_over = _events, _match_over
-    from engine_service.cli import main
+    from domino_cli.main import main
     try:
         rc = main(["bot", *args])
     finally:
@@ -267,7 +267,7 @@ def lean_bot_main(argv: list[str]) -> int:
         async with grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
             call = play_pb2_grpc.PlayStub(channel).Connect()
             await call.write(play_pb2.BotMessage(hello=play_pb2.Hello(
-                seat=play_pb2.SeatAuth(match_id=seat["match_id"], seat_token=seat["token"]),
+                seat=play_pb2.SeatAuth(match_id=seat["match_id"], seat_token=seat["seat_token"]),
                 skip_events=True, skip_accepted=True, client="engine bench lean bot")))
             while (message := await call.read()) is not grpc.aio.EOF:
                 kind = message.WhichOneof("body")
@@ -296,7 +296,7 @@ def lean_bot_main(argv: list[str]) -> int:
 # ----- bare ping-pong -----------------------------------------------------------------------
 def ping_server_main(argv: list[str]) -> int:
     """A bidi stream that answers each message with `reply_bytes` bytes; prints its port."""
-    from engine_service.server import SERVER_OPTIONS
+    from engine_service.rpc.server import SERVER_OPTIONS
 
     reply = b"x" * int(argv[0])
 
@@ -330,7 +330,7 @@ def aio_ping_server_main(argv: list[str]) -> int:
 async def _serve_aio(name: str, method: str, handler) -> None:
     """Serve one bidi `method` on grpc.aio with the engine's options; prints
     "NAME listening on HOST:PORT" and serves until stdin closes."""
-    from engine_service.server import SERVER_OPTIONS
+    from engine_service.rpc.server import SERVER_OPTIONS
 
     service, rpc = method.strip("/").split("/")
     server = grpc.aio.server(options=SERVER_OPTIONS)
@@ -522,7 +522,7 @@ def one_match(seed: int, answers: bool = True, lean: bool = False) -> dict:
     engine = Engine()
     try:
         match_id, tokens = engine.new_match({"hands": SINGLE_HANDS}, seed)
-        seats = [[{"match_id": match_id, "seat": s, "token": t}] for s, t in enumerate(tokens)]
+        seats = [[{"match_id": match_id, "seat": s, "seat_token": t}] for s, t in enumerate(tokens)]
         cpu = engine.cpu_s()
         with tempfile.TemporaryDirectory(prefix="engine-bench-bots-") as workdir:
             bots = run_bots(engine, seats, workdir, answers=answers, lean=lean)
@@ -540,13 +540,14 @@ class _Drop:
 
 def engine_work(seed: int) -> dict:
     """The engine's own work per move with no gRPC and no other process: one HHL match
-    played in this process through Match.submit (rules, commit to a SQLite file, publish
+    played in this process through Referee.submit (rules, commit to a SQLite file, publish
     to 4 watchers that asked for no events), each seat's TurnRequest built and serialized
     as its Play stream builds it (view, legal moves, encoding). µs per move by
     perf_counter, the first WARM_MOVES moves left out."""
+    from engine_service.core.engine import Engine as Core
+
     from domino_proto.domino.v1 import play_pb2
-    from engine_service import wire
-    from engine_service.engine import Engine as Core
+    from engine_service.rpc import codec as wire
 
     turn_s = move_s = 0.0
     moves = 0
@@ -558,8 +559,8 @@ def engine_work(seed: int) -> dict:
             for s in range(4):
                 core.claim_seat(match.id, s)
                 match.subscribe(s, _Drop(), events=False)
-            while not match.game.over:
-                seat = match.game.to_move
+            while not match.match.over:
+                seat = match.match.to_move
                 start = time.perf_counter()
                 view = match.seat_view(seat)
                 play_pb2.EngineMessage(turn=play_pb2.TurnRequest(
@@ -581,7 +582,7 @@ def many_matches(seed: int) -> dict:
     engine = Engine()
     try:
         made = [engine.new_match({"hands": MULTI_HANDS}, seed + i) for i in range(MULTI_MATCHES)]
-        seats = [[{"match_id": m, "seat": s, "token": tokens[s]} for m, tokens in made]
+        seats = [[{"match_id": m, "seat": s, "seat_token": tokens[s]} for m, tokens in made]
                  for s in range(4)]
         cpu = engine.cpu_s()
         with tempfile.TemporaryDirectory(prefix="engine-bench-bots-") as workdir:
@@ -600,7 +601,7 @@ def pooled_matches(seed: int) -> dict:
 
     engine = Engine()
     try:
-        bots = [subprocess.Popen([sys.executable, "-m", "engine_service.cli", "bot", "--engine",
+        bots = [subprocess.Popen([sys.executable, "-m", "domino_cli", "bot", "--engine",
                                   engine.address, "--strategy", "greedy", "--pool", "bench",
                                   "--name", f"bot{i}", "--capacity", str(MULTI_MATCHES),
                                   "--matches", str(MULTI_MATCHES)],

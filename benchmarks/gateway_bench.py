@@ -3,7 +3,7 @@
 Three processes, as deployed: the engine (`domino engine`), the gateway (waitress, the app of
 `domino gateway` plus one bare endpoint POST /bench/bare that answers a small JSON object
 without touching the engine), and this load generator. Each client thread plays its own
-all-human HHL match: it mirrors the match with the rules core to know a legal move, so only
+all-person HHL match: it mirrors the match with the rules core to know a legal move, so only
 POST /api/v1/matches/{id}/moves is timed. Target: moves >= 0.4 x the bare endpoint's rate.
 """
 
@@ -62,9 +62,9 @@ def _mover(port: int, seed: int):
     c = Client(port)
     options = {"hands": 100_000}   # never ends within the run
     _, created = c.call("POST", "/api/v1/matches", {"variant": "hhl", "options": options,
-                                                    "seed": seed, "human_clock_ms": 3_600_000})
+                                                    "seed": seed, "person_clock_ms": 3_600_000})
     match_id = created["match_id"]
-    tokens = [c.call("POST", f"/api/v1/matches/{match_id}/seats/{s}/claim")[1]["token"]
+    tokens = [c.call("POST", f"/api/v1/matches/{match_id}/seats/{s}/claim")[1]["seat_token"]
               for s in range(4)]
     mirror = rules.new_match("hhl", options, seed=seed)
     state = {"version": 0}
@@ -74,7 +74,7 @@ def _mover(port: int, seed: int):
         chosen = mirror.legal_moves(seat)[0]
         t0 = time.perf_counter()
         status, answer = c.call("POST", f"/api/v1/matches/{match_id}/moves",
-                                {"version": state["version"], "move": str(chosen)}, tokens[seat])
+                                {"version": state["version"], "move_text": str(chosen)}, tokens[seat])
         elapsed = time.perf_counter() - t0
         if status != 200:
             raise RuntimeError(f"move refused: {answer}")
@@ -120,7 +120,7 @@ def _bare(port: int):
 
     def call() -> float:
         t0 = time.perf_counter()
-        status, _ = c.call("POST", "/bench/bare", {"version": 1, "move": "6-4 left"}, "x" * 43)
+        status, _ = c.call("POST", "/bench/bare", {"version": 1, "move_text": "6-4 left"}, "x" * 43)
         elapsed = time.perf_counter() - t0
         assert status == 200
         return elapsed
@@ -156,7 +156,7 @@ def _load(make, seconds: float) -> dict:
 
 def run(seconds: float = SECONDS) -> list[str]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    engine = subprocess.Popen([sys.executable, "-m", "engine_service.cli", "engine", "--port", "0",
+    engine = subprocess.Popen([sys.executable, "-m", "domino_cli", "engine", "--port", "0",
                                "--db", ":memory:"], stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True, env=env)
     gateway = None

@@ -31,9 +31,9 @@ CONCURRENCY = 4
 
 def _throughput(variant: str, seats: int, matches: int, address: str, log) -> dict:
     import grpc
+    from domino_cli.processes import DOMINO, stop_processes
 
     from domino_proto.domino.v1 import common_pb2, ladder_pb2, ladder_pb2_grpc
-    from engine_service.processes import DOMINO, stop_processes
 
     entrants = [f"random-{i + 1}" for i in range(seats)]
     enum = {"hhl": common_pb2.VARIANT_HHL, "domeng": common_pb2.VARIANT_DOMENG}[variant]
@@ -72,7 +72,7 @@ def _throughput(variant: str, seats: int, matches: int, address: str, log) -> di
 
 
 def throughput() -> list[dict]:
-    from engine_service.processes import start_engine, stop_processes
+    from domino_cli.processes import start_engine, stop_processes
 
     tmp = tempfile.mkdtemp(prefix="ladder-bench-")
     with open(os.path.join(tmp, "ladder-bench.log"), "a") as log:
@@ -85,7 +85,7 @@ def throughput() -> list[dict]:
 
 
 def separation(options: dict, fmt: str, seeds: int = SEEDS) -> dict:
-    from ladders.inprocess import run
+    from bots.inprocess_ladder import run
 
     needed, separated, greedy_first = [], 0, 0
     for seed in range(1, seeds + 1):
@@ -93,7 +93,7 @@ def separation(options: dict, fmt: str, seeds: int = SEEDS) -> dict:
                 max_matches=2000)
         needed.append(s["matches"])
         separated += s["separated"]
-        greedy_first += s["separated"] and s["standings"][0]["entrant"] == "greedy"
+        greedy_first += s["separated"] and s["entries"][0]["entrant"] == "greedy"
     return {"format": fmt, "options": options, "mean": statistics.mean(needed),
             "median": statistics.median(needed), "min": min(needed), "max": max(needed),
             "separated": separated, "greedy_first": greedy_first, "seeds": seeds}

@@ -29,8 +29,9 @@ def _stamp(table: dict, key, at: float | None = None) -> None:
 
 def bot_main(argv: list[str]) -> int:
     """`domino bot ARGS` with stamps: TurnRequest in, MoveChoice queued, MoveChoice written."""
+    from domino_cli.main import main
+
     from bots import runner as r
-    from engine_service.cli import main
 
     out_path, args = argv[0], argv[1:]
     stamps = {"turn": {}, "queued": {}, "written": {}}
@@ -65,10 +66,11 @@ def bot_main(argv: list[str]) -> int:
 def _engine_stamps():
     """Wrap the engine's PlaySession: MoveChoice in, TurnRequest built, TurnRequest written.
     Returns the stamps and a function that takes the wrappers off again."""
-    from engine_service import play_session as ps
+    from engine_service.rpc import play_session as ps
+    from engine_service.rpc import streams
 
     stamps = {"choice": {}, "built": {}, "written": {}}
-    answer, send = ps.PlaySession._answer, ps.PlaySession.__dict__["_send"]
+    answer, send = ps.PlaySession._answer, streams.send_all
 
     def _answer(self, message, reply):
         _stamp(stamps["choice"], message.move.version)
@@ -83,16 +85,16 @@ def _engine_stamps():
             if version is not None:
                 _stamp(stamps["written"], version)
 
-    ps.PlaySession._answer, ps.PlaySession._send = _answer, staticmethod(_send)
+    ps.PlaySession._answer, streams.send_all = _answer, _send
 
     def restore():
-        ps.PlaySession._answer, ps.PlaySession._send = answer, send
+        ps.PlaySession._answer, streams.send_all = answer, send
     return stamps, restore
 
 
 def measure(seed: int = 7) -> dict:
-    from engine_service.engine import Engine
-    from engine_service.server import start_server
+    from engine_service.core.engine import Engine
+    from engine_service.rpc.server import start_server
 
     engine_stamps, restore = _engine_stamps()
     with tempfile.TemporaryDirectory(prefix="move-path-") as workdir:

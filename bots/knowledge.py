@@ -187,7 +187,7 @@ def from_view(view, assume_heaviest_first: bool = False) -> Knowledge:
             for k in seats:
                 if k is not None:
                     k.batches[0].excluded |= below  # in the stock at the deal
-        elif view["hand_number"] == 0 and lead in FIRST_LEADS:
+        elif view["deal_number"] == 0 and lead in FIRST_LEADS:
             higher = mask_of(FIRST_LEADS[:FIRST_LEADS.index(lead)])
             for k in seats:
                 if k is not None:
@@ -210,7 +210,7 @@ def from_view(view, assume_heaviest_first: bool = False) -> Knowledge:
                 else:
                     fits = tuple(i for i, b in enumerate(k.batches) if not (b.forbidden >> t & 1))
                     k.played.append((t, fits))
-                    if model[seat] and (at is not None or (not hhl and view["hand_number"] > 0)):
+                    if model[seat] and (at is not None or (not hhl and view["deal_number"] > 0)):
                         heavier = _listed_before(t, at, ends, hhl)
                         for b in k.batches:
                             b.excluded |= heavier
@@ -253,7 +253,7 @@ def from_view(view, assume_heaviest_first: bool = False) -> Knowledge:
             e_bits = _ends_bits(ends)
             for b in k.batches:
                 b.voids |= e_bits
-        # hand_start, hand_over, ...: nothing hidden to learn
+        # deal_start, deal_over, ...: nothing hidden to learn
 
     for s, k in enumerate(seats):
         if k is None:

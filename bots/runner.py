@@ -20,9 +20,9 @@ so a message costs no thread hand-over however many seats the process plays; ``r
 blocks its caller's thread until the runner is done, and ``play_seats`` plays several
 seats from one process over one shared channel. Each strategy runs on one worker thread of
 its own, so it is never called from two threads at once, and events reach it in order
-between its choices; one shared timer thread answers for it when it is too slow. The few
-strategies known to choose at once (first legal, random, greedy: ``runs_inline``) are
-called on the I/O loop instead, saving two thread hand-overs per turn; so is
+between its choices; one shared timer thread answers for it when it is too slow. A
+strategy that declares it chooses at once (``Strategy.inline``: first legal, random,
+greedy) is called on the I/O loop instead, saving two thread hand-overs per turn; so is
 ``on_message``, which must therefore be quick.
 
 What is not done here: checking that a strategy's move is legal beyond "is it one of the
@@ -46,9 +46,10 @@ import grpc
 import orjson
 
 from bots.strategy import Strategy
-from domino_proto.domino.v1 import common_pb2, play_pb2, play_pb2_grpc
-from engine_service.clock import Alarm, Clock
-from engine_service.inbox import Inbox
+from domino_proto.domino.v1 import play_pb2, play_pb2_grpc
+from domino_wire.names import VARIANT
+from engine_service.plumbing.clock import Alarm, Clock
+from engine_service.plumbing.inbox import Inbox
 from engine_service.rules.moves import Move
 
 log = logging.getLogger("bots.runner")
@@ -79,8 +80,6 @@ RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.Status
              grpc.StatusCode.INTERNAL, grpc.StatusCode.DEADLINE_EXCEEDED,
              grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.ABORTED}
 
-VARIANTS = {common_pb2.VARIANT_HHL: "hhl", common_pb2.VARIANT_DOMENG: "domeng"}
-
 
 class RunnerError(Exception):
     """The engine refused the connection for good (bad token, unknown match, ...), or
@@ -95,6 +94,7 @@ class FirstLegal(Strategy):
     """The engine's default move: the first legal move. The runner's fallback."""
 
     name = "first"
+    inline = True
 
     def choose(self, view, legal_moves):
         return legal_moves[0]
@@ -152,29 +152,15 @@ def deadlines() -> Clock:
         return _clock
 
 
-# Strategies whose choose takes microseconds and never blocks: run on the connection's own
-# thread (no hand-over to a worker and back). Anything else, a wrapped or overridden
-# choose included, runs on its worker under the fallback timer.
-def _fast_choosers() -> frozenset:
-    try:
-        from bots.strategies.greedy import Greedy
-        from bots.strategies.random import RandomBot
-    except ImportError:   # the runner works without the strategies package
-        return frozenset({FirstLegal.choose})
-    return frozenset({FirstLegal.choose, Greedy.choose, RandomBot.choose})
-
-
-_FAST: frozenset | None = None
-
-
 def runs_inline(strategy) -> bool:
-    """True for a strategy known to choose at once (first legal, random, greedy) that does
-    not listen to events (a listener's calls stay on one thread, in order)."""
-    global _FAST
-    if _FAST is None:
-        _FAST = _fast_choosers()
-    choose = getattr(getattr(strategy, "choose", None), "__func__", None)
-    return choose in _FAST and not listens(strategy)
+    """True for a strategy whose ``choose`` is declared quick (``inline = True`` in the
+    class that defines that ``choose``) and that does not listen to events (a listener's
+    calls stay on one thread, in order). A ``choose`` replaced on the instance, or
+    overridden by a subclass that does not declare it again, is not trusted to be quick."""
+    if "choose" in getattr(strategy, "__dict__", {}) or listens(strategy):
+        return False
+    owner = next((c for c in type(strategy).__mro__ if "choose" in vars(c)), None)
+    return owner is not None and vars(owner).get("inline") is True
 
 
 # Legal moves arrive as text; the same few hundred texts come back all match long.
@@ -269,7 +255,7 @@ class Seated:
     worker: _Worker
     clock_ms: int = 0
     listens: bool = False
-    inline: bool = False      # choose runs on the connection's thread (see runs_inline)
+    inline: bool = False      # choose runs on the I/O loop (see runs_inline)
 
 
 @dataclass
@@ -456,7 +442,7 @@ class Runner:
             return
         strategy = as_strategy(self.make_bot(welcome.match_id, welcome.seat))
         self._seated[welcome.match_id] = Seated(
-            welcome.match_id, welcome.seat, VARIANTS.get(welcome.variant, ""), strategy,
+            welcome.match_id, welcome.seat, VARIANT.word(welcome.variant) or "", strategy,
             _Worker(f"strategy-{welcome.match_id}-{welcome.seat}"), listens=listens(strategy),
             inline=runs_inline(strategy))
         if self.hello.skip_events and listens(strategy):
@@ -464,7 +450,7 @@ class Runner:
                         "(skip_events): its on_event is not called", self.label,
                         getattr(strategy, "name", type(strategy).__name__))
         log.info("%s: playing match %s (%s), seat %d with %s", self.label, welcome.match_id,
-                 VARIANTS.get(welcome.variant, "?"), welcome.seat,
+                 VARIANT.word(welcome.variant) or "?", welcome.seat,
                  getattr(strategy, "name", type(strategy).__name__))
 
     def _snapshot(self, snapshot) -> None:
@@ -618,8 +604,8 @@ def _copy(hello: play_pb2.Hello) -> play_pb2.Hello:
     return out
 
 
-def seat_hello(match_id: str, token: str, client: str = CLIENT) -> play_pb2.Hello:
-    return play_pb2.Hello(seat=play_pb2.SeatAuth(match_id=match_id, seat_token=token),
+def seat_hello(match_id: str, seat_token: str, client: str = CLIENT) -> play_pb2.Hello:
+    return play_pb2.Hello(seat=play_pb2.SeatAuth(match_id=match_id, seat_token=seat_token),
                           client=client)
 
 
@@ -628,13 +614,13 @@ def pool_hello(pool: str, name: str, capacity: int = 1, client: str = CLIENT) ->
                           client=client)
 
 
-def play(address: str, match_id: str, token: str, bot=None, **options) -> dict:
+def play(address: str, match_id: str, seat_token: str, bot=None, **options) -> dict:
     """Play one seat of one match to its end with `bot` (a Strategy or a choose function;
     default: the first legal move); returns the match result. Options as for Runner; the
     stream asks for EventBatches only when the bot listens to them (on_event)."""
     bot = FirstLegal() if bot is None else bot
     options.setdefault("events", listens(as_strategy(bot)))
-    runner = Runner(address, seat_hello(match_id, token), lambda m, s: bot, matches=1,
+    runner = Runner(address, seat_hello(match_id, seat_token), lambda m, s: bot, matches=1,
                     label=options.pop("label", f"match {match_id}"), **options)
     return runner.run()[0]
 
@@ -658,10 +644,10 @@ def play_pool(address: str, pool: str, name: str, bot=None, *, make_bot: Callabl
 
 @dataclass(frozen=True)
 class SeatTicket:
-    """What it takes to play one seat: the match, the seat number, its token."""
+    """What it takes to play one seat: the match, the seat number, its seat token."""
     match_id: str
     seat: int
-    token: str
+    seat_token: str
 
 
 def play_seats(address: str, tickets: list[SeatTicket], make_bot: Callable, **options
@@ -677,7 +663,7 @@ def play_seats(address: str, tickets: list[SeatTicket], make_bot: Callable, **op
         shared = options["channel"] = _on_io(_channel(address, SHARED_CHANNEL_OPTIONS))
 
     def run(i: int, t: SeatTicket) -> None:
-        runner = Runner(address, seat_hello(t.match_id, t.token), make_bot, matches=1,
+        runner = Runner(address, seat_hello(t.match_id, t.seat_token), make_bot, matches=1,
                         label=f"match {t.match_id} seat {t.seat}", **options)
         entry = {"match_id": t.match_id, "seat": t.seat}
         try:

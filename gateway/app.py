@@ -38,8 +38,9 @@ API_DESCRIPTION = """A thin REST + JSON face of the domino engine (Homo Homini L
 Every route is one call to the engine over gRPC; the gateway holds no game state.
 
 Seats are claimed with `POST /api/v1/matches/{match_id}/seats/{seat}/claim`, which answers a
-secret token once. Send it as `Authorization: Bearer <token>` to read the seat's view and to
-move; the event stream (`text/event-stream`) also takes it as `?token=` for EventSource.
+secret seat token once. Send it as `Authorization: Bearer <seat_token>` to read the seat's
+view and to move; the event stream (`text/event-stream`) also takes it as `?seat_token=` for
+EventSource.
 Every failure answers one JSON body: {code, status, reason, message, version, legal_moves}.
 """
 

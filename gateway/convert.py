@@ -1,7 +1,7 @@
 """Protobuf answers of the engine -> the plain objects the schemas dump.
 
 The engine's JSON text fields (views, events, results, options) become objects; enums
-become the lower-case words of the REST vocabulary.
+become the lower-case words of the contract (domino_wire.names: "hhl", "person", "live").
 """
 
 from __future__ import annotations
@@ -9,17 +9,9 @@ from __future__ import annotations
 import json
 
 from domino_proto.domino.v1 import common_pb2
+from domino_wire.names import MATCH_STATUS, SEAT_KIND, VARIANT
 
 from .house import strategy_of
-
-VARIANT = {common_pb2.VARIANT_HHL: "hhl", common_pb2.VARIANT_DOMENG: "domeng"}
-VARIANT_ENUM = {v: k for k, v in VARIANT.items()}
-STATUS = {common_pb2.MATCH_STATUS_WAITING: "waiting", common_pb2.MATCH_STATUS_LIVE: "live",
-          common_pb2.MATCH_STATUS_OVER: "over"}
-STATUS_ENUM = {v: k for k, v in STATUS.items()}
-KIND = {common_pb2.SEAT_KIND_PERSON: "human", common_pb2.SEAT_KIND_BOT: "bot",
-        common_pb2.SEAT_KIND_UNSPECIFIED: "bot"}
-KIND_ENUM = {"human": common_pb2.SEAT_KIND_PERSON, "bot": common_pb2.SEAT_KIND_BOT}
 
 
 def _json(text: str, default=None):
@@ -31,15 +23,15 @@ def _seat_or_none(seat: int):
 
 
 def seat(info: common_pb2.SeatInfo) -> dict:
-    return {"seat": info.seat, "kind": KIND.get(info.kind, "bot"), "name": info.name,
+    return {"seat": info.seat, "kind": SEAT_KIND.word(info.kind), "name": info.name,
             "strategy": strategy_of(info.pool), "claimed": info.claimed,
             "open": not info.claimed and not info.pool, "absent": info.absent,
             "timeouts_in_a_row": info.timeouts_in_a_row, "clock_ms": info.clock_ms}
 
 
 def match(summary: common_pb2.MatchSummary) -> dict:
-    return {"match_id": summary.match_id, "variant": VARIANT.get(summary.variant, "hhl"),
-            "status": STATUS.get(summary.status, "waiting"), "version": summary.version,
+    return {"match_id": summary.match_id, "variant": VARIANT.word(summary.variant),
+            "status": MATCH_STATUS.word(summary.status), "version": summary.version,
             "num_seats": summary.num_seats, "to_move": _seat_or_none(summary.to_move),
             "seats": [seat(s) for s in summary.seats],
             "options": _json(summary.options_json, {}),

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-VARIANT_IDS = ("hhl", "domeng")
-STATUSES = ("waiting", "live", "over")
-SEAT_KINDS = ("human", "bot")
+from domino_wire.names import MATCH_STATUS, SEAT_KIND, VARIANT
+
+VARIANT_IDS = VARIANT.words
+STATUSES = MATCH_STATUS.words
+SEAT_KINDS = SEAT_KIND.words
 MAX_SEED = 2**63 - 1
 MAX_CLOCK_MS = 3_600_000
 
@@ -31,9 +33,10 @@ class MatchQuerySchema(Schema):
 
 class SeatSpecSchema(Schema):
     kind = fields.String(required=True, validate=validate.OneOf(SEAT_KINDS),
-                         **_d("human: claimed with a token, person's clock (120 s). bot with a "
-                              "strategy: filled by a house bot. bot without a strategy: "
-                              "claimed with a token by your own bot, bot's clock (10 s)"))
+                         **_d("person: claimed with a seat token, a person's clock (120 s). "
+                              "bot with a strategy: filled by a house bot. bot without a "
+                              "strategy: claimed with a seat token by your own bot, a bot's "
+                              "clock (10 s)"))
     strategy = fields.String(validate=validate.Length(1, 40),
                              **_d("house bot strategy (see GET /variants), e.g. greedy"))
     name = fields.String(validate=validate.Length(0, 40), **_d("display name of the seat"))
@@ -59,11 +62,11 @@ class CreateMatchSchema(Schema):
                              "first hand first; absent: shuffled from the seed"))
     seats = fields.List(fields.Nested(SeatSpecSchema), validate=validate.Length(1, 5),
                         **_d("who sits where, one entry per seat (4 for hhl, 5 for domeng); "
-                             "absent: every seat is a human seat"))
+                             "absent: every seat is a person's seat"))
     bot_clock_ms = fields.Integer(strict=True, validate=validate.Range(100, MAX_CLOCK_MS),
                                   **_d("turn clock of bot seats in ms (default 10000)"))
-    human_clock_ms = fields.Integer(strict=True, validate=validate.Range(100, MAX_CLOCK_MS),
-                                    **_d("turn clock of human seats in ms (default 120000)"))
+    person_clock_ms = fields.Integer(strict=True, validate=validate.Range(100, MAX_CLOCK_MS),
+                                     **_d("turn clock of person seats in ms (default 120000)"))
 
 
 class MoveRequestSchema(Schema):
@@ -71,13 +74,14 @@ class MoveRequestSchema(Schema):
                              **_d("the match version the move was chosen at (from the view)"))
     move_id = fields.String(validate=validate.Length(1, 16),
                             **_d("a legal move's id from the view at that version"))
-    move = fields.String(validate=validate.Length(1, 40),
-                         **_d('the move in text notation, e.g. "3-1 left", "4-4 up barricade"'))
+    move_text = fields.String(validate=validate.Length(1, 40),
+                              **_d('the move in text notation, e.g. "3-1 left", '
+                                   '"4-4 up barricade"'))
 
     @validates_schema
     def _one_move(self, data, **kwargs):
-        if ("move_id" in data) == ("move" in data):
-            raise ValidationError("give exactly one of move_id and move", "move")
+        if ("move_id" in data) == ("move_text" in data):
+            raise ValidationError("give exactly one of move_id and move_text", "move_text")
 
 
 # ----- answers --------------------------------------------------------------------------
@@ -124,8 +128,8 @@ class MatchListSchema(Schema):
 class ClaimSchema(Schema):
     match_id = fields.String(required=True)
     seat = fields.Integer(required=True)
-    token = fields.String(required=True, **_d("the seat's secret, shown once: send it as "
-                                              "Authorization: Bearer <token>"))
+    seat_token = fields.String(required=True, **_d("the seat's secret, shown once: send it "
+                                                   "as Authorization: Bearer <seat_token>"))
 
 
 class SeatStateSchema(Schema):
@@ -140,14 +144,14 @@ class SeatStateSchema(Schema):
                                       **_d("when the clock plays for the seat; null if none runs"))
 
 
-EVENT_DOC = ("an event object: {version, kind, ...}; kinds hand_start, play, draw, pass, "
-             "hand_over, cycle_over, match_over, timeout, absent, returned, time_up "
+EVENT_DOC = ("an event object: {version, kind, ...}; kinds deal_start, play, draw, pass, "
+             "deal_over, cycle_over, match_over, timeout, absent, returned, time_up "
              "(docs/protocol.md)")
 
 
 class MoveResultSchema(Schema):
     version = fields.Integer(required=True, **_d("the version right after the move"))
-    move = fields.String(required=True, **_d("the move as applied, in text notation"))
+    move_text = fields.String(required=True, **_d("the move as applied, in text notation"))
     events = fields.List(fields.Dict(**_d(EVENT_DOC)), required=True,
                          **_d("what the move set off, as the seat may see it"))
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from domino_wire.names import LADDER_FORMAT
+
 from .schemas import MAX_CLOCK_MS, MAX_SEED, VARIANT_IDS, _d
 from .variants import VARIANTS
 
 OPTION_NAMES = {v["id"]: [o["name"] for o in v["options"]] for v in VARIANTS}
 
-FORMATS = ("rotation", "duplicate")
+FORMATS = LADDER_FORMAT.words
 LADDER_STATUSES = ("running", "done")
 LADDER_MATCH_STATUSES = ("playing", "counted", "void")
 # As the engine checks them (engine_service/ladder_director.py).
@@ -36,7 +38,7 @@ class CreateLadderSchema(Schema):
         **_d("bot names, at least two, each once. The seats of entrant E wait in the bot pool "
              "'<key>/E' (key: in the answer); a built-in strategy enlists with `domino bot "
              "--strategy E --pool <key>/E`, a bot in any language with Hello.pool"))
-    format = fields.String(load_default="rotation", validate=validate.OneOf(FORMATS),
+    format = fields.String(load_default=LADDER_FORMAT.default, validate=validate.OneOf(FORMATS),
                            **_d("rotation: a line-up per match so every entrant meets every "
                                 "other, seat positions balanced. duplicate: the same deal once "
                                 "for each rotation of the seats (a set), so its luck cancels"))
@@ -143,7 +145,7 @@ class FaultsSchema(Schema):
                                                  "and no-shows"))
 
 
-class StandingRowSchema(Schema):
+class StandingsEntrySchema(Schema):
     place = fields.Integer(required=True, **_d("1 = first"))
     entrant = fields.String(required=True)
     mu = fields.Float(required=True, **_d("openskill Plackett-Luce mean"))
@@ -174,7 +176,8 @@ class StandingsSchema(Schema):
     voided = fields.Integer(required=True, **_d("matches voided and played again"))
     separated = fields.Boolean(required=True,
                                **_d("every pair of neighbours is separated at 95%"))
-    rows = fields.List(fields.Nested(StandingRowSchema), required=True, **_d("by place"))
+    entries = fields.List(fields.Nested(StandingsEntrySchema), required=True,
+                          **_d("one per entrant, by place"))
     history = fields.List(fields.Nested(HistoryPointSchema), required=True,
                           **_d("for a rating chart: after each counted match, in schedule "
                                "order, every entrant's score"))

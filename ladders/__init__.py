@@ -1,6 +1,7 @@
 """Bot ladders: schedules (formats), ratings, statistics and standings.
 
-The pure parts live here (no I/O): a ladder's results are immutable rows, and the
-standings are always recomputed from them. The engine side (scheduling real matches,
-storing rows, the Ladder service) uses these.
+Pure (no I/O, nothing of the other packages: tests/layers checks it): a ladder's
+results are immutable, and the standings are always recomputed from them. The engine
+(engine_service/core/ladder_director.py) schedules the real matches and stores the
+results; bots/inprocess_ladder.py plays a ladder in-process.
 """

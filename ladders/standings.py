@@ -1,14 +1,16 @@
-"""Standings, recomputed from a ladder's immutable result rows.
+"""Standings, recomputed from a ladder's immutable results.
 
-A result row (one played match) is a dict:
+A ladder result (one counted match, ladders/results.py) is a dict:
   {"index": n, "set": k, "set_size": matches in a complete set (1 for rotation),
    "seed": s, "lineup": [entrant by seat], "hands": h,
    "scores": [per seat: HHL total points | Domeng stones over the match],
    "titles": [per seat: Domeng CAMAT titles; zeros for HHL],
    "faults": {entrant: {"timeouts": n, "illegal": n, "disconnects": n, "crashes": n}},
    "void": false}
-A void row (a match broken by the engine itself) is kept for the log but counts for
+A void result (a match broken by the engine itself) is kept for the log but counts for
 nothing; the scheduler plays that match again.
+
+The standings are a list of entries, one per entrant, best first.
 """
 
 from collections import defaultdict
@@ -19,40 +21,40 @@ from .stats import mean_ci, separated
 FAULT_KINDS = ("timeouts", "illegal", "disconnects", "crashes")
 
 
-def merit_per_hand(variant: str, row: dict) -> dict[str, float]:
+def merit_per_hand(variant: str, result: dict) -> dict[str, float]:
     """Each entrant's result in one match, per hand/round, higher is better:
     HHL points per hand; Domeng minus the stones taken per round."""
     seats = defaultdict(list)
-    for seat, name in enumerate(row["lineup"]):
-        seats[name].append(row["scores"][seat])
+    for seat, name in enumerate(result["lineup"]):
+        seats[name].append(result["scores"][seat])
     sign = 1 if variant == "hhl" else -1
-    hands = max(row["hands"], 1)
+    hands = max(result["hands"], 1)
     return {n: sign * sum(v) / len(v) / hands for n, v in seats.items()}
 
 
-def match_ranking(variant: str, row: dict) -> list[list[str]]:
+def match_ranking(variant: str, result: dict) -> list[list[str]]:
     """Entrants grouped by place in one match: HHL by points; Domeng by CAMAT titles,
     then fewer stones (DOM-11). An entrant in several seats counts its seats' mean."""
     seats = defaultdict(list)
-    for seat, name in enumerate(row["lineup"]):
+    for seat, name in enumerate(result["lineup"]):
         seats[name].append(seat)
 
     def key(name):
         s = seats[name]
-        score = sum(row["scores"][i] for i in s) / len(s)
+        score = sum(result["scores"][i] for i in s) / len(s)
         if variant == "hhl":
             return (-score,)
-        return (-sum(row["titles"][i] for i in s) / len(s), score)
+        return (-sum(result["titles"][i] for i in s) / len(s), score)
 
     keys = {n: key(n) for n in seats}
     return [[n for n in seats if keys[n] == k] for k in sorted(set(keys.values()))]
 
 
-def compute(variant: str, entrants: list[str], rows: list[dict]) -> dict:
+def compute(variant: str, entrants: list[str], results: list[dict]) -> dict:
     """The leaderboard: ordered by mu - 3 sigma, with games, mean merit and its 95% CI,
     faults, and whether each entrant is separated from the next one down (a paired test
     over complete sets: in the duplicate format a set's matches share one deal, so the
-    luck of the deal cancels out of the difference). Rows count in schedule order."""
+    luck of the deal cancels out of the difference). Results count in schedule order."""
     ratings = Ratings()
     for name in entrants:
         ratings.rating(name)
@@ -60,20 +62,20 @@ def compute(variant: str, entrants: list[str], rows: list[dict]) -> dict:
     units = defaultdict(lambda: defaultdict(float))  # set -> entrant -> summed merit
     present = defaultdict(set)
     faults = {n: dict.fromkeys(FAULT_KINDS, 0) for n in entrants}
-    played = sorted((r for r in rows if not r.get("void")), key=lambda r: r["index"])
+    played = sorted((r for r in results if not r.get("void")), key=lambda r: r["index"])
     set_count = defaultdict(int)
     history = []
-    for row in played:
-        ratings.update(match_ranking(variant, row))
-        history.append({"index": row["index"],
+    for result in played:
+        ratings.update(match_ranking(variant, result))
+        history.append({"index": result["index"],
                         "scores": {n: round(ratings.conservative(n), 3) for n in entrants}})
-        set_count[row["set"]] += 1
-        merit = merit_per_hand(variant, row)
+        set_count[result["set"]] += 1
+        merit = merit_per_hand(variant, result)
         for name, value in merit.items():
             per_match[name].append(value)
-            units[row["set"]][name] += value
-            present[row["set"]].add(name)
-        for name, f in row.get("faults", {}).items():
+            units[result["set"]][name] += value
+            present[result["set"]].add(name)
+        for name, f in result.get("faults", {}).items():
             for kind in FAULT_KINDS:
                 faults.setdefault(name, dict.fromkeys(FAULT_KINDS, 0))[kind] += f.get(kind, 0)
     order = sorted(entrants, key=lambda n: -ratings.conservative(n))
@@ -91,7 +93,7 @@ def compute(variant: str, entrants: list[str], rows: list[dict]) -> dict:
                      if k in complete and {name, below} <= present[k]]
             entry["separated_from_next"] = separated(diffs)
         table.append(entry)
-    return {"variant": variant, "matches": len(played), "voided": len(rows) - len(played),
-            "standings": table,
+    return {"variant": variant, "matches": len(played), "voided": len(results) - len(played),
+            "entries": table,
             "separated": all(e.get("separated_from_next", True) for e in table),
             "history": history}

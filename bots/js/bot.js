@@ -6,7 +6,7 @@
 // with the most pips, never a barricade unless nothing else is legal, ties to the first
 // listed. The conversation is described in docs/bots.md ("Protocol, message by message").
 //
-//   node bots/js/bot.js --engine 127.0.0.1:50051 --match ID --seat N --token T
+//   node bots/js/bot.js --engine 127.0.0.1:50051 --match ID --seat N --seat-token T
 //   DOMINO_SEAT_TOKEN=T node bots/js/bot.js --engine 127.0.0.1:50051 --match ID
 //   node bots/js/bot.js --engine 127.0.0.1:50051 --pool NAME --name js-greedy --matches 5
 //
@@ -19,9 +19,9 @@ const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
-const USAGE = `usage: node bot.js --engine HOST:PORT (--match ID [--seat N] [--token T] | --pool NAME
+const USAGE = `usage: node bot.js --engine HOST:PORT (--match ID [--seat N] [--seat-token T] | --pool NAME
                   [--name NAME] [--capacity K] [--matches N]) [--proto DIR] [--give-up S] [--verbose]
-  --token defaults to the environment variable DOMINO_SEAT_TOKEN (keeps it out of ps);
+  --seat-token defaults to the environment variable DOMINO_SEAT_TOKEN (keeps it out of ps);
   --proto is the folder holding domino/v1/*.proto (default: the repository's proto/);
   --matches 0 plays pool matches until interrupted.`;
 
@@ -39,7 +39,7 @@ function parseArgs(argv) {
   };
   const flags = {
     '--engine': (v) => { args.engine = v; }, '--match': (v) => { args.match = v; },
-    '--seat': (v) => { args.seat = Number(v); }, '--token': (v) => { args.token = v; },
+    '--seat': (v) => { args.seat = Number(v); }, '--seat-token': (v) => { args.token = v; },
     '--pool': (v) => { args.pool = v; }, '--name': (v) => { args.name = v; },
     '--capacity': (v) => { args.capacity = Number(v); },
     '--matches': (v) => { args.matches = Number(v); },
@@ -53,7 +53,7 @@ function parseArgs(argv) {
     flags[a](argv[++i]);
   }
   if (!args.pool && !(args.match && args.token)) {
-    console.error('give --match and a seat token (--token or DOMINO_SEAT_TOKEN), or --pool');
+    console.error('give --match and a seat token (--seat-token or DOMINO_SEAT_TOKEN), or --pool');
     console.error(USAGE);
     process.exit(2);
   }

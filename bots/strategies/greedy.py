@@ -8,6 +8,7 @@ class Greedy(Strategy):
     Ties go to the first listed move, so it is deterministic."""
 
     name = "greedy"
+    inline = True
 
     def choose(self, view, legal_moves):
         best = None

@@ -1,7 +1,7 @@
 """oracle: the search bot with every hand face up — the yardstick of what information is worth.
 
 In-process only, never over the wire: ``bots.arena.play_match`` calls ``attach(match)``
-once before play, and the oracle then reads ``match.hand``: every seat's true tiles (and
+once before play, and the oracle then reads ``match.position``: every seat's true tiles (and
 so which tiles are in the stock, or sleep). It does not know the ORDER of the HHL stock:
 that is future chance (the boneyard is shuffled; which tile comes next has not happened
 yet), not hidden information about the present, so it averages over every order of the
@@ -13,7 +13,7 @@ whole search.
 
 from itertools import permutations
 
-from engine_service.rules.hhl import HHLHand
+from engine_service.rules.hhl import HHLPosition
 
 from ..strategy import Strategy
 from .search import CAMAT_BONUS, best_move, evaluate
@@ -21,7 +21,7 @@ from .search import CAMAT_BONUS, best_move, evaluate
 
 def stock_orders(position):
     """The position once for each order of the HHL stock tiles not yet drawn."""
-    if not isinstance(position, HHLHand):
+    if not isinstance(position, HHLPosition):
         yield position
         return
     drawn, left = position.stock[:position.stock_pos], position.stock[position.stock_pos:]
@@ -49,6 +49,6 @@ class Oracle(Strategy):
             raise RuntimeError("the oracle sees every hand: it plays only in-process, after attach(match)")
         seat = self.match.to_move  # the seat asked to choose; no view needed
         totals = [0.0] * len(legal_moves)
-        for position in stock_orders(self.match.hand):
+        for position in stock_orders(self.match.position):
             evaluate(position, seat, legal_moves, totals, self.camat_bonus)
         return legal_moves[best_move(legal_moves, totals)]

@@ -26,8 +26,8 @@ view; it never touches a match.
 
 import time
 
-from engine_service.rules.domeng import DomengRound, settle_round
-from engine_service.rules.hhl import HHLHand, hand_points
+from engine_service.rules.domeng import DomengPosition, settle_round
+from engine_service.rules.hhl import HHLPosition, hand_points
 from engine_service.rules.moves import BARRICADE
 from engine_service.rules.tiles import FITS, PIPS
 
@@ -91,7 +91,7 @@ def _greedy_choice(ends, cand: int):
     return bt, bi
 
 
-def run_greedy_hhl(state: HHLHand) -> list[int]:
+def run_greedy_hhl(state: HHLPosition) -> list[int]:
     """Finish the hand with every seat playing greedy; return the pips left per seat.
     Tiles go down through the rules' own ``lay`` (draws, passes and the end of the hand
     are the engine's: HHL-6..HHL-8); only the choice is computed here, from bit masks.
@@ -104,7 +104,7 @@ def run_greedy_hhl(state: HHLHand) -> list[int]:
     return [mask_pips(h) for h in hands]
 
 
-def run_greedy_domeng(state: DomengRound) -> None:
+def run_greedy_domeng(state: DomengPosition) -> None:
     """Finish the round with every seat playing greedy, through the rules' own ``lay``
     (passes, payments, MANGUNO and FIRST CAPPU are the engine's: DOM-5..DOM-8), leaving
     ``state`` over and ready for ``settle_round``. Pass a fork."""
@@ -115,13 +115,13 @@ def run_greedy_domeng(state: DomengRound) -> None:
         state.lay(turn, t, i)
 
 
-def playout_hhl(state: HHLHand, seat: int, move) -> float:
+def playout_hhl(state: HHLPosition, seat: int, move) -> float:
     state.play(seat, move)
     pips = state.pips() if state.over else run_greedy_hhl(state)
     return hand_points(pips)[seat]
 
 
-def playout_domeng(state: DomengRound, seat: int, move, camat_bonus: float) -> float:
+def playout_domeng(state: DomengPosition, seat: int, move, camat_bonus: float) -> float:
     before = state.stones.held[seat]
     state.play(seat, move)
     if not state.over:
@@ -137,7 +137,7 @@ def playout_domeng(state: DomengRound, seat: int, move, camat_bonus: float) -> f
 
 def evaluate(base, seat: int, moves, totals: list, camat_bonus: float) -> None:
     """Play every move out once from ``base`` (forked per move), adding to ``totals``."""
-    if isinstance(base, HHLHand):
+    if isinstance(base, HHLPosition):
         for i, m in enumerate(moves):
             totals[i] += playout_hhl(base.fork(), seat, m)
     else:
@@ -178,7 +178,7 @@ class Search(Strategy):
         deadline = None if self.ms is None else start + 0.95 * self.ms / 1000  # margin for the caller
         seat = view["seat"]
         know = self._knowledge(view)
-        build = HHLHand.from_view if know.variant == "hhl" else DomengRound.from_view
+        build = HHLPosition.from_view if know.variant == "hhl" else DomengPosition.from_view
         totals = [0.0] * len(legal_moves)
         n = 0
         while True:

@@ -1,11 +1,11 @@
 """The pure rules of Homo Homini Lupus (HHL-1..10) and Domeng (DOM-1..11).
 
-Standard library only, no I/O (tests/rules/test_purity.py enforces it). Everything
-outside this package drives a game through one API:
+Standard library only, no I/O (tests/layers/test_layers.py enforces it). Everything
+outside this package drives a match through one API:
 
     m = new_match("hhl" | "domeng", options, seed, deals=None)
     m.to_move, m.over, m.legal_moves(seat), m.play(seat, move) -> events,
-    m.view(seat | None), m.record(), m.result, m.time_up()
+    m.view(seat | None), m.record(), m.result, m.time_up(), m.position (the live deal)
     replay_record(record) -> the same match, every move and result re-checked
 
 A match is fully determined by (variant, options, seed or deals, moves).

@@ -10,8 +10,8 @@ from .errors import (
     END_MISMATCH,
     MODE_NOT_ALLOWED,
     MUST_OPEN_WITH,
-    OPENING_HAS_NO_POSITION,
-    POSITION_REQUIRED,
+    OPENING_HAS_NO_PLACE,
+    PLACE_REQUIRED,
     MalformedInput,
 )
 from .match import Match, ranking_of
@@ -59,7 +59,7 @@ class Stones:
         return tuple(moved)
 
 
-class DomengRound(Position):
+class DomengPosition(Position):
     """One round in play. ``ends`` is [left, right] or None before the lead."""
 
     __slots__ = ("hands", "sleeping", "ends", "line", "turn", "lead_tile", "laid",
@@ -112,11 +112,11 @@ class DomengRound(Position):
             if self.lead_tile is not None and t != self.lead_tile:
                 self._refuse(MUST_OPEN_WITH, f"the first round is led with {TEXT[self.lead_tile]}")
             if at is not None:
-                self._refuse(OPENING_HAS_NO_POSITION, "the lead starts the line: give only the tile")
+                self._refuse(OPENING_HAS_NO_PLACE, "the lead starts the line: give only the tile")
             self.lay(seat, t, None)
             return
         if at is None:
-            self._refuse(POSITION_REQUIRED, f"say which end {TEXT[t]} goes on: left or right")
+            self._refuse(PLACE_REQUIRED, f"say which end {TEXT[t]} goes on: left or right")
         i = _END_INDEX[at]
         if OTHER[t][self.ends[i]] < 0:
             self._refuse(END_MISMATCH, f"{TEXT[t]} does not match the {at} end {self.ends[i]}")
@@ -194,9 +194,9 @@ class DomengRound(Position):
         return {}
 
     # ----- look-ahead --------------------------------------------------------------
-    def fork(self) -> "DomengRound":
+    def fork(self) -> "DomengPosition":
         """The same position, with its own stones and an empty history, for playouts."""
-        c = DomengRound.__new__(DomengRound)
+        c = DomengPosition.__new__(DomengPosition)
         c.hands, c.sleeping = self.hands[:], self.sleeping
         c.ends = None if self.ends is None else self.ends[:]
         c.line = self.line[:]
@@ -208,13 +208,13 @@ class DomengRound(Position):
         return c
 
     @classmethod
-    def from_view(cls, view: dict, hands, sleeping) -> "DomengRound":
+    def from_view(cls, view: dict, hands, sleeping) -> "DomengPosition":
         """The position a seat's view shows, with the hidden tiles as the caller guesses
         them (``hands`` matching the view's counts, and the three sleeping tiles)."""
         if [len(h) for h in hands] != view["counts"] or len(sleeping) != SLEEPING:
             raise MalformedInput("hands and sleeping tiles must match the view's tile counts")
         lead = None
-        if view["ends"] is None and view["hand_number"] == 0:
+        if view["ends"] is None and view["deal_number"] == 0:
             lead = next(d for d in FIRST_LEADS for h in hands if d in h)  # DOM-2
         r = cls(hands, sleeping, view["turn"], lead, Stones(view["table"], view["held"]))
         if view["ends"] is not None:
@@ -225,7 +225,7 @@ class DomengRound(Position):
         return r
 
 
-def settle_round(state: DomengRound) -> dict:
+def settle_round(state: DomengPosition) -> dict:
     """DOM-7 / DOM-8 / DOM-10: the end-of-round stone payments, winner and CAMAT."""
     stones = state.stones
     pips = state.pips()
@@ -289,10 +289,10 @@ class DomengMatch(Match):
             for d in FIRST_LEADS:
                 for s in range(SEATS):
                     if d in hands[s]:
-                        return DomengRound(hands, rest, s, d, self.stones)
+                        return DomengPosition(hands, rest, s, d, self.stones)
             raise MalformedInput("none of 6-6, 5-5, 4-4, 3-3 is in a hand")  # impossible: 3 sleep
         leader = self.camat if self.camat is not None else self.prev_winner  # DOM-3
-        return DomengRound(hands, rest, leader, None, self.stones)
+        return DomengPosition(hands, rest, leader, None, self.stones)
 
     def _start_info(self):
         return {"cycle": len(self.cycles), "camat": self.camat}

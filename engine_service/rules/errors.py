@@ -5,18 +5,23 @@ deal that is not a full set). IllegalMove: the input is understood but not allow
 and now; it carries a stable reason code and the legal moves.
 """
 
-# Stable reason codes for IllegalMove; the engine and gateway show these unchanged.
+# Stable reason codes for IllegalMove; the engine and gateway show these unchanged
+# (engine_service/core/errors.py gives each its status).
 NOT_YOUR_TURN = "NOT_YOUR_TURN"
 TILE_NOT_IN_HAND = "TILE_NOT_IN_HAND"
 END_MISMATCH = "END_MISMATCH"
-ARM_CLOSED = "ARM_CLOSED"
-MUST_PLAY_DRAWN_TILE = "MUST_PLAY_DRAWN_TILE"
+ARM_CLOSED = "ARM_CLOSED"  # HHL-5
+MUST_PLAY_DRAWN_TILE = "MUST_PLAY_DRAWN_TILE"  # HHL-6
 MUST_OPEN_WITH = "MUST_OPEN_WITH"  # HHL-2 / DOM-2: the opening tile is fixed
-OPENING_HAS_NO_POSITION = "OPENING_HAS_NO_POSITION"
-POSITION_REQUIRED = "POSITION_REQUIRED"
+OPENING_HAS_NO_PLACE = "OPENING_HAS_NO_PLACE"  # the opening tile goes on no arm or end
+PLACE_REQUIRED = "PLACE_REQUIRED"  # a later tile needs its place: an arm (HHL) or an end (Domeng)
 MODE_REQUIRED = "MODE_REQUIRED"  # HHL-5: a double needs normal|barricade
 MODE_NOT_ALLOWED = "MODE_NOT_ALLOWED"
 MATCH_OVER = "MATCH_OVER"
+
+REASONS = (NOT_YOUR_TURN, TILE_NOT_IN_HAND, END_MISMATCH, ARM_CLOSED, MUST_PLAY_DRAWN_TILE,
+           MUST_OPEN_WITH, OPENING_HAS_NO_PLACE, PLACE_REQUIRED, MODE_REQUIRED,
+           MODE_NOT_ALLOWED, MATCH_OVER)
 
 
 class MalformedInput(ValueError):

@@ -13,8 +13,14 @@ from .moves import Move
 from .tiles import TEXT
 
 PLAY, DRAW, PASS = "play", "draw", "pass"
-HAND_START, HAND_OVER, CYCLE_OVER, MATCH_OVER = "hand_start", "hand_over", "cycle_over", "match_over"
+DEAL_START, DEAL_OVER, CYCLE_OVER, MATCH_OVER = "deal_start", "deal_over", "cycle_over", "match_over"
 TURN_KINDS = (PLAY, DRAW, PASS)
+KINDS = (DEAL_START, PLAY, DRAW, PASS, DEAL_OVER, CYCLE_OVER, MATCH_OVER)
+# The kinds that read the same for every seat and spectator (``to_dict`` ignores the
+# recipient), so one encoding can serve everyone. A draw shows its tiles only to the
+# drawer and a deal start each seat its own tiles: they are cut per recipient, and so is
+# any kind until it is listed here. tests/rules/test_properties.py checks this list.
+PUBLIC_KINDS = frozenset({PLAY, PASS, DEAL_OVER, CYCLE_OVER, MATCH_OVER})
 
 
 def stones_to_json(stones) -> list[dict]:
@@ -26,10 +32,15 @@ class Event(NamedTuple):
     kind: str
     seat: int | None = None
     move: Move | None = None  # PLAY
-    tiles: tuple = ()  # DRAW: the tiles drawn; HAND_START: every seat's dealt tiles
+    tiles: tuple = ()  # DRAW: the tiles drawn; DEAL_START: every seat's dealt tiles
     stones: tuple = ()  # PASS (Domeng): ((source, count), ...), source "table" or a seat
     info: Any = None  # PLAY: {"mappakuling": True} or None; PASS (Domeng): {"cost": n,
-    # "passebunge": bool} or None (HHL); HAND_START: {"hand": n, "leader": s}; *_OVER: result
+    # "passebunge": bool} or None (HHL); DEAL_START: {"deal": n, "leader": s}; *_OVER: result
+
+    @property
+    def public(self) -> bool:
+        """True when every seat and spectator sees this event alike (PUBLIC_KINDS)."""
+        return self.kind in PUBLIC_KINDS
 
     def to_dict(self, seat: int | None = None) -> dict:
         """This event as the given seat may see it (seat None: a spectator)."""
@@ -50,7 +61,7 @@ class Event(NamedTuple):
                 d["stones"] = stones_to_json(self.stones)
                 d.update(self.info)
             return d
-        if kind == HAND_START:
+        if kind == DEAL_START:
             d = {"kind": kind, **self.info}
             if seat is not None and 0 <= seat < len(self.tiles):
                 d["tiles"] = [TEXT[t] for t in self.tiles[seat]]

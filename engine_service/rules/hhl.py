@@ -14,8 +14,8 @@ from .errors import (
     MODE_REQUIRED,
     MUST_OPEN_WITH,
     MUST_PLAY_DRAWN_TILE,
-    OPENING_HAS_NO_POSITION,
-    POSITION_REQUIRED,
+    OPENING_HAS_NO_PLACE,
+    PLACE_REQUIRED,
     MalformedInput,
 )
 from .match import Match, ranking_of
@@ -29,7 +29,7 @@ CLOSED = -1  # an arm end closed by a barricade (HHL-5)
 _ARM_INDEX = {a: i for i, a in enumerate(ARMS)}
 
 
-class HHLHand(Position):
+class HHLPosition(Position):
     """One hand in play. ``ends[i]`` is arm i's open number, or CLOSED; None before the
     opening. ``drawn`` is the tile a seat drew and must now play (HHL-6)."""
 
@@ -89,7 +89,7 @@ class HHLHand(Position):
             if t != self.opening:
                 self._refuse(MUST_OPEN_WITH, f"the hand opens with the lowest double, {TEXT[self.opening]}")
             if at is not None or mode is not None:
-                self._refuse(OPENING_HAS_NO_POSITION, "the opening double is the spinner: give only the tile")
+                self._refuse(OPENING_HAS_NO_PLACE, "the opening double is the spinner: give only the tile")
             v = HALF_OF_DOUBLE[t]
             self.ends = [v, v, v, v]  # HHL-3: four arms, each open at the spinner's number
             self.events.append(ev.Event(ev.PLAY, seat, move))
@@ -99,7 +99,7 @@ class HHLHand(Position):
         if self.drawn is not None and t != self.drawn:
             self._refuse(MUST_PLAY_DRAWN_TILE, f"seat {seat} drew {TEXT[self.drawn]} and must play it")
         if at is None:
-            self._refuse(POSITION_REQUIRED, f"say which arm {TEXT[t]} goes on: {', '.join(ARMS)}")
+            self._refuse(PLACE_REQUIRED, f"say which arm {TEXT[t]} goes on: {', '.join(ARMS)}")
         i = _ARM_INDEX[at]
         v = ends[i]
         if v == CLOSED:
@@ -206,9 +206,9 @@ class HHLHand(Position):
         return {}
 
     # ----- look-ahead --------------------------------------------------------------
-    def fork(self) -> "HHLHand":
+    def fork(self) -> "HHLPosition":
         """The same position with an empty history, for search playouts."""
-        c = HHLHand.__new__(HHLHand)
+        c = HHLPosition.__new__(HHLPosition)
         c.hands, c.stock, c.stock_pos = self.hands[:], self.stock, self.stock_pos
         c.stock_mask = self.stock_mask
         c.ends = None if self.ends is None else self.ends[:]
@@ -219,7 +219,7 @@ class HHLHand(Position):
         return c
 
     @classmethod
-    def from_view(cls, view: dict, hands, stock) -> "HHLHand":
+    def from_view(cls, view: dict, hands, stock) -> "HHLPosition":
         """The position a seat's view shows, with the hidden tiles as the caller guesses
         them: ``hands`` (every seat's tiles, matching the view's counts) and ``stock`` (in
         draw order). Checks only what it needs: that the tiles fill the counts."""
@@ -267,7 +267,7 @@ class HHLMatch(Match):
         super().__init__(options, seed, deals)
 
     def _new_state(self, hands, rest):
-        return HHLHand(hands, rest)
+        return HHLPosition(hands, rest)
 
     def _settle(self, state):
         pips = state.pips()

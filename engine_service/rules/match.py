@@ -121,15 +121,15 @@ class Match:
         state = self._new_state(hands, rest)
         self.deals.append(Deal(hands, rest, state))
         self._state = state
-        info = {"hand": len(self.deals) - 1, "leader": state.turn, **self._start_info()}
-        start = ev.Event(ev.HAND_START, tiles=tuple(tuple(h) for h in hands), info=info)
+        info = {"deal": len(self.deals) - 1, "leader": state.turn, **self._start_info()}
+        start = ev.Event(ev.DEAL_START, tiles=tuple(tuple(h) for h in hands), info=info)
         self._hand_first_event = len(self.events)
         self.events.append(start)
         return start
 
     @property
-    def hand(self):
-        """The live state of the current hand/round."""
+    def position(self):
+        """The live state of the current deal (an HHL hand, a Domeng round)."""
         return self._state
 
     @property
@@ -171,7 +171,7 @@ class Match:
         """Settle the finished hand, then end the match or deal the next hand."""
         deal = self.deals[-1]
         deal.result, extra = self._settle(deal.state)
-        out = [ev.Event(ev.HAND_OVER, info=deal.result), *extra]
+        out = [ev.Event(ev.DEAL_OVER, info=deal.result), *extra]
         self.events.extend(out)
         if self._match_is_over():
             self.result = self._match_result()
@@ -186,11 +186,11 @@ class Match:
         """What one seat (or a spectator, seat None) may see; never a hidden tile."""
         if seat is not None and (type(seat) is not int or not 0 <= seat < self.num_seats):
             raise MalformedInput(f"seat must be 0..{self.num_seats - 1}, got {seat!r}")
-        state = self.hand
+        state = self._state
         v = {
             "variant": self.variant,
             "seat": seat,
-            "hand_number": len(self.deals) - 1,
+            "deal_number": len(self.deals) - 1,
             "turn": self.to_move,
             "over": self.over,
             "counts": [h.bit_count() for h in state.hands],

@@ -1,8 +1,8 @@
 """Moves: the only decisions players make. Draws and passes are automatic.
 
-A move is (tile, at, mode): ``at`` is where the tile goes (None for the opening lead;
-an HHL arm left/right/up/down or a Domeng end left/right), ``mode`` is normal|barricade
-for an HHL double laid on an arm (HHL-5), else None. Text notation round-trips:
+A move is (tile, at, mode): ``at`` is its place, where the tile goes (None for the
+opening lead; an HHL arm left/right/up/down or a Domeng end left/right), ``mode`` is
+normal|barricade for an HHL double laid on an arm (HHL-5), else None. Text notation round-trips:
 "0-0", "3-1 left", "4-4 up barricade". Every possible move exists once, built up front,
 so legal-move lists reuse them instead of allocating.
 
@@ -19,7 +19,7 @@ ARMS = ("left", "right", "up", "down")  # HHL-3: the spinner's four arms
 ENDS = ("left", "right")  # DOM-4: the line's two ends
 NORMAL, BARRICADE = "normal", "barricade"  # HHL-5
 MODES = (NORMAL, BARRICADE)
-_POSITIONS = (None, *ARMS)
+_PLACES = (None, *ARMS)
 
 
 class Move(NamedTuple):
@@ -60,8 +60,8 @@ class Move(NamedTuple):
 
 
 def make_move(tile: Tile, at=None, mode=None) -> Move:
-    """The interned Move for (tile, at, mode); refuses unknown positions and modes."""
-    if at not in _POSITIONS:
+    """The interned Move for (tile, at, mode); refuses unknown places and modes."""
+    if at not in _PLACES:
         raise MalformedInput(f"unknown arm or end {at!r}; use one of {', '.join(ARMS)}")
     if mode is not None and mode not in MODES:
         raise MalformedInput(f"unknown double mode {mode!r}; use normal or barricade")
@@ -71,7 +71,7 @@ def make_move(tile: Tile, at=None, mode=None) -> Move:
 _MOVES = {
     (t, at, mode): Move(t, at, mode)
     for t in TILES
-    for at in _POSITIONS
+    for at in _PLACES
     for mode in (None, *MODES)
 }
 # Fast tables for the legal-move generators: OPEN[t]; PLACE[t][i] for position index i

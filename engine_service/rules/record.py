@@ -54,7 +54,7 @@ def replay_record(record, new_match) -> Match:
         moves = deal.get("moves", [])
         if not isinstance(moves, list):
             raise MalformedInput(f"{where}: 'moves' must be a list")
-        state = m.hand
+        state = m.position
         for j, entry in enumerate(moves):
             w = f"{where} move {j}"
             if not isinstance(entry, dict) or not isinstance(entry.get("seat"), int):

@@ -12,14 +12,22 @@ MAX_PIP = 6
 
 
 class Tile(int):
-    """One domino. ``str(Tile.parse("4-6")) == "6-4"`` (canonical: high-low)."""
+    """One domino. ``str(Tile("4-6")) == "6-4"`` (canonical: high-low), and
+    ``Tile("6-6") is Tile(27) is TILES[27]``: there are only ever 28 instances.
+
+    ``Tile(x)`` takes a tile's text or its index 0..27; anything else is MalformedInput.
+    The halves are ``HI[t]`` and ``LO[t]`` (tables, not attributes, for speed)."""
 
     __slots__ = ()
-    hi: int
-    lo: int
 
-    def __new__(cls, index: int):
-        return int.__new__(cls, index)
+    def __new__(cls, value):
+        if isinstance(value, str):
+            return Tile.parse(value)
+        if type(value) is int or isinstance(value, Tile):
+            if 0 <= value < len(TILES):
+                return TILES[value]
+        raise MalformedInput(f"a tile is an index 0..{len(TILES) - 1} or text like '6-4', "
+                             f"got {value!r}")
 
     @staticmethod
     def of(a: int, b: int) -> "Tile":
@@ -55,17 +63,17 @@ class Tile(int):
         return TEXT[self]
 
     def __repr__(self) -> str:
-        return f"Tile({TEXT[self]!r})"
+        return f"Tile({TEXT[self]!r})"   # pastes back: Tile('6-4')
 
     def __reduce__(self):
-        return (Tile.parse, (TEXT[self],))
+        return (Tile, (TEXT[self],))
 
 
 def _build():
     tiles, by_halves = [], {}
     for lo in range(MAX_PIP + 1):
         for hi in range(lo, MAX_PIP + 1):
-            t = Tile(len(tiles))
+            t = int.__new__(Tile, len(tiles))
             t_hi, t_lo = hi, lo
             tiles.append((t, t_hi, t_lo))
             by_halves[(hi, lo)] = t

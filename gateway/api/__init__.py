@@ -49,14 +49,16 @@ def documented(blp, *codes):
 
 
 def bearer_token(query_too: bool = False) -> str:
-    """The seat token from `Authorization: Bearer <token>` (or ?token= when allowed)."""
+    """The seat token from `Authorization: Bearer <seat_token>` (or ?seat_token= when
+    allowed)."""
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
-    if query_too and request.args.get("token"):
-        return request.args["token"]
-    where = "an Authorization: Bearer <token> header" + (" or ?token=" if query_too else "")
+    if query_too and request.args.get("seat_token"):
+        return request.args["seat_token"]
+    where = ("an Authorization: Bearer <seat_token> header"
+             + (" or ?seat_token=" if query_too else ""))
     raise ApiError(401, "NO_TOKEN", f"this needs the seat token: send {where}",
                    headers={"WWW-Authenticate": 'Bearer realm="seat"'})
 

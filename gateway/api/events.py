@@ -61,14 +61,14 @@ def _token() -> str:
     from flask import request
 
     from . import bearer_token
-    if request.headers.get("Authorization") or request.args.get("token"):
+    if request.headers.get("Authorization") or request.args.get("seat_token"):
         return bearer_token(query_too=True)
     return ""
 
 
 @blp.route("")
 @blp.doc(responses={"200": SSE_DOC},
-         parameters=[{"in": "query", "name": "token", "required": False,
+         parameters=[{"in": "query", "name": "seat_token", "required": False,
                       "schema": {"type": "string"},
                       "description": "the seat token, for EventSource (which cannot send "
                                      "headers); the Authorization header works too"}])

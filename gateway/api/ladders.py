@@ -10,13 +10,13 @@ enlist your own bot (docs/gateway.md, Ladders).
 from __future__ import annotations
 
 import json
-import math
 
 from flask import url_for
 
 from domino_proto.domino.v1 import ladder_pb2
+from domino_wire import ladders as wire_ladders
+from domino_wire.names import LADDER_FORMAT, LADDER_STATUS, VARIANT
 
-from .. import convert
 from ..schemas import ErrorSchema
 from ..schemas_ladders import (
     CreateLadderSchema,
@@ -31,13 +31,6 @@ from . import PREFIX, Blueprint, engine
 blp = Blueprint("ladders", __name__, url_prefix=PREFIX + "/ladders",
                 description="Bot ladders: the engine schedules, plays and rates matches "
                             "among enlisted bots")
-
-FORMAT = {ladder_pb2.LADDER_FORMAT_UNSPECIFIED: "rotation",
-          ladder_pb2.LADDER_FORMAT_ROTATION: "rotation",
-          ladder_pb2.LADDER_FORMAT_DUPLICATE: "duplicate"}
-FORMAT_ENUM = {"rotation": ladder_pb2.LADDER_FORMAT_ROTATION,
-               "duplicate": ladder_pb2.LADDER_FORMAT_DUPLICATE}
-STATUS = {ladder_pb2.LADDER_STATUS_RUNNING: "running", ladder_pb2.LADDER_STATUS_DONE: "done"}
 
 ERROR_TEXT = {
     400: "malformed request (MALFORMED_REQUEST): a bad field, entrant name or target",
@@ -60,34 +53,17 @@ def documented(*codes):
 # ----- protobuf -> the REST objects ------------------------------------------------------
 def ladder(info: ladder_pb2.LadderInfo) -> dict:
     return {"ladder_id": info.ladder_id, "key": info.key,
-            "variant": convert.VARIANT.get(info.variant, "hhl"),
+            "variant": VARIANT.word(info.variant),
             "options": json.loads(info.options_json or "{}"),
             "entrants": list(info.entrants),
             "pools": [{"entrant": e, "pool": f"{info.key}/{e}"} for e in info.entrants],
-            "format": FORMAT.get(info.format, "rotation"),
+            "format": LADDER_FORMAT.word(info.format),
             "target_matches": None if info.until_separated else info.target_matches,
             "until_separated": info.until_separated, "max_matches": info.max_matches,
-            "seed": info.seed, "status": STATUS.get(info.status, "running"),
+            "seed": info.seed, "status": LADDER_STATUS.word(info.status),
             "matches_counted": info.matches_counted, "matches_voided": info.matches_voided,
             "matches_playing": info.matches_playing, "leader": info.leader or None,
             "created_unix_ms": int(round(info.created_unix_s * 1000))}
-
-
-def _finite(x: float) -> float | None:
-    return x if math.isfinite(x) else None
-
-
-def standings(s: ladder_pb2.Standings) -> dict:
-    last = len(s.rows) - 1
-    rows = [{"place": r.place, "entrant": r.entrant, "mu": r.mu, "sigma": r.sigma,
-             "score": r.score, "matches": r.matches, "mean": r.mean, "ci95": _finite(r.ci95),
-             "faults": {"timeouts": r.faults.timeouts, "illegal": r.faults.illegal,
-                        "disconnects": r.faults.disconnects, "crashes": r.faults.crashes},
-             "separated_from_next": None if i == last else r.separated_from_next}
-            for i, r in enumerate(s.rows)]
-    return {"ladder_id": s.ladder_id, "variant": convert.VARIANT.get(s.variant, "hhl"),
-            "matches": s.matches, "voided": s.voided, "separated": s.separated, "rows": rows,
-            "history": json.loads(s.history_json or "[]")}
 
 
 def ladder_match(m: ladder_pb2.LadderMatch) -> dict:
@@ -117,9 +93,9 @@ def create_ladder(body):
     seats wait in the bot pool '<key>/<entrant>' of the answer until its bots enlist: the
     gateway starts none (`domino bot --strategy S --pool <key>/S` for a built-in one)"""
     request = ladder_pb2.CreateLadderRequest(
-        variant=convert.VARIANT_ENUM[body["variant"]],
+        variant=VARIANT.number(body["variant"]),
         options_json=json.dumps(body["options"]) if body.get("options") else "",
-        entrants=body["entrants"], format=FORMAT_ENUM[body["format"]],
+        entrants=body["entrants"], format=LADDER_FORMAT.number(body["format"]),
         matches=body.get("matches", 0), until_separated=body["until_separated"],
         max_matches=body.get("max_matches", 0), concurrency=body.get("concurrency", 0),
         clock_ms=body.get("clock_ms", 0), seat_wait_s=body.get("seat_wait_s", 0))
@@ -142,10 +118,10 @@ def get_ladder(ladder_id):
 @blp.response(200, StandingsSchema())
 @documented(404)
 def get_standings(ladder_id):
-    """The leaderboard, recomputed from the result rows: by mu - 3 sigma, with matches,
+    """The leaderboard, recomputed from the ladder's results: by mu - 3 sigma, with matches,
     mean per hand/round and its 95% interval, faults, separation from the next row, and the
     history of every entrant's score for a rating chart"""
-    return standings(engine().get_standings(ladder_id))
+    return wire_ladders.standings(engine().get_standings(ladder_id))
 
 
 @blp.route("/<ladder_id>/matches")

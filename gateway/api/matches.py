@@ -7,6 +7,7 @@ import json
 from flask import current_app, url_for
 
 from domino_proto.domino.v1 import engine_pb2
+from domino_wire.names import MATCH_STATUS, SEAT_KIND, VARIANT
 
 from .. import convert
 from ..errors import ApiError
@@ -21,7 +22,7 @@ blp = Blueprint("matches", __name__, url_prefix=PREFIX + "/matches",
 
 def _seat_specs(variant: str, seats: list[dict] | None) -> list[engine_pb2.SeatSpec]:
     if seats is None:
-        seats = [{"kind": "human"}] * SEATS[variant]
+        seats = [{"kind": "person"}] * SEATS[variant]
     strategies = current_app.config["HOUSE_STRATEGIES"]
     specs = []
     for i, seat in enumerate(seats):
@@ -30,7 +31,7 @@ def _seat_specs(variant: str, seats: list[dict] | None) -> list[engine_pb2.SeatS
             raise ApiError(400, "MALFORMED_REQUEST", f"seats[{i}]: no house bot plays "
                            f"{strategy!r}; use one of {', '.join(strategies)}")
         specs.append(engine_pb2.SeatSpec(
-            kind=convert.KIND_ENUM[seat["kind"]], name=seat.get("name") or strategy or "",
+            kind=SEAT_KIND.number(seat["kind"]), name=seat.get("name") or strategy or "",
             pool=pool_of(strategy) if strategy else ""))
     return specs
 
@@ -41,7 +42,7 @@ def _seat_specs(variant: str, seats: list[dict] | None) -> list[engine_pb2.SeatS
 @documented(blp, 400)
 def list_matches(query):
     """Public summaries of matches, newest first"""
-    status = convert.STATUS_ENUM.get(query.get("status"), 0)
+    status = MATCH_STATUS.number(query["status"]) if query.get("status") else 0
     limit = query["limit"]
     variant = query.get("variant")
     # The engine filters by status only; a variant filter reads further and cuts here.
@@ -60,12 +61,12 @@ def create_match(body):
     """Create a match: bot seats with a strategy are filled by house bots, the others are
     claimed with POST .../seats/{seat}/claim"""
     request = engine_pb2.CreateMatchRequest(
-        variant=convert.VARIANT_ENUM[body["variant"]],
+        variant=VARIANT.number(body["variant"]),
         options_json=json.dumps(body.get("options") or {}),
         deals_json=json.dumps(body["deals"]) if body.get("deals") else "",
         seats=_seat_specs(body["variant"], body.get("seats")),
         bot_clock_ms=body.get("bot_clock_ms", 0),
-        person_clock_ms=body.get("human_clock_ms", 0))
+        person_clock_ms=body.get("person_clock_ms", 0))
     if "seed" in body:
         request.seed = body["seed"]
     created = engine().create_match(request)

@@ -18,4 +18,5 @@ def claim_seat(match_id, seat):
     if not 0 <= seat < 2**31:   # the engine's seat is an int32; anything else is no seat
         raise ApiError(400, "BAD_SEAT", f"seat {seat} is out of range")
     claimed = engine().claim_seat(match_id, seat)
-    return {"match_id": claimed.match_id, "seat": claimed.seat, "token": claimed.seat_token}
+    return {"match_id": claimed.match_id, "seat": claimed.seat,
+            "seat_token": claimed.seat_token}

@@ -39,7 +39,7 @@ const seats = {
 function names(match, mySeat) {
   return match.seats.map((s) => {
     if (s.seat === mySeat) return "You";
-    const who = s.strategy ? `${s.strategy} bot` : (s.name || (s.kind === "human" ? "player" : "bot"));
+    const who = s.strategy ? `${s.strategy} bot` : (s.name || (s.kind === "person" ? "player" : "bot"));
     return `Seat ${s.seat} (${who})`;
   });
 }
@@ -103,7 +103,7 @@ async function lobbyPage() {
     const seatSpecs = [];
     for (let s = 0; s < n; s++) {
       const st = document.getElementById(`new-seat-${s}`).value;
-      seatSpecs.push(st && st !== "you" ? { kind: "bot", strategy: st } : { kind: "human" });
+      seatSpecs.push(st && st !== "you" ? { kind: "bot", strategy: st } : { kind: "person" });
     }
     const sitting = document.getElementById("new-seat-0").value === "you";
     const body = { variant: variant.value, seats: seatSpecs,
@@ -114,7 +114,7 @@ async function lobbyPage() {
       const match = await api("/matches", { method: "POST", body });
       if (sitting) {
         const claimed = await api(`/matches/${match.match_id}/seats/0/claim`, { method: "POST" });
-        seats.set(match.match_id, 0, claimed.token);
+        seats.set(match.match_id, 0, claimed.seat_token);
       }
       location.hash = `#/match/${match.match_id}`;
     } catch (e) {
@@ -149,7 +149,7 @@ async function lobbyPage() {
   const join = async (matchId, seat) => {
     try {
       const claimed = await api(`/matches/${matchId}/seats/${seat}/claim`, { method: "POST" });
-      seats.set(matchId, seat, claimed.token);
+      seats.set(matchId, seat, claimed.seat_token);
       location.hash = `#/match/${matchId}`;
     } catch (e) {
       document.getElementById("new-notice").textContent = errorText(e);
@@ -204,7 +204,7 @@ async function tablePage(matchId) {
     $("tb-title").textContent = `${variantName(match.variant)} · ${match.match_id}`;
     const unit = match.variant === "domeng" ? "Round" : "Hand";
     const extra = match.variant === "domeng" ? `cycle ${view.cycle + 1}, ` : "";
-    $("tb-status").textContent = `${match.status} · ${extra}${unit.toLowerCase()} ${view.hand_number + 1} · version ${state.version}` +
+    $("tb-status").textContent = `${match.status} · ${extra}${unit.toLowerCase()} ${view.deal_number + 1} · version ${state.version}` +
       (token ? ` · you are seat ${mine.seat}` : " · watching");
     if (st.lastTurn !== `${state.to_move}/${state.version}`) { st.lastTurn = `${state.to_move}/${state.version}`; st.turnSince = Date.now(); }
     // seats
@@ -311,7 +311,7 @@ async function tablePage(matchId) {
 
   await refresh();
   // live updates
-  const url = `${API}/matches/${matchId}/events${token ? "?token=" + encodeURIComponent(token) : ""}`;
+  const url = `${API}/matches/${matchId}/events${token ? "?seat_token=" + encodeURIComponent(token) : ""}`;
   const source = new EventSource(url);
   let pending = null;
   const soon = () => {

@@ -113,7 +113,7 @@ export function replaySteps(record, describeMove) {
         : { variant: "domeng", line: structuredClone(line), ends: ends && { ...ends }, table, held: [...held] };
       view.hands = hands.map((h) => [...h]);
       view.counts = hands.map((h) => h.length);
-      view.hand_number = d;
+      view.deal_number = d;
       steps.push({ view, text, deal: d, move, result });
     };
     snap(null, null, null);

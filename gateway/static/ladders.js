@@ -64,7 +64,7 @@ export async function ladderListPage({ main, api, template }) {
 export async function ladderPage({ main, api, template, id }) {
   main.append(template("t-ladder"));
   const $ = (x) => document.getElementById(x);
-  const root = $("ld-rows");
+  const root = $("ld-entries");
   const st = { highlight: null, standings: null, ladder: null };
 
   const FAULTS = [["timeouts", "timeout", "timeouts"], ["illegal", "illegal move", "illegal moves"],
@@ -77,7 +77,7 @@ export async function ladderPage({ main, api, template, id }) {
   const renderTable = (ladder, s) => {
     const unit = s.variant === "domeng" ? "minus stones per round" : "points per hand";
     $("ld-summary").textContent = `${s.matches} counted matches · ${s.voided} voided · mean in ${unit}`;
-    $("ld-rows").replaceChildren(...s.rows.map((r) => {
+    $("ld-entries").replaceChildren(...s.entries.map((r) => {
       const sep = r.separated_from_next === null ? "—" : r.separated_from_next ? "yes" : "no";
       const ci = r.ci95 === null ? "± —" : `± ${r.ci95.toFixed(2)}`;
       const colour = COLOURS[ladder.entrants.indexOf(r.entrant) % COLOURS.length];
@@ -91,8 +91,8 @@ export async function ladderPage({ main, api, template, id }) {
         el("td", { class: `sep sep-${sep}`, text: sep }),
       );
     }));
-    const pairs = s.rows.slice(0, -1).filter((r) => !r.separated_from_next)
-      .map((r) => `${r.entrant} – ${s.rows[r.place] ? s.rows[r.place].entrant : "?"}`);
+    const pairs = s.entries.slice(0, -1).filter((r) => !r.separated_from_next)
+      .map((r) => `${r.entrant} – ${s.entries[r.place] ? s.entries[r.place].entrant : "?"}`);
     $("ld-verdict").textContent = s.matches === 0 ? "No counted match yet."
       : s.separated ? "Every pair of neighbours is separated at 95% confidence."
       : `Not separated at 95% confidence yet: ${pairs.join("; ")}.`;
@@ -112,7 +112,7 @@ export async function ladderPage({ main, api, template, id }) {
     const node = (tag, a = {}, text) => { const n = attrs(document.createElementNS(SVG, tag), a); if (text !== undefined) n.textContent = text; return n; };
     attrs(svg, { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": "ld-svg-title ld-svg-desc", class: "rating-chart" });
     svg.append(node("title", { id: "ld-svg-title" }, "Rating (mu − 3 sigma) of each entrant after each counted match"));
-    const last = s.rows.map((r) => `${r.entrant} ${r.score.toFixed(2)}`).join(", ");
+    const last = s.entries.map((r) => `${r.entrant} ${r.score.toFixed(2)}`).join(", ");
     svg.append(node("desc", { id: "ld-svg-desc" }, s.history.length
       ? `${s.history.length} counted matches; now ${last}.` : "No counted match yet."));
     // every entrant starts at the model's initial rating, mu 25, sigma 25/3: a score of 0

@@ -61,11 +61,11 @@ function verb(who, third, base) {
 export function describe(e, names, variant) {
   const who = seatName(names, e.seat);
   switch (e.kind) {
-    case "hand_start": {
+    case "deal_start": {
       const unit = variant === "domeng" || "cycle" in e ? "Round" : "Hand";
       const camat = e.camat !== null && e.camat !== undefined ? `; CAMAT ${seatName(names, e.camat)} leads` : "";
       const mine = e.tiles ? `; your tiles ${e.tiles.join(" ")}` : "";
-      return `${unit} ${e.hand + 1} dealt; ${seatName(names, e.leader)} leads${camat}${mine}.`;
+      return `${unit} ${e.deal + 1} dealt; ${seatName(names, e.leader)} leads${camat}${mine}.`;
     }
     case "play": {
       const where = e.at ? ` on the ${e.at}` : " to open";
@@ -79,7 +79,7 @@ export function describe(e, names, variant) {
       if (!("stones" in e)) return `${verb(who, "passes", "pass")} (the stock is empty).`;
       if (e.cost === 0) return `${who} cannot play either: the round is blocked and ${verb(who, "is", "are")} the MANGUNO.`;
       return `${who} ${e.passebunge ? "PASSEBUNGE" : "PASS"}: owes ${plural(e.cost, "stone")}, ${stones(names, e.stones)}.`;
-    case "hand_over":
+    case "deal_over":
       return describeResult(e.result, names);
     case "cycle_over": {
       const r = e.result;

@@ -20,7 +20,7 @@ from engine_service.rules.tiles import Tile, tiles_of
 
 
 def truth(m):
-    live = m.hand
+    live = m.position
     hands = [tiles_of(h) for h in live.hands]
     rest = live.stock[live.stock_pos:] if m.variant == "hhl" else list(live.sleeping)
     return hands, rest
@@ -78,7 +78,7 @@ def test_a_draw_shows_a_void_only_for_the_tiles_then_held():
             for o, k in enumerate(know.seats):
                 if k is not None and len(k.batches) > 1:
                     found += 1
-                    live = m.hand
+                    live = m.position
                     for t in tiles_of(live.hands[o]):
                         # every tile is allowed by at least one batch
                         assert any(not (b.forbidden >> t & 1) for b in k.batches), (seed, o, str(Tile(t)))

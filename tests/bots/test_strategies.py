@@ -109,7 +109,7 @@ def _reshuffled_twin(m, seat, rng):
     """The same match replayed from a deal in which the tiles ``seat`` cannot see (other
     hands' unplayed tiles, the stock) are dealt anew; doubles below the spinner stay in
     the stock so the same seat opens (HHL-2)."""
-    deal, plays = m.deals[0], [e for e in m.hand.events if e.kind == "play"]
+    deal, plays = m.deals[0], [e for e in m.position.events if e.kind == "play"]
     played = {e.move.tile for e in plays}
     spinner = plays[0].move.tile
     hidden = [t for s, h in enumerate(deal.hands) if s != seat for t in h if t not in played]
@@ -135,13 +135,13 @@ def test_the_search_reads_only_the_view():
     for seed in range(40):
         m = new_match("hhl", {"hands": 1}, seed)
         greedy = make_strategy("greedy")
-        while not m.over and not any(e.kind == "draw" for e in m.hand.events):
+        while not m.over and not any(e.kind == "draw" for e in m.position.events):
             s = m.to_move
-            if s == 0 and len(m.legal_moves(0)) > 1 and m.hand.ends is not None:
+            if s == 0 and len(m.legal_moves(0)) > 1 and m.position.ends is not None:
                 twin = _reshuffled_twin(m, 0, rng)
                 view, twin_view = plain_view(m, 0), plain_view(twin, 0)
                 assert view == twin_view
-                assert [h.bit_count() for h in twin.hand.hands] == view["counts"]
+                assert [h.bit_count() for h in twin.position.hands] == view["counts"]
                 a = Search(7, iterations=30).choose(view, m.legal_moves(0))
                 b = Search(7, iterations=30).choose(twin_view, twin.legal_moves(0))
                 assert a == b
@@ -169,7 +169,7 @@ def test_the_fast_playout_policy_is_greedy():
             m = new_match(variant, {"hands": 1} if variant == "hhl" else {"round_cap": 1}, seed)
             rng = random.Random(seed)
             while not m.over:
-                s, st = m.to_move, m.hand
+                s, st = m.to_move, m.position
                 legal = m.legal_moves(s)
                 if st.ends is not None:
                     cand = st.hands[s] if getattr(st, "drawn", None) is None else 1 << st.drawn
@@ -208,7 +208,7 @@ def test_the_fast_playouts_end_like_the_engine(variant):
         m = new_match(variant, {"hands": 1} if variant == "hhl" else {"round_cap": 1}, seed)
         rng = random.Random(seed)
         while not m.over:
-            st, s = m.hand, m.to_move
+            st, s = m.position, m.to_move
             if st.ends is not None:
                 ref, fast = st.fork(), st.fork()
                 while not ref.over:

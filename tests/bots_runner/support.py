@@ -19,7 +19,7 @@ from tests.engine.support import start_engine  # noqa: F401 - the runner tests s
 ROOT = Path(__file__).resolve().parents[2]
 JS_BOT = ROOT / "bots" / "js"
 VARIANTS = {"hhl": common_pb2.VARIANT_HHL, "domeng": common_pb2.VARIANT_DOMENG}
-DOMINO = [sys.executable, "-m", "engine_service.cli"]
+DOMINO = [sys.executable, "-m", "domino_cli"]
 
 
 def domino_bot(address: str, *args: str, env: dict | None = None, stdin=None):

@@ -49,7 +49,7 @@ def test_on_event_sees_the_seats_events_in_order(engine):
     # Other seats' tiles never show up before the hand is over.
     others = {t for s in (1, 2, 3) for t in record["deals"][0]["hands"][s]}
     for e in listener.events:
-        if e["kind"] == "hand_start":
+        if e["kind"] == "deal_start":
             assert not others & set(e.get("tiles", []))
         if e["kind"] == "draw" and e["seat"] != 0:
             assert not others & {t for v in e.values() if isinstance(v, list) for t in v}

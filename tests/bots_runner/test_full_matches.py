@@ -15,13 +15,13 @@ def test_bot_processes_play_a_full_match_and_the_record_replays(engine, tmp_path
     client = engine.client
     match_id, tokens = client.new_match(variant, options, seed=23)
     seats_file = tmp_path / "seats.json"
-    seats_file.write_text(json.dumps({"match_id": match_id, "tokens": list(tokens.values())}))
+    seats_file.write_text(json.dumps({"match_id": match_id, "seat_tokens": list(tokens.values())}))
     rest = [str(s) for s in range(2, len(tokens))]
     bots = [
-        # Seats 0 and 1 in one process, from --seat/--token pairs.
+        # Seats 0 and 1 in one process, from --seat/--seat-token pairs.
         domino_bot(engine.address, "--strategy", first, "--seed", "1", "--match", match_id,
-                   # --token=T: a token may start with "-".
-                   "--seat", "0", f"--token={tokens[0]}", "--seat", "1", f"--token={tokens[1]}"),
+                   # --seat-token=T: a token may start with "-".
+                   "--seat", "0", f"--seat-token={tokens[0]}", "--seat", "1", f"--seat-token={tokens[1]}"),
         # The other seats in another, from the file `domino new-match` would print.
         domino_bot(engine.address, "--strategy", "random", "--seed", "5", "--seats-file",
                    str(seats_file), *(a for s in rest for a in ("--seat", s))),
@@ -43,10 +43,10 @@ def test_bot_processes_play_a_full_match_and_the_record_replays(engine, tmp_path
 def test_the_bot_refuses_what_cannot_work(engine):
     match_id, tokens = engine.client.new_match("hhl", {"hands": 1}, seed=2)
     cases = [
-        (["--strategy", "oracle", "--match", match_id, "--seat", "0", f"--token={tokens[0]}"],
+        (["--strategy", "oracle", "--match", match_id, "--seat", "0", f"--seat-token={tokens[0]}"],
          "only in-process"),
         (["--strategy", "nosuch", "--pool", "p"], "unknown strategy"),
-        (["--match", match_id, "--seat", "0", "--seat", "1", f"--token={tokens[0]}"],
+        (["--match", match_id, "--seat", "0", "--seat", "1", f"--seat-token={tokens[0]}"],
          "give them in pairs"),
         (["--match", match_id], "--seats-file, or --pool"),
     ]

@@ -43,7 +43,7 @@ def test_node_bot_plays_a_match_against_python_bots(engine, tmp_path, variant, o
     client = engine.client
     match_id, tokens = client.new_match(variant, options, seed=17)
     others = [a for s, t in tokens.items() if s != node_seat
-              for a in ("--seat", str(s), f"--token={t}")]   # a token may start with "-"
+              for a in ("--seat", str(s), f"--seat-token={t}")]   # a token may start with "-"
     procs = [node_bot(engine.address, "--verbose", "--match", match_id, "--seat", str(node_seat),
                       env={"DOMINO_SEAT_TOKEN": tokens[node_seat]}),
              domino_bot(engine.address, "-v", "--strategy", "heuristic", "--seed", "3",

@@ -24,7 +24,7 @@ def test_runner_reconnects_after_an_engine_restart_and_finishes(engine, tmp_path
     options, seed = {"hands": 2}, 41
     match_id, tokens = engine.client.new_match("hhl", options, seed=seed)
     seats_file = tmp_path / "seats.json"
-    seats_file.write_text(json.dumps([{"match_id": match_id, "seat": s, "token": t}
+    seats_file.write_text(json.dumps([{"match_id": match_id, "seat": s, "seat_token": t}
                                       for s, t in tokens.items()]))
     # One process plays all four seats, slowly enough to be caught mid-match.
     bot = domino_bot(engine.address, "--strategy", "greedy", "--seats-file", str(seats_file),

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-DOMINO = [sys.executable, "-m", "engine_service.cli"]
+DOMINO = [sys.executable, "-m", "domino_cli"]
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 

@@ -1,10 +1,9 @@
 """Fixtures for the engine service: a real gRPC server on 127.0.0.1 with port 0."""
 
 import pytest
-
-from engine_service.engine import Engine
-from engine_service.server import start_server
-from engine_service.store import SQLiteStore
+from engine_service.core.engine import Engine
+from engine_service.rpc.server import start_server
+from engine_service.core.sqlite_store import SQLiteStore
 
 from .support import Served
 

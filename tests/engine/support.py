@@ -83,7 +83,7 @@ def start_engine(db, port: int = 0, log_path=None):
     port) once it listens. Its log goes to log_path (default: nowhere)."""
     import os
 
-    from engine_service.processes import start_engine as launch
+    from domino_cli.processes import start_engine as launch
 
     with open(log_path or os.devnull, "a") as log:
         return launch("127.0.0.1", port, str(db), log=log)
@@ -96,7 +96,7 @@ def start_bot(address: str, match_id: str, seat: int, token: str, *extra: str):
     import sys
 
     return subprocess.Popen(
-        [sys.executable, "-m", "engine_service.cli", "bot", "--engine", address,
+        [sys.executable, "-m", "domino_cli", "bot", "--engine", address,
          "--match", match_id, "--seat", str(seat), *extra],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "DOMINO_SEAT_TOKEN": token})

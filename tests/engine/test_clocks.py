@@ -56,7 +56,7 @@ def test_the_default_move_is_the_first_legal_move_and_an_absent_holder_can_retur
         time.sleep(0.02)
     # Nobody plays: the clock played the first legal move and said so.
     turn = served.engine.get(match_id).history[0]
-    assert (turn.seat, turn.move) == (mover, first)
+    assert (turn.seat, turn.move_text) == (mover, first)
     assert turn.accepted.events[0].to_dict() == {"kind": "timeout", "seat": mover,
                                                  "move": first, "timeouts_in_a_row": 1}
     # Nobody plays: the mover goes absent first; its holder comes back while the match
@@ -103,7 +103,7 @@ def test_a_bot_that_disconnects_and_comes_back_gets_a_snapshot_and_its_turn(serv
     others = [s for s in range(4) if s != seat]
     run_threads([flaky, *bots(served, match_id, tokens, others)])
     assert answered[0][:3] == ["welcome", "snapshot", "turn"]
-    assert answered[1] == served.engine.get(match_id).game.result
+    assert answered[1] == served.engine.get(match_id).match.result
     assert not any(s.absent for s in served.summary(match_id).summary.seats)
 
 

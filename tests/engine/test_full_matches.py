@@ -16,7 +16,7 @@ from .support import run_threads
 
 TILE = re.compile(r"(?<![\d-])([0-6])-([0-6])(?![\d-])")
 # Ends of hands and matches may show what was left in hand; they are not checked here.
-REVEALING = {"hand_over", "cycle_over", "match_over"}
+REVEALING = {"deal_over", "cycle_over", "match_over"}
 
 
 def tiles_in(value) -> set:
@@ -46,17 +46,17 @@ def hidden_from(record, seat):
 
 def check_stream(texts, hidden):
     """texts: the JSON texts of one recipient's messages, in order. Track the deal from
-    views (hand_number) and hand_start events; no hidden tile of that deal may appear."""
+    views (deal_number) and deal_start events; no hidden tile of that deal may appear."""
     deal = 0
     for kind, text in texts:
         value = json.loads(text)
         if kind == "view":
-            deal = value["hand_number"]
+            deal = value["deal_number"]
             value = {k: v for k, v in value.items() if k not in ("last_result", "result")}
             value["history"] = [e for e in value["history"] if e["kind"] not in REVEALING]
         else:
-            if value["kind"] == "hand_start":
-                deal = value["hand"]
+            if value["kind"] == "deal_start":
+                deal = value["deal"]
             if value["kind"] in REVEALING:
                 continue
         leaked = tiles_in(value) & hidden[deal]

@@ -61,7 +61,7 @@ def test_bot_processes_play_a_full_match_and_the_record_replays(engine_process, 
     assert all(o["result"] == record["result"] for o in outputs)
     path = tmp_path / "record.json"
     path.write_text(json.dumps(record))
-    replay = subprocess.run([sys.executable, "-m", "engine_service.cli", "replay", str(path)],
+    replay = subprocess.run([sys.executable, "-m", "domino_cli", "replay", str(path)],
                             capture_output=True, text=True, timeout=60)
     assert replay.returncode == 0, replay.stderr
     assert "record OK" in replay.stdout

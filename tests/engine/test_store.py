@@ -4,10 +4,10 @@ import sqlite3
 import time
 
 import pytest
-
-from engine_service.engine import Engine
-from engine_service.match import Match
-from engine_service.store import CHECKPOINT_S, MatchRow, MoveRow, SQLiteStore
+from engine_service.core.engine import Engine
+from engine_service.core.referee import Referee
+from engine_service.core.sqlite_store import CHECKPOINT_S, SQLiteStore
+from engine_service.core.store import MatchRow, MoveRow
 
 
 def row(id_="m1", status="waiting"):
@@ -78,31 +78,31 @@ def test_tokens_are_stored_only_as_hashes():
 
 def test_restoring_replays_the_log_to_the_same_state_and_version():
     engine = Engine(SQLiteStore(":memory:"))
-    match = engine.create_match("domeng", {}, seed=9)
+    referee = engine.create_match("domeng", {}, seed=9)
     for s in range(5):
-        match.claim(s)
+        referee.claim(s)
     for _ in range(20):
-        seat = match.game.to_move
-        match.submit(seat, match.version, move_id="0")
-    again = Match.restore(engine.store.match(match.id), engine.store, None)
-    assert again.version == match.version == 20
-    assert again.game.view(None) == match.game.view(None)
-    assert [again.game.view(s) for s in range(5)] == [match.game.view(s) for s in range(5)]
+        seat = referee.match.to_move
+        referee.submit(seat, referee.version, move_id="0")
+    again = Referee.restore(engine.store.match(referee.id), engine.store, None)
+    assert again.version == referee.version == 20
+    assert again.match.view(None) == referee.match.view(None)
+    assert [again.match.view(s) for s in range(5)] == [referee.match.view(s) for s in range(5)]
     engine.close()
 
 
 def test_the_hhl_time_limit_ends_the_match_after_the_hand_in_progress_and_replays():
     engine = Engine(SQLiteStore(":memory:"))
-    match = engine.create_match("hhl", {}, seed=2)      # default: a 60-minute limit
+    referee = engine.create_match("hhl", {}, seed=2)    # default: a 60-minute limit
     for s in range(4):
-        match.claim(s)
+        referee.claim(s)
     for _ in range(3):
-        match.submit(match.game.to_move, match.version, move_id="0")
-    match._time_up()                                    # what the clock does at 60 minutes
-    assert match.version == 4 and match.history[-1].accepted.events[0].kind == "time_up"
-    while not match.game.over:
-        match.submit(match.game.to_move, match.version, move_id="0")
-    assert len(match.game.deals) == 1                   # the hand in progress was the last
-    again = Match.restore(engine.store.match(match.id), engine.store, None)
-    assert again.game.over and again.game.record() == match.game.record()
+        referee.submit(referee.match.to_move, referee.version, move_id="0")
+    referee._time_up()                                  # what the clock does at 60 minutes
+    assert referee.version == 4 and referee.history[-1].accepted.events[0].kind == "time_up"
+    while not referee.match.over:
+        referee.submit(referee.match.to_move, referee.version, move_id="0")
+    assert len(referee.match.deals) == 1               # the hand in progress was the last
+    again = Referee.restore(engine.store.match(referee.id), engine.store, None)
+    assert again.match.over and again.match.record() == referee.match.record()
     engine.close()

@@ -21,13 +21,13 @@ STRATEGIES = ["random"]
 
 def bot_seats(n, human=(0,)):
     """Seat specs: human seats at `human`, house bots elsewhere."""
-    return [{"kind": "human"} if s in human else {"kind": "bot", "strategy": "random"}
+    return [{"kind": "person"} if s in human else {"kind": "bot", "strategy": "random"}
             for s in range(n)]
 
 
 def start_house_bots(address: str, strategies: list[str], log_path: str) -> list[subprocess.Popen]:
     """The house bots `domino serve` would start, as real processes."""
-    from engine_service.cli_serve import house_bot_commands
+    from domino_cli.serve_cmd import house_bot_commands
 
     log = open(log_path, "a")
     procs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
@@ -40,7 +40,7 @@ class LiveGateway:
     """The gateway app behind a real waitress server in a thread of the test process."""
 
     def __init__(self, engine_address: str, strategies: list[str], **config):
-        from engine_service.cli_serve import make_server
+        from domino_cli.serve_cmd import make_server
 
         self.server = make_server(engine_address, "127.0.0.1", 0, strategies, threads=16,
                                   cors=config.get("cors"))
@@ -71,7 +71,7 @@ class RestPlayer:
         self.client, self.match_id, self.seat = client, match_id, seat
         r = client.post(f"/api/v1/matches/{match_id}/seats/{seat}/claim")
         assert r.status_code == 200, r.get_json()
-        self.token = r.get_json()["token"]
+        self.token = r.get_json()["seat_token"]
         self.auth = {"Authorization": f"Bearer {self.token}"}
         self.moves = 0
 
@@ -91,7 +91,7 @@ class RestPlayer:
                 continue
             choice = state["legal_moves"][self.moves % len(state["legal_moves"])]
             body = ({"version": state["version"], "move_id": choice["id"]} if self.moves % 2
-                    else {"version": state["version"], "move": choice["text"]})
+                    else {"version": state["version"], "move_text": choice["text"]})
             r = self.client.post(f"/api/v1/matches/{self.match_id}/moves", json=body,
                                  headers=self.auth)
             if r.status_code == 409 and r.get_json()["reason"] == "STALE_VERSION":
@@ -99,7 +99,7 @@ class RestPlayer:
             assert r.status_code == 200, r.get_json()
             answer = r.get_json()
             assert answer["version"] > state["version"]
-            assert answer["move"] == choice["text"]
+            assert answer["move_text"] == choice["text"]
             assert answer["events"] and answer["events"][0]["kind"] in ("play", "draw")
             self.moves += 1
         raise AssertionError("the match did not end in time")
@@ -109,7 +109,7 @@ def replay(record: dict, tmp_path) -> subprocess.CompletedProcess:
     path = os.path.join(tmp_path, "record.json")
     with open(path, "w") as f:
         json.dump(record, f)
-    return subprocess.run([sys.executable, "-m", "engine_service.cli", "replay", path],
+    return subprocess.run([sys.executable, "-m", "domino_cli", "replay", path],
                           capture_output=True, text=True, timeout=60)
 
 

@@ -35,7 +35,7 @@ class Bots:
         with open(self.log_path, "a") as log:
             for k, pool in enumerate(ladder["pools"]):
                 self.procs.append(subprocess.Popen(
-                    [sys.executable, "-m", "engine_service.cli", "bot", "--engine", self.address,
+                    [sys.executable, "-m", "domino_cli", "bot", "--engine", self.address,
                      "--strategy", pool["entrant"], "--pool", pool["pool"], "--bots", "2",
                      "--capacity", "2", "--matches", "0", "--seed", str(k)],
                     stdout=subprocess.DEVNULL, stderr=log))
@@ -103,7 +103,7 @@ def test_a_ladder_created_over_rest_plays_out_with_enlisted_bots(client, bots):
     s = client.get(f"/api/v1/ladders/{ladder_id}/standings").get_json()
     assert s["ladder_id"] == ladder_id and s["variant"] == "hhl"
     assert s["matches"] == 4 and s["voided"] == 0 and isinstance(s["separated"], bool)
-    rows = s["rows"]
+    rows = s["entries"]
     assert [r["place"] for r in rows] == [1, 2]
     assert sorted(r["entrant"] for r in rows) == sorted(ENTRANTS)
     assert rows[0]["entrant"] == info["leader"]
@@ -132,8 +132,8 @@ def test_a_ladder_created_over_rest_plays_out_with_enlisted_bots(client, bots):
         assert client.get(f"/api/v1/matches/{m['match_id']}/record").status_code == 200
     # the standings are what the result rows say (recomputed here from the REST answer)
     again = compute("hhl", ENTRANTS, [m["result"] for m in matches])
-    assert [r["entrant"] for r in again["standings"]] == [r["entrant"] for r in rows]
-    for mine, theirs in zip(again["standings"], rows, strict=True):
+    assert [r["entrant"] for r in again["entries"]] == [r["entrant"] for r in rows]
+    for mine, theirs in zip(again["entries"], rows, strict=True):
         assert math.isclose(mine["mu"], theirs["mu"]) and math.isclose(mine["sigma"], theirs["sigma"])
         assert math.isclose(mine["mean"], theirs["mean"])
 
@@ -148,8 +148,8 @@ def test_until_separated_and_duplicate_are_taken_and_answered(client):
     assert created["max_matches"] == 30 and created["format"] == "duplicate"
     assert created["options"] == {"hands": 1}
     s = client.get(f"/api/v1/ladders/{created['ladder_id']}/standings").get_json()
-    assert s["matches"] == 0 and [r["matches"] for r in s["rows"]] == [0, 0]
-    assert all(r["ci95"] is None for r in s["rows"]) and s["history"] == []
+    assert s["matches"] == 0 and [r["matches"] for r in s["entries"]] == [0, 0]
+    assert all(r["ci95"] is None for r in s["entries"]) and s["history"] == []
     wait_for(lambda: client.get(f"/api/v1/ladders/{created['ladder_id']}/matches")
              .get_json()["matches"], timeout=10)
     waiting = client.get(f"/api/v1/ladders/{created['ladder_id']}/matches").get_json()["matches"]
@@ -213,11 +213,11 @@ def test_ladders_are_in_the_openapi_document(client):
         assert {"200", "404"} <= set(get["responses"])
         assert get["responses"]["404"]["content"]["application/json"]["schema"]["$ref"].endswith("/Error")
     schemas = doc["components"]["schemas"]
-    row = schemas["StandingRow"]["properties"]
+    row = schemas["StandingsEntry"]["properties"]
     assert {"place", "entrant", "mu", "sigma", "score", "matches", "mean", "ci95", "faults",
             "separated_from_next"} <= set(row)
     assert row["ci95"]["nullable"] is True
-    assert {"rows", "separated", "history"} <= set(schemas["Standings"]["required"])
+    assert {"entries", "separated", "history"} <= set(schemas["Standings"]["required"])
 
 
 # ----- the web page ---------------------------------------------------------------------------
@@ -247,8 +247,8 @@ def test_the_ladder_view_shows_standings_and_a_chart_updating_live(browser, live
     cells = b.js("[...document.querySelectorAll('#ld-rows tr')].map(tr => "
                  "[...tr.children].map(td => td.textContent))")
     s = client.get(f"/api/v1/ladders/{ladder_id}/standings").get_json()
-    assert [c[1] for c in cells] == [r["entrant"] for r in s["rows"]]
-    for c, r in zip(cells, s["rows"], strict=True):
+    assert [c[1] for c in cells] == [r["entrant"] for r in s["entries"]]
+    for c, r in zip(cells, s["entries"], strict=True):
         assert c[0] == str(r["place"]) and c[2] == f"{r['score']:.2f}" and c[3] == "4"
         assert c[4].startswith(f"{r['mean']:.2f} ±") and c[5] == "none"
     assert cells[0][6] in ("yes", "no") and cells[-1][6] == "—"

@@ -57,7 +57,7 @@ def test_schemathesis_finds_no_server_error_and_no_schema_break(live, client, tm
     token = client.post(f"/api/v1/matches/{match['match_id']}/seats/{match['to_move']}/claim")
     (tmp_path / "schemathesis.toml").write_text(
         f'[parameters]\nmatch_id = "{match["match_id"]}"\n\n'
-        f'[headers]\nAuthorization = "Bearer {token.get_json()["token"]}"\n')
+        f'[headers]\nAuthorization = "Bearer {token.get_json()["seat_token"]}"\n')
     started = time.monotonic()
     run = subprocess.run(
         [exe, "run", f"{live.url}/api/v1/openapi.json", "--url", live.url,

@@ -16,7 +16,7 @@ def table(client):
     created = client.post("/api/v1/matches", json={"variant": "hhl", "options": {"hands": 1},
                                                    "seed": 3}).get_json()
     match_id = created["match_id"]
-    tokens = [client.post(f"/api/v1/matches/{match_id}/seats/{s}/claim").get_json()["token"]
+    tokens = [client.post(f"/api/v1/matches/{match_id}/seats/{s}/claim").get_json()["seat_token"]
               for s in range(4)]
     leader = created["to_move"]
     state = client.get(f"/api/v1/matches/{match_id}/view",
@@ -39,7 +39,7 @@ def move(client, match_id, token, body):
     ({"variant": "hhl", "options": {"hands": 0}}, "options"),
     ({"variant": "hhl", "options": {"hands": "two"}}, "options"),
     ({"variant": "hhl", "seats": [{"kind": "robot"}] * 4}, "kind"),
-    ({"variant": "hhl", "seats": [{"kind": "human", "strategy": "greedy"}] * 4}, "strategy"),
+    ({"variant": "hhl", "seats": [{"kind": "person", "strategy": "greedy"}] * 4}, "strategy"),
 ])
 def test_a_malformed_create_is_400_naming_the_field(client, body, words):
     body = error(client.post("/api/v1/matches", json=body), 400, "MALFORMED_REQUEST")
@@ -49,7 +49,7 @@ def test_a_malformed_create_is_400_naming_the_field(client, body, words):
 
 @pytest.mark.parametrize("body,words", [
     ({"variant": "hhl", "options": {"cycles": 2}}, "cycles"),
-    ({"variant": "domeng", "seats": [{"kind": "human"}] * 4}, "5 seats"),
+    ({"variant": "domeng", "seats": [{"kind": "person"}] * 4}, "5 seats"),
     ({"variant": "hhl", "seats": [{"kind": "bot", "strategy": "oracle"}] * 4}, "oracle"),
     ({"variant": "hhl", "deals": [{"hands": [["6-6"]], "stock": []}]}, ""),
 ])
@@ -68,9 +68,9 @@ def test_malformed_moves_are_400(client, table):
     leader = state["seat"]
     v = state["version"]
     error(move(client, match_id, tokens[leader], {"version": v}), 400, "MALFORMED_REQUEST")
-    error(move(client, match_id, tokens[leader], {"version": v, "move": "0-0", "move_id": "0"}),
+    error(move(client, match_id, tokens[leader], {"version": v, "move_text": "0-0", "move_id": "0"}),
           400, "MALFORMED_REQUEST")
-    error(move(client, match_id, tokens[leader], {"version": v, "move": "9-9 sideways"}),
+    error(move(client, match_id, tokens[leader], {"version": v, "move_text": "9-9 sideways"}),
           400, "MALFORMED_MOVE")
     error(move(client, match_id, tokens[leader], {"version": v, "move_id": "99"}),
           400, "UNKNOWN_MOVE_ID")
@@ -103,7 +103,7 @@ def test_an_unknown_match_with_a_token_is_still_refused(client):
     auth = {"Authorization": "Bearer whatever"}
     r = client.get("/api/v1/matches/nosuchmatch/view", headers=auth)
     assert r.status_code in (401, 404) and r.get_json()["reason"] in ("UNKNOWN_MATCH", "BAD_TOKEN")
-    r = client.post("/api/v1/matches/nosuchmatch/moves", json={"version": 0, "move": "0-0"},
+    r = client.post("/api/v1/matches/nosuchmatch/moves", json={"version": 0, "move_text": "0-0"},
                     headers=auth)
     assert r.status_code in (401, 404)
 
@@ -121,12 +121,12 @@ def test_rules_refusals_are_409_with_the_legal_moves_and_change_nothing(client, 
     match_id, tokens, state = table
     leader, v = state["seat"], state["version"]
     other = (leader + 1) % 4
-    body = error(move(client, match_id, tokens[other], {"version": v, "move": "6-6"}),
+    body = error(move(client, match_id, tokens[other], {"version": v, "move_text": "6-6"}),
                  409, "NOT_YOUR_TURN")
     assert body["version"] == v
     not_opening = next(t for t in state["view"]["hand"] if t not in
                        [m["text"] for m in state["legal_moves"]])
-    body = error(move(client, match_id, tokens[leader], {"version": v, "move": not_opening}),
+    body = error(move(client, match_id, tokens[leader], {"version": v, "move_text": not_opening}),
                  409, body_reason(client, match_id, tokens[leader], v, not_opening))
     assert body["legal_moves"] == state["legal_moves"] and body["version"] == v
     after = client.get(f"/api/v1/matches/{match_id}").get_json()
@@ -134,7 +134,7 @@ def test_rules_refusals_are_409_with_the_legal_moves_and_change_nothing(client, 
 
 
 def body_reason(client, match_id, token, v, text):
-    return move(client, match_id, token, {"version": v, "move": text}).get_json()["reason"]
+    return move(client, match_id, token, {"version": v, "move_text": text}).get_json()["reason"]
 
 
 def test_a_tile_not_in_hand_and_a_stale_version_are_409(client, table):
@@ -148,7 +148,7 @@ def test_a_tile_not_in_hand_and_a_stale_version_are_409(client, table):
     again = move(client, match_id, tokens[leader], {"version": v, "move_id": opening["id"]})
     assert again.status_code == 200 and again.get_json()["version"] == v + 1
     # any other move at the old version is stale
-    body = error(move(client, match_id, tokens[leader], {"version": v, "move": "6-5 left"}),
+    body = error(move(client, match_id, tokens[leader], {"version": v, "move_text": "6-5 left"}),
                  409, "STALE_VERSION")
     assert body["version"] == v + 1
     nxt = (leader + 1) % 4
@@ -157,7 +157,7 @@ def test_a_tile_not_in_hand_and_a_stale_version_are_409(client, table):
     theirs = [t for t in ("6-6", "5-5", "4-4", "6-0", "5-0", "4-0", "3-0", "2-0", "1-0")
               if t not in view["view"]["hand"] and t != opening["text"]]
     body = error(move(client, match_id, tokens[nxt], {"version": v + 1,
-                                                      "move": theirs[0] + " left"}),
+                                                      "move_text": theirs[0] + " left"}),
                  409, "TILE_NOT_IN_HAND")
     assert body["legal_moves"] == view["legal_moves"]
 
@@ -168,7 +168,7 @@ def test_claiming_twice_a_pool_seat_and_an_early_record_are_409(client, table):
     error(client.get(f"/api/v1/matches/{match_id}/record"), 409, "MATCH_NOT_OVER")
     created = client.post("/api/v1/matches", json={
         "variant": "hhl", "options": {"hands": 1},
-        "seats": [{"kind": "human"}] + [{"kind": "bot", "strategy": "random"}] * 3}).get_json()
+        "seats": [{"kind": "person"}] + [{"kind": "bot", "strategy": "random"}] * 3}).get_json()
     error(client.post(f"/api/v1/matches/{created['match_id']}/seats/1/claim"), 409, "POOL_SEAT")
 
 

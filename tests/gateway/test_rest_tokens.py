@@ -14,7 +14,7 @@ BAD = ["", "Bearer", "Bearer ", "Basic abc", "Bearer not-a-token", "bearer x" * 
 def seated(client):
     created = client.post("/api/v1/matches", json={"variant": "domeng", "seed": 4}).get_json()
     match_id = created["match_id"]
-    tokens = [client.post(f"/api/v1/matches/{match_id}/seats/{s}/claim").get_json()["token"]
+    tokens = [client.post(f"/api/v1/matches/{match_id}/seats/{s}/claim").get_json()["seat_token"]
               for s in range(5)]
     return match_id, tokens, created["to_move"]
 
@@ -22,7 +22,7 @@ def seated(client):
 def test_wrong_or_missing_tokens_read_nothing_and_move_nothing(client, seated):
     match_id, tokens, leader = seated
     other = client.post("/api/v1/matches", json={"variant": "domeng"}).get_json()["match_id"]
-    foreign = client.post(f"/api/v1/matches/{other}/seats/0/claim").get_json()["token"]
+    foreign = client.post(f"/api/v1/matches/{other}/seats/0/claim").get_json()["seat_token"]
     headers = [{"Authorization": h} for h in BAD if h] + [{}]
     headers += [{"Authorization": f"Bearer {foreign}"},
                 {"Authorization": f"Bearer {tokens[leader][:-1]}"},
@@ -36,7 +36,7 @@ def test_wrong_or_missing_tokens_read_nothing_and_move_nothing(client, seated):
                         json={"version": 0, "move_id": "0"})
         assert r.status_code == 401, (h, r.get_json())
     # a token in the query string is for event streams only
-    r = client.get(f"/api/v1/matches/{match_id}/view?token={tokens[leader]}")
+    r = client.get(f"/api/v1/matches/{match_id}/view?seat_token={tokens[leader]}")
     assert r.status_code == 401
     assert client.get(f"/api/v1/matches/{match_id}").get_json()["version"] == 0
 
@@ -64,7 +64,7 @@ def read_events(live_url, match_id, token=None, until="events", limit=20):
     """(kind, data) messages of an SSE stream up to the first `until` message."""
     import urllib.request
 
-    url = f"{live_url}/api/v1/matches/{match_id}/events" + (f"?token={token}" if token else "")
+    url = f"{live_url}/api/v1/matches/{match_id}/events" + (f"?seat_token={token}" if token else "")
     out = []
     with urllib.request.urlopen(url, timeout=10) as r:
         assert r.headers["Content-Type"].startswith("text/event-stream")
@@ -112,7 +112,7 @@ def test_a_bad_token_on_the_event_stream_is_401_json(live, seated):
     import urllib.request
     match_id, _, _ = seated
     with pytest.raises(urllib.error.HTTPError) as info:
-        urllib.request.urlopen(f"{live.url}/api/v1/matches/{match_id}/events?token=nope",
+        urllib.request.urlopen(f"{live.url}/api/v1/matches/{match_id}/events?seat_token=nope",
                                timeout=10)
     assert info.value.code == 401
     assert json.loads(info.value.read())["reason"] == "BAD_TOKEN"

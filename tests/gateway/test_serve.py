@@ -37,7 +37,7 @@ def house_bots(pid):
 
 def test_serve_runs_everything_and_stops_cleanly_on_sigterm(tmp_path):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "engine_service.cli", "serve", "--port", "0",
+        [sys.executable, "-m", "domino_cli", "serve", "--port", "0",
          "--engine-port", "0", "--db", str(tmp_path / "serve.sqlite3"), "--bots", "random"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
@@ -89,7 +89,7 @@ def test_serve_runs_everything_and_stops_cleanly_on_sigterm(tmp_path):
 def test_gateway_alone_fronts_a_running_engine(tmp_path):
     engine, port = start_engine(str(tmp_path / "e.sqlite3"))
     gw = subprocess.Popen(
-        [sys.executable, "-m", "engine_service.cli", "gateway", "--engine",
+        [sys.executable, "-m", "domino_cli", "gateway", "--engine",
          f"127.0.0.1:{port}", "--port", "0", "--bots", "greedy"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:

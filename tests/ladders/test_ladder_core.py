@@ -5,10 +5,10 @@ import math
 from collections import Counter
 
 import pytest
+from bots.inprocess_ladder import run
 from openskill.models import PlackettLuce
 
 from ladders.formats import DUPLICATE, ROTATION, rotations, schedule
-from ladders.inprocess import run
 from ladders.ratings import Ratings
 from ladders.standings import compute, match_ranking
 from ladders.stats import mean_ci, separated
@@ -100,15 +100,15 @@ def test_void_rows_count_for_nothing_and_faults_are_listed():
              "scores": [900, -900, 900, -900], "titles": [0] * 4, "faults": {}, "void": True}]
     s = compute("hhl", ["a", "b"], rows)
     assert s["matches"] == 1 and s["voided"] == 1
-    by = {e["entrant"]: e for e in s["standings"]}
+    by = {e["entrant"]: e for e in s["entries"]}
     assert by["a"]["mean"] == 75.0 and by["b"]["mean"] == -75.0
     assert by["b"]["faults"] == {"timeouts": 2, "illegal": 0, "disconnects": 0, "crashes": 1}
-    assert s["standings"][0]["entrant"] == "a"
+    assert s["entries"][0]["entrant"] == "a"
 
 
 def test_until_separated_separates_greedy_from_random_in_hhl_and_stops():
     s = run("hhl", ["random", "greedy"], "rotation", {"hands": 2}, seed=1, until_separated=True,
             max_matches=300)
     assert s["separated"] and s["matches"] < 300
-    assert [e["entrant"] for e in s["standings"]] == ["greedy", "random"]
-    assert s["standings"][0]["separated_from_next"]
+    assert [e["entrant"] for e in s["entries"]] == ["greedy", "random"]
+    assert s["entries"][0]["separated_from_next"]

@@ -8,6 +8,8 @@ import time
 
 import grpc
 import pytest
+from engine_service.core.engine import Engine
+from engine_service.rpc.server import start_server
 
 from domino_proto.domino.v1 import (
     common_pb2,
@@ -17,11 +19,9 @@ from domino_proto.domino.v1 import (
     play_pb2,
     play_pb2_grpc,
 )
-from engine_service.engine import Engine
-from engine_service.server import start_server
 from tests.bots_runner.conftest import EngineProcess
 
-DOMINO = [sys.executable, "-m", "engine_service.cli"]
+DOMINO = [sys.executable, "-m", "domino_cli"]
 
 
 def ladder_run(*args, timeout=240):
@@ -39,7 +39,7 @@ def test_small_ladder_end_to_end_with_real_bot_processes():
     s = ladder_run("--variant", "hhl", "--bots", "random,greedy,heuristic", "--matches", "6",
                    "--option", "hands=1", "--seed", "4", "--concurrency", "3")
     assert s["matches"] == 6 and s["voided"] == 0
-    rows = s["standings"]
+    rows = s["entries"]
     assert sorted(r["entrant"] for r in rows) == ["greedy", "heuristic", "random"]
     assert [r["place"] for r in rows] == [1, 2, 3]
     assert all(r["matches"] >= 4 for r in rows)  # 3 entrants share 4 seats
@@ -52,8 +52,8 @@ def test_until_separated_separates_greedy_from_random_in_hhl_and_stops():
     s = ladder_run("--variant", "hhl", "--bots", "random,greedy", "--until-separated", "--max-matches", "300",
                    "--option", "hands=2", "--seed", "1", "--concurrency", "4")
     assert s["separated"] and s["matches"] < 300
-    assert [r["entrant"] for r in s["standings"]] == ["greedy", "random"]
-    assert s["standings"][0]["separated_from_next"]
+    assert [r["entrant"] for r in s["entries"]] == ["greedy", "random"]
+    assert s["entries"][0]["separated_from_next"]
 
 
 @pytest.fixture
@@ -111,7 +111,7 @@ def test_engine_restart_mid_ladder_counts_every_match_once(engine):
                                      timeout=5).matches
     counted = [m.index for m in matches if m.status == "counted"]
     assert sorted(counted) == list(range(10))  # every slot counted, none twice
-    assert sum(r["matches"] for r in standings["standings"]) == 20  # 2 entrants in each match
+    assert sum(r["matches"] for r in standings["entries"]) == 20  # 2 entrants in each match
 
 
 def hung_bot(address, pool, name, stop):
@@ -155,7 +155,7 @@ def test_a_hung_bot_and_a_missing_bot_are_charged_and_the_ladder_goes_on():
             assert time.monotonic() < deadline, "the ladder did not finish"
             time.sleep(0.2)
         s = stub.GetStandings(ladder_pb2.GetLadderRequest(ladder_id=info.ladder_id), timeout=5)
-        faults = {r.entrant: r.faults for r in s.rows}
+        faults = {r.entrant: r.faults for r in s.entries}
         assert s.matches == 3
         assert faults["sleeper"].timeouts > 0  # it enlisted (pool key + its name) but never answered
         assert faults["ghost"].crashes >= 1  # it never came: a no-show

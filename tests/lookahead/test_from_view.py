@@ -6,18 +6,18 @@ import random
 import pytest
 
 from engine_service.rules import new_match
-from engine_service.rules.domeng import DomengRound
-from engine_service.rules.hhl import HHLHand
+from engine_service.rules.domeng import DomengPosition
+from engine_service.rules.hhl import HHLPosition
 from engine_service.rules.tiles import tiles_of
 
 
-@pytest.mark.parametrize("variant,cls", [("hhl", HHLHand), ("domeng", DomengRound)])
+@pytest.mark.parametrize("variant,cls", [("hhl", HHLPosition), ("domeng", DomengPosition)])
 def test_position_from_view_with_true_tiles_plays_like_the_match(variant, cls):
     for seed in range(150):
         m = new_match(variant, {"hands": 3} if variant == "hhl" else {}, seed)
         rng = random.Random(seed)
         while not m.over:
-            s, live = m.to_move, m.hand
+            s, live = m.to_move, m.position
             hands = [tiles_of(h) for h in live.hands]
             rest = live.stock[live.stock_pos:] if variant == "hhl" else live.sleeping
             guess = cls.from_view(m.view(s), hands, rest)
@@ -42,8 +42,8 @@ def test_only_the_drawer_sees_the_tile_it_must_play():
         rng = random.Random(seed)
         while not m.over:
             s = m.to_move
-            if m.hand.drawn is not None:
-                assert m.view(s)["drawn"] == str(m.hand.drawn)
+            if m.position.drawn is not None:
+                assert m.view(s)["drawn"] == str(m.position.drawn)
                 for other in [None, *(o for o in range(4) if o != s)]:
                     assert "drawn" not in m.view(other)
                 seen_private += 1

@@ -234,7 +234,7 @@ class RefStones:
         return [x for x in (("table", a), (payer, b)) if x[1]]
 
 
-class RefDomengRound:
+class RefDomengPosition:
     def __init__(self, hands, sleeping, leader, lead_tile, stones):
         self.hands = [{canon(t) for t in h} for h in hands]
         self.sleeping = [canon(t) for t in sleeping]

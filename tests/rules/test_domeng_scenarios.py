@@ -327,7 +327,7 @@ def test_DOM_3_later_round_led_by_previous_winner_with_any_tile():
     hands2, _ = rotate(TWO_TIE, 1)  # seat 3 (the winner of NO_MATT) holds 6-6 and 4 more
     m = start(NO_MATT, {"cycles": 1}, more=[{"hands": hands2, "sleeping": TWO_TIE.sleeping}])
     events = play_script(m, NO_MATT.moves)
-    assert of_kind(events, "hand_start")[0].info == {"hand": 1, "leader": 3, "cycle": 0, "camat": None}
+    assert of_kind(events, "deal_start")[0].info == {"deal": 1, "leader": 3, "cycle": 0, "camat": None}
     assert m.to_move == 3
     assert legal_strs(m) == sorted(hands2[3])  # any tile may lead
     for tile in hands2[3]:
@@ -341,7 +341,7 @@ def test_DOM_3_a_lead_tile_is_written_without_an_end():
     hands2, _ = rotate(TWO_TIE, 1)
     m = start(NO_MATT, more=[{"hands": hands2, "sleeping": TWO_TIE.sleeping}])
     play_script(m, NO_MATT.moves)
-    assert_refused(m, 3, "5-1 left", "OPENING_HAS_NO_POSITION")
+    assert_refused(m, 3, "5-1 left", "OPENING_HAS_NO_PLACE")
     assert_refused(m, 3, "1-1", "TILE_NOT_IN_HAND")
 
 
@@ -355,7 +355,7 @@ def test_DOM_4_line_matching_and_doubles_crosswise():
     m.play(2, "6-5 right")
     assert m.view(None)["ends"] == {"left": 6, "right": 5}
     assert_refused(m, 3, "5-5 left", "END_MISMATCH")  # 5-5 does not match the left 6
-    assert_refused(m, 3, "5-5", "POSITION_REQUIRED")
+    assert_refused(m, 3, "5-5", "PLACE_REQUIRED")
     assert_refused(m, 3, "5-5 right normal", "MODE_NOT_ALLOWED")  # no modes in Domeng
     m.play(3, "5-5 right")  # a double lies crosswise: the end keeps its number
     v = m.view(None)
@@ -445,7 +445,7 @@ def test_DOM_6_MAPPAKULING_flag(rnd, index, flag):
     assert bool(play.info and play.info.get("mappakuling")) is flag
     d = play.to_dict(None)
     assert d.get("mappakuling", False) is flag
-    if index > 0 and not of_kind(events, "hand_over"):  # a lead shows equal ends: never one
+    if index > 0 and not of_kind(events, "deal_over"):  # a lead shows equal ends: never one
         ends = m.view(None)["ends"]
         assert (ends["left"] == ends["right"]) is flag
 
@@ -455,9 +455,9 @@ def test_DOM_6_MAPPAKULING_flag(rnd, index, flag):
 def test_DOM_7_8_round_result(rnd):
     m = start(rnd, {"cycles": 1})
     events = play_script(m, rnd.moves[:-1])
-    assert not of_kind(events, "hand_over")
+    assert not of_kind(events, "deal_over")
     last = m.play(*rnd.moves[-1])
-    over = of_kind(last, "hand_over")
+    over = of_kind(last, "deal_over")
     assert len(over) == 1
     assert over[0].info == rnd.result
     r = rnd.result
@@ -479,7 +479,7 @@ def test_DOM_7_round_ends_at_once_on_first_cappu(rnd):
     m = start(rnd, {"cycles": 1})
     play_script(m, rnd.moves[:-1])
     events = m.play(*rnd.moves[-1])
-    assert [e.kind for e in events][:2] == ["play", "hand_over"]
+    assert [e.kind for e in events][:2] == ["play", "deal_over"]
     assert not of_kind(events, "pass")
 
 
@@ -489,7 +489,7 @@ def test_DOM_8_MANGUNO_continues_when_it_can_still_play():
     play_script(m, CEKI.moves[:7])
     events = m.play(1, "6-3 left")
     assert pass_list(events) == [(2, 1), (3, 1), (4, 1), (0, 1)]
-    assert m.to_move == 1 and not of_kind(events, "hand_over")
+    assert m.to_move == 1 and not of_kind(events, "deal_over")
 
 
 # ----- DOM-9 ---------------------------------------------------------------------------
@@ -536,11 +536,11 @@ def deep_facts(seeds=range(40), cycles=2):
                         else:
                             held[src] -= n
                         held[e.seat] += n
-                elif e.kind == "hand_over":
+                elif e.kind == "deal_over":
                     table, held = e.info["table"], list(e.info["held"])
                 elif e.kind == "cycle_over":
                     table, held = 25, [0] * 5
-                elif e.kind == "hand_start":
+                elif e.kind == "deal_start":
                     laid = set()
     return facts
 
@@ -591,7 +591,7 @@ def test_DOM_9_payer_short_gives_all_it_holds_rest_waived():
 
 
 def settle_facts():
-    return [f for f in deep_facts() if f.event.kind == "hand_over"]
+    return [f for f in deep_facts() if f.event.kind == "deal_over"]
 
 
 def expected_settlement(f):
@@ -665,7 +665,7 @@ def test_DOM_10_CAMAT_ends_the_cycle_stones_return_and_CAMAT_leads_any_tile():
     facts = deep_facts()
     checked = 0
     for i, f in enumerate(facts):
-        if f.event.kind != "hand_over" or f.event.info["camat"] is None:
+        if f.event.kind != "deal_over" or f.event.info["camat"] is None:
             continue
         camat = f.event.info["camat"]
         held = f.event.info["held"]
@@ -676,7 +676,7 @@ def test_DOM_10_CAMAT_ends_the_cycle_stones_return_and_CAMAT_leads_any_tile():
         assert cyc.info["camat"] == camat and cyc.info["held"] == held
         assert cyc.info["ranking"] == ranking
         nxt = facts[i + 2].event
-        if nxt.kind == "hand_start":
+        if nxt.kind == "deal_start":
             assert nxt.info["leader"] == camat and nxt.info["camat"] == camat
             checked += 1
     assert checked
@@ -691,9 +691,9 @@ def test_DOM_10_CAMAT_leads_every_round_until_another_is_named():
         while not m.over:
             events = m.play(m.to_move, rng.choice(sorted(str(x) for x in m.legal_moves(m.to_move))))
             for e in events:
-                if e.kind == "hand_over" and e.info["camat"] is not None:
+                if e.kind == "deal_over" and e.info["camat"] is not None:
                     camat = e.info["camat"]
-                if e.kind == "hand_start" and camat is not None:
+                if e.kind == "deal_start" and camat is not None:
                     assert e.info["leader"] == camat
                     hand = m.view(camat)["hand"]
                     assert sorted(m.view(camat)["legal_moves"]) == sorted(hand)  # any tile
@@ -734,13 +734,13 @@ def test_DOM_11_round_cap_ends_a_cycle_without_CAMAT():
     # held [6, 1, 2, 0, 6]: seat 3 (0) first, then 1, 2, and seats 0 and 4 share a place
     assert cyc[0].info == {"cycle": 0, "camat": None, "held": [6, 1, 2, 0, 6], "rounds": 1,
                            "ranking": [[3], [1], [2], [0, 4]]}
-    start_ev = of_kind(events, "hand_start")[0]
-    assert start_ev.info == {"hand": 1, "leader": 3, "cycle": 1, "camat": None}
+    start_ev = of_kind(events, "deal_start")[0]
+    assert start_ev.info == {"deal": 1, "leader": 3, "cycle": 1, "camat": None}
     v = m.view(None)
     assert v["table"] == 25 and v["held"] == [0] * 5  # stones back on the table
     # the second cycle: TWO_TIE turned one seat clockwise (seat 3 leads 6-6 by choice)
     events = play_script(m, moves2)
-    over = of_kind(events, "hand_over")[0].info
+    over = of_kind(events, "deal_over")[0].info
     assert (over["manguno"], over["mattikkeng"], over["winner"]) == (2, [1, 3], 3)
     assert over["held"] == [3, 1, 1, 1, 2]
     cyc = of_kind(events, "cycle_over")[0].info
@@ -789,9 +789,9 @@ def test_DOM_11_match_ranks_by_titles_then_stones():
 def test_DOM_10_a_sitting_CAMAT_can_be_named_again():
     camat, again = None, 0
     for f in deep_facts():
-        if f.event.kind == "hand_start" and f.event.info["hand"] == 0:
+        if f.event.kind == "deal_start" and f.event.info["deal"] == 0:
             camat = None  # a new match
-        if f.event.kind == "hand_over" and f.event.info["camat"] is not None:
+        if f.event.kind == "deal_over" and f.event.info["camat"] is not None:
             if f.event.info["camat"] == camat:
                 again += 1
             camat = f.event.info["camat"]
@@ -808,7 +808,7 @@ def test_DOM_views_show_own_hand_line_counts_stones_turn_and_history():
     assert v["counts"] == [4, 5, 4, 5, 5]
     assert (v["table"], v["held"]) == (23, [0, 2, 0, 0, 0])
     assert v["ends"] == {"left": 6, "right": 5} and v["last_mappano"] == 2
-    assert [h["kind"] for h in v["history"]] == ["hand_start", "play", "pass", "play"]
+    assert [h["kind"] for h in v["history"]] == ["deal_start", "play", "pass", "play"]
     spectator = m.view(None)
     assert "hand" not in spectator and "legal_moves" not in spectator
     assert spectator["history"][2] == {"kind": "pass", "seat": 1, "cost": 2, "passebunge": True,
@@ -852,7 +852,7 @@ def test_DOM_5_9_10_PLAIN_twice_table_runs_dry_payer_pays_then_waived_then_CAMAT
         (2, 1, []),  # LAST MAPPANO seat 0 holds 0: waived (DOM-9)
         (4, 1, [(3, 1)]),  # LAST MAPPANO seat 3 pays out of its own stones (DOM-5)
     ]
-    result = of_kind(events, "hand_over")[0].info
+    result = of_kind(events, "deal_over")[0].info
     # plain FIRST CAPPU seat 0; CUCUQ seat 4 is owed 1: table 0, seat 0 holds 0: waived.
     # Table 0 and the FIRST CAPPU holds 0: CAMAT (DOM-10).
     assert result == {"end": "cappu", "kind": "plain", "winner": 0, "cucuq": 4, "manguno": None,
@@ -877,14 +877,14 @@ def test_DOM_9_10_blocked_round_with_empty_table_partial_pass_and_no_CAMAT():
         (3, 1, []), (4, 1, []),  # nothing left to pay with
         (0, 0, []),  # the MANGUNO's closing pass costs nothing
     ]
-    result = of_kind(events, "hand_over")[0].info
+    result = of_kind(events, "deal_over")[0].info
     # MANGUNO seat 0 (7 pips) has no MATTIKKENG: it wins, CUCUQ seat 4 is owed 1, waived.
     # The table is empty and the winner holds 0, but a blocked round names no CAMAT.
     assert result == {"end": "blocked", "kind": None, "winner": 0, "cucuq": 4, "manguno": 0,
                       "mattikkeng": [], "pips": [7, 23, 33, 14, 13], "transfers": [],
                       "table": 0, "held": [0, 14, 8, 1, 2], "camat": None}
     assert not of_kind(events, "cycle_over") and not m.over
-    assert of_kind(events, "hand_start")[0].info["leader"] == 0
+    assert of_kind(events, "deal_start")[0].info["leader"] == 0
 
 
 def test_DOM_7_9_10_CUCUQ_shortfall_paid_by_FIRST_CAPPU_which_becomes_CAMAT():
@@ -896,7 +896,7 @@ def test_DOM_7_9_10_CUCUQ_shortfall_paid_by_FIRST_CAPPU_which_becomes_CAMAT():
         (4, 2, [("table", 2)]), (0, 1, [("table", 1)]), (1, 1, [("table", 1)]),
         (4, 2, [("table", 2)]), (0, 1, [("table", 1)]), (2, 1, [("table", 1)]),
     ]
-    result = of_kind(events, "hand_over")[0].info
+    result = of_kind(events, "deal_over")[0].info
     # CUCUQ seat 2 is owed 1, the table is empty: FIRST CAPPU seat 3 gives its only stone,
     # then holds 0 with the table at 0: CAMAT.
     assert result == {"end": "cappu", "kind": "plain", "winner": 3, "cucuq": 2, "manguno": None,
@@ -915,7 +915,7 @@ def test_DOM_8_9_CUCUQ_shortfall_paid_by_MANGUNO_and_still_no_CAMAT():
         (2, 2, [("table", 2)]), (1, 2, [("table", 2)]), (2, 2, [("table", 2)]),
         (3, 1, [("table", 1)]), (4, 1, [("table", 1)]), (0, 0, []),
     ]
-    result = of_kind(events, "hand_over")[0].info
+    result = of_kind(events, "deal_over")[0].info
     # no MATTIKKENG: CUCUQ seat 4 is owed 1, the table is empty, the MANGUNO seat 0 pays
     # its only stone; it then holds 0 with the table at 0, but a blocked round: no CAMAT.
     assert result == {"end": "blocked", "kind": None, "winner": 0, "cucuq": 4, "manguno": 0,
@@ -932,7 +932,7 @@ def test_DOM_8_9_MANGUNO_stones_short_on_table_paid_by_winning_MATTIKKENG():
         (4, 2, [("table", 2)]), (3, 1, [("table", 1)]), (4, 2, [("table", 2)]),
         (0, 1, [("table", 1)]), (1, 1, [("table", 1)]), (2, 0, []),
     ]
-    result = of_kind(events, "hand_over")[0].info
+    result = of_kind(events, "deal_over")[0].info
     # MANGUNO seat 2 (15) has one lower MATTIKKENG, seat 1 (13): owed 5, the table has 4,
     # the winning MATTIKKENG seat 1 gives the fifth.
     assert result == {"end": "blocked", "kind": None, "winner": 1, "cucuq": None, "manguno": 2,
@@ -946,7 +946,7 @@ def test_DOM_5_9_10_pass_split_between_table_and_LAST_MAPPANO_over_three_rounds(
     m, (r1, r2, r3) = chain(PLAIN, ONE_EQUAL, PLAIN)
     play_script(m, r1)  # table 11, held [0, 8, 3, 1, 2]
     events = play_script(m, r2)  # ONE_EQUAL turned back one seat: MANGUNO seat 4
-    assert of_kind(events, "hand_over")[0].info == {
+    assert of_kind(events, "deal_over")[0].info == {
         "end": "blocked", "kind": None, "winner": 2, "cucuq": None, "manguno": 4,
         "mattikkeng": [2], "pips": [18, 28, 11, 15, 11],
         "transfers": [{"to": 4, "count": 1, "from": "table"}],
@@ -959,7 +959,7 @@ def test_DOM_5_9_10_pass_split_between_table_and_LAST_MAPPANO_over_three_rounds(
         (3, 2, []), (4, 1, []), (0, 1, []), (3, 2, []), (4, 1, []),  # waived
         (1, 1, [(0, 1)]),  # LAST MAPPANO is now seat 0 (4-3 left), which holds 1
     ]
-    result = of_kind(events, "hand_over")[0].info
+    result = of_kind(events, "deal_over")[0].info
     assert result == {"end": "cappu", "kind": "plain", "winner": 2, "cucuq": 1, "manguno": None,
                       "mattikkeng": [], "pips": [9, 9, 0, 30, 15], "transfers": [],
                       "table": 0, "held": [0, 15, 0, 6, 4], "camat": 2}
@@ -972,8 +972,8 @@ def test_DOM_3_10_CAMAT_leads_the_next_cycle_with_any_tile_and_stones_return():
     m, (r1, r2) = chain(PLAIN, PLAIN, options={"cycles": 2})
     play_script(m, r1)
     events = play_script(m, r2)
-    assert [e.kind for e in events[-3:]] == ["hand_over", "cycle_over", "hand_start"]
-    assert events[-1].info == {"hand": 2, "leader": 0, "cycle": 1, "camat": 0}
+    assert [e.kind for e in events[-3:]] == ["deal_over", "cycle_over", "deal_start"]
+    assert events[-1].info == {"deal": 2, "leader": 0, "cycle": 1, "camat": 0}
     v = m.view(0)
     assert (v["table"], v["held"], v["camat"], v["cycle"]) == (25, [0] * 5, 0, 1)
     assert m.to_move == 0 and sorted(v["legal_moves"]) == sorted(v["hand"])  # any tile

@@ -159,9 +159,9 @@ def test_HHL_2_lowest_double_opens(hands, stock, opener, opening, other):
 def test_HHL_2_every_hand_is_opened_by_the_lowest_double_not_the_previous_winner():
     m = hhl(DRAW_HANDS, DRAW_STOCK, {"hands": 2}, more=[{"hands": DEAD_HANDS, "stock": DEAD_STOCK}])
     events = play_script(m, DRAW_SCRIPT)
-    assert of_kind(events, "hand_over")[0].info["winners"] == [3]
-    start = of_kind(events, "hand_start")[0]
-    assert start.info == {"hand": 1, "leader": 1}
+    assert of_kind(events, "deal_over")[0].info["winners"] == [3]
+    start = of_kind(events, "deal_start")[0]
+    assert start.info == {"deal": 1, "leader": 1}
     assert m.to_move == 1 and legal_strs(m) == ["2-2"]
 
 
@@ -261,8 +261,8 @@ def test_HHL_5_a_double_needs_a_mode_and_a_non_double_has_none():
 def test_HHL_5_the_spinner_is_never_a_barricade():
     m = hhl(DRAW_HANDS, DRAW_STOCK)
     assert legal_strs(m) == ["0-0"]  # no mode, no arm offered
-    assert_refused(m, 0, "0-0 left barricade", "OPENING_HAS_NO_POSITION")
-    assert_refused(m, 0, "0-0 up normal", "OPENING_HAS_NO_POSITION")
+    assert_refused(m, 0, "0-0 left barricade", "OPENING_HAS_NO_PLACE")
+    assert_refused(m, 0, "0-0 up normal", "OPENING_HAS_NO_PLACE")
     with pytest.raises(MalformedInput):
         m.play(0, "0-0 barricade")  # "barricade" is not an arm
     m.play(0, "0-0")
@@ -359,7 +359,7 @@ def test_HHL_7_domino_last_tile_wins_the_hand():
     m = draw_match(len(DRAW_SCRIPT) - 1)
     assert m.view(None)["counts"][3] == 1
     events = m.play(3, "5-0 down")
-    assert [e.kind for e in events] == ["play", "hand_over", "match_over"]
+    assert [e.kind for e in events] == ["play", "deal_over", "match_over"]
     assert events[1].info == DRAW_RESULT
     assert m.over and m.to_move is None
     assert m.deals[0].result == DRAW_RESULT
@@ -388,7 +388,7 @@ def test_HHL_8_blocked_hand(hands, stock, script, result, stock_left, draws):
     events = play_script(m, script[:-1])
     assert not m.over
     last = m.play(*script[-1])
-    assert [e.kind for e in last] == ["play", "hand_over", "match_over"]  # ends at once
+    assert [e.kind for e in last] == ["play", "deal_over", "match_over"]  # ends at once
     assert last[1].info == result
     # nobody is made to draw a dead stock
     assert [r for r in turn_records(events + last) if "draw" in r] == draws
@@ -432,7 +432,7 @@ def two_hand_match(options):
 def test_HHL_10_match_by_number_of_hands_accumulates_points():
     m = two_hand_match({"hands": 2})
     events = play_script(m, DRAW_SCRIPT)
-    assert not m.over and of_kind(events, "hand_start")
+    assert not m.over and of_kind(events, "deal_start")
     assert m.view(None)["totals"] == DRAW_RESULT["points"]
     events = play_script(m, BLOCK_SCRIPT)
     totals = [a + b for a, b in zip(DRAW_RESULT["points"], BLOCK_RESULT["points"], strict=True)]
@@ -466,7 +466,7 @@ def test_HHL_10_time_up_finishes_the_hand_in_progress_then_ends():
     m.time_up()
     assert not m.over and m.to_move == 2  # the hand goes on
     events = play_script(m, DRAW_SCRIPT[5:])
-    assert [e.kind for e in events[-2:]] == ["hand_over", "match_over"]
+    assert [e.kind for e in events[-2:]] == ["deal_over", "match_over"]
     assert m.over and len(m.deals) == 1
     assert m.result == {"totals": DRAW_RESULT["points"], "ranking": [[3], [2], [1], [0]]}
 
@@ -502,18 +502,18 @@ def test_HHL_moves_accept_text_dict_and_move_values():
 def test_HHL_views_show_own_hand_layout_counts_stock_scores_turn_and_history():
     m = draw_match(1)  # seat 1 has drawn 4 tiles and must play 1-0
     v = m.view(1)
-    assert v["variant"] == "hhl" and v["seat"] == 1 and v["turn"] == 1 and v["hand_number"] == 0
+    assert v["variant"] == "hhl" and v["seat"] == 1 and v["turn"] == 1 and v["deal_number"] == 0
     assert set(v["hand"]) == set(DRAW_HANDS[1]) | set(DRAW_STOCK)
     assert sorted(v["legal_moves"]) == ["1-0 down", "1-0 left", "1-0 right", "1-0 up"]
     assert v["drawn"] == "1-0"
     assert v["counts"] == [5, 10, 6, 6] and v["stock"] == 0 and v["totals"] == [0, 0, 0, 0]
     assert v["spinner"] == "0-0" and set(v["arms"]) == {"left", "right", "up", "down"}
-    assert [h["kind"] for h in v["history"]] == ["hand_start", "play", "draw"]
+    assert [h["kind"] for h in v["history"]] == ["deal_start", "play", "draw"]
     other = m.view(2)
     assert other["legal_moves"] == [] and "drawn" not in other
     assert set(other["hand"]) == set(DRAW_HANDS[2])
     spectator = m.view(None)
     assert "hand" not in spectator and "legal_moves" not in spectator and "drawn" not in spectator
-    assert spectator["history"][0] == {"kind": "hand_start", "hand": 0, "leader": 0}
+    assert spectator["history"][0] == {"kind": "deal_start", "deal": 0, "leader": 0}
     assert {k: v[k] for k in ("counts", "stock", "arms", "turn", "totals")} == \
         {k: spectator[k] for k in ("counts", "stock", "arms", "turn", "totals")}

@@ -1,7 +1,7 @@
 """Property tests over thousands of random, seeded games of both variants.
 
 Every game is driven side by side with the independent reference model in rules_helpers
-(RefHHL / RefDomengRound), so each step checks, besides the invariants named below, that
+(RefHHL / RefDomengPosition), so each step checks, besides the invariants named below, that
 the engine's legal moves, automatic draws/passes/stone payments and results agree with
 the rulings. All randomness is seeded: the suite is deterministic.
 
@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rules_helpers import (
     ALL_TILES,
-    RefDomengRound,
+    RefDomengPosition,
     RefHHL,
     RefStones,
     canon,
@@ -35,8 +35,8 @@ from rules_helpers import (
 )
 
 from engine_service.rules import Move, Tile, new_match, replay_record
-from engine_service.rules.domeng import DomengRound
-from engine_service.rules.hhl import HHLHand
+from engine_service.rules.domeng import DomengPosition
+from engine_service.rules.hhl import HHLPosition
 
 MAX_STEPS = 20000  # far above any real match; reaching it means a match did not end
 
@@ -77,12 +77,12 @@ def check_events_hidden(events, own_hands, laid, num_seats):
 def split_batch(events):
     """(events of the hand that was being played, the new hand's start or None)."""
     for i, e in enumerate(events):
-        if e.kind == "hand_start":
+        if e.kind == "deal_start":
             return events[:i], e
     return events, None
 
 
-def check_hand_start(e, own_hands, num_seats):
+def check_deal_start(e, own_hands, num_seats):
     for s in range(num_seats):
         assert set(e.to_dict(s)["tiles"]) == own_hands[s]
     assert "tiles" not in e.to_dict(None)
@@ -96,15 +96,15 @@ def check_listed_moves_accepted(m, seat, legal):
 
 
 def lookahead_positions(m, ref):
-    """The two look-ahead copies bots use: ``m.hand.fork()`` and ``from_view`` of the
+    """The two look-ahead copies bots use: ``m.position.fork()`` and ``from_view`` of the
     view of the seat to move, filled with the true hidden tiles."""
     view = m.view(m.to_move)
     hands = [[Tile.parse(t) for t in h] for h in ref.hands]
     if m.variant == "hhl":
-        built = HHLHand.from_view(view, hands, [Tile.parse(t) for t in ref.stock])
+        built = HHLPosition.from_view(view, hands, [Tile.parse(t) for t in ref.stock])
     else:
-        built = DomengRound.from_view(view, hands, [Tile.parse(t) for t in ref.sleeping])
-    return [m.hand.fork(), built]
+        built = DomengPosition.from_view(view, hands, [Tile.parse(t) for t in ref.sleeping])
+    return [m.position.fork(), built]
 
 
 def check_lookahead(m, positions, seat, mv, legal):
@@ -125,7 +125,7 @@ def check_lookahead(m, positions, seat, mv, legal):
 
 def compare_lookahead(outcomes, events, m):
     real = turn_records(split_batch(events)[0])
-    over = any(e.kind == "hand_over" for e in events)
+    over = any(e.kind == "deal_over" for e in events)
     for got, p_over, p_turn in outcomes:
         assert got == real
         assert p_over == over
@@ -137,7 +137,7 @@ def check_engine_accounting(m):
     """The 28 tiles, read from the engine's own live state (cheaper than the views):
     the hands, the undrawn stock or the sleeping tiles, and the layout are disjoint and
     make up the full set."""
-    hand = m.hand
+    hand = m.position
     parts = list(hand.hands)
     if m.variant == "hhl":
         parts.append(sum(1 << t for t in hand.stock[hand.stock_pos:]))
@@ -203,7 +203,7 @@ def run_hhl(seed, options, choose_seed, *, views=True, try_all=False, time_up_at
         old, start = split_batch(events)
         if ref.over:
             result = ref.result()
-            over = next(e for e in events if e.kind == "hand_over")
+            over = next(e for e in events if e.kind == "deal_over")
             assert over.info == result
             assert sum(result["points"]) == 0  # HHL-9
             for s in range(4):
@@ -219,16 +219,16 @@ def run_hhl(seed, options, choose_seed, *, views=True, try_all=False, time_up_at
                 assert hands_done == stop_after
                 break
             assert hands_done != stop_after
-            assert start is not None and kinds[-1] == "hand_start"
+            assert start is not None and kinds[-1] == "deal_start"
             rec = m.record()["deals"][-1]
             ref = RefHHL(rec["hands"], rec["stock"])
             assert m.to_move == ref.turn  # HHL-2: every hand opened by the lowest double
-            assert start.info == {"hand": hands_done, "leader": ref.turn}
+            assert start.info == {"deal": hands_done, "leader": ref.turn}
             if views:
-                check_hand_start(start, ref.hands, 4)
+                check_deal_start(start, ref.hands, 4)
                 check_hhl_views(m, ref, [])
         else:
-            assert "hand_over" not in kinds and start is None
+            assert "deal_over" not in kinds and start is None
             assert m.to_move == ref.turn
             if views:
                 check_hhl_views(m, ref, events)
@@ -326,7 +326,7 @@ def run_domeng(seed, options, choose_seed, *, views=True, try_all=False, ledger_
             leader = next(s for s in range(5) if lead in hands[s])
         else:  # DOM-3
             lead, leader = None, camat if camat is not None else prev_winner
-        return RefDomengRound(hands, rec["sleeping"], leader, lead, stones)
+        return RefDomengPosition(hands, rec["sleeping"], leader, lead, stones)
 
     ref = new_round(True)
     assert m.to_move == ref.turn
@@ -362,7 +362,7 @@ def run_domeng(seed, options, choose_seed, *, views=True, try_all=False, ledger_
             check_events_hidden(old, ref.hands, ref.line, 5)
         if ref.over:
             result = ref.settle()
-            over = next(e for e in events if e.kind == "hand_over")
+            over = next(e for e in events if e.kind == "deal_over")
             assert over.info == result
             prev_winner = result["winner"]
             cycle_rounds += 1
@@ -394,11 +394,11 @@ def run_domeng(seed, options, choose_seed, *, views=True, try_all=False, ledger_
                 assert m.result == {"camat_titles": titles, "stones": totals,
                                     "ranking": ranking, "cycles": cycles}
                 break
-            assert kinds[-1] == "hand_start"
+            assert kinds[-1] == "deal_start"
             ref = new_round(False)
             if views:
-                check_hand_start(start, ref.hands, 5)
-            assert events[-1].info == {"hand": len(m.deals) - 1, "leader": ref.turn,
+                check_deal_start(start, ref.hands, 5)
+            assert events[-1].info == {"deal": len(m.deals) - 1, "leader": ref.turn,
                                        "cycle": len(cycles), "camat": camat}
         assert m.to_move == ref.turn
         v = m.view(None)
@@ -419,7 +419,7 @@ def apply_ledger(ledger, events, m):
         if e.kind == "pass":
             moves = [(src, n, e.seat) for src, n in e.stones]
             assert sum(n for _, n, _ in moves) <= e.info["cost"]
-        elif e.kind == "hand_over":
+        elif e.kind == "deal_over":
             moves = [(t["from"], t["count"], t["to"]) for t in e.info["transfers"]]
         elif e.kind == "cycle_over":
             assert ledger[0] + sum(ledger[1]) == 25
@@ -434,7 +434,7 @@ def apply_ledger(ledger, events, m):
                 ledger[1][src] -= n
             ledger[1][to] += n
         assert ledger[0] + sum(ledger[1]) == 25 and ledger[0] >= 0 and min(ledger[1]) >= 0
-        if e.kind == "hand_over":
+        if e.kind == "deal_over":
             assert [e.info["table"], e.info["held"]] == ledger
     v = m.view(None)
     assert [v["table"], v["held"]] == ledger
@@ -470,7 +470,7 @@ def payment_shapes(m):
                 seen.add("paid by last mappano")
             if sum(n for _, n in e.stones) < e.info["cost"]:
                 seen.add("waived")
-        if e.kind == "hand_over":
+        if e.kind == "deal_over":
             if e.info["camat"] is not None:
                 seen.add("camat")
             if any(t["from"] != "table" for t in e.info["transfers"]):

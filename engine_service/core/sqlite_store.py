@@ -1,11 +1,4 @@
-"""Where matches survive a crash: a small Store interface and its SQLite implementation.
-
-What is stored is exactly what replays a match (the rules core is deterministic):
-the creation parameters (variant, options, seed, explicit deals), the engine settings
-(seat kinds, names, clocks), the seat token hashes, and an append-only log of accepted
-moves. A move row is committed before the move is acknowledged, so a kill -9 at any moment
-loses no acknowledged move.
-"""
+"""The SQLite Store: the embedded default, one file (or memory) per engine."""
 
 from __future__ import annotations
 
@@ -15,45 +8,8 @@ import sqlite3
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
-from typing import Protocol
 
-
-@dataclass(frozen=True)
-class MatchRow:
-    id: str
-    variant: str
-    options: dict
-    seed: int
-    deals: list | None
-    settings: dict                 # seat kinds/names and clocks; see match.Settings
-    created: float                 # Unix seconds
-    status: str = "waiting"        # "waiting" | "live" | "over"
-    result: dict | None = None
-
-
-@dataclass(frozen=True)
-class MoveRow:
-    """One accepted move: it took the match from version - 1 to version."""
-    version: int
-    seat: int
-    move: str                      # text notation; "" for an engine action (time_up)
-    cause: str                     # "seat" | "timeout" | "absent" | "time_up"
-    at: float = field(default=0.0)  # Unix seconds
-
-
-class Store(Protocol):
-    def add_match(self, row: MatchRow) -> None: ...
-    def set_status(self, match_id: str, status: str, result: dict | None = None) -> None: ...
-    def claim_seat(self, match_id: str, seat: int, token_hash: str, name: str = "") -> bool: ...
-    def append_move(self, match_id: str, row: MoveRow) -> None: ...
-    def match(self, match_id: str) -> MatchRow | None: ...
-    def unfinished(self) -> list[MatchRow]: ...
-    def seat_hashes(self, match_id: str) -> dict[int, str]: ...
-    def seat_names(self, match_id: str) -> dict[int, str]: ...
-    def moves(self, match_id: str) -> list[MoveRow]: ...
-    def close(self) -> None: ...
-
+from .store import MatchRow, MoveRow
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -214,7 +170,7 @@ class SQLiteStore:
     def append_move(self, match_id: str, row: MoveRow) -> None:
         # The primary key refuses a second row for one version: a move is never logged twice.
         self._write("INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?)",
-                    (match_id, row.version, row.seat, row.move, row.cause, row.at))
+                    (match_id, row.version, row.seat, row.move_text, row.cause, row.at))
 
     def match(self, match_id: str) -> MatchRow | None:
         rows = self._read("SELECT * FROM matches WHERE id = ?", (match_id,))

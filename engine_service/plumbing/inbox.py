@@ -1,7 +1,8 @@
 """A stream's inbox on the server's event loop: filled from any thread, read by one coroutine.
 
-Play and Watch streams wait here for what to send next: updates of their matches, answers
-to their bot's moves, new seats from the pools. A put on the loop itself (a bot's move
+The engine's Play and Watch streams wait here for what to send next: updates of their
+matches, answers to their bot's moves, new seats from the pools; the bot runner keeps what
+it sends in one too. A put on the loop itself (a bot's move
 publishing to the next seat's stream) is a deque append that wakes the reader; a put from
 another thread (the turn clock, Engine.SubmitMove calls, the pools) is handed to the loop.
 Everything here is on the path of every move, so it is kept to the bare minimum: no
@@ -18,6 +19,7 @@ from collections import deque
 
 KEEPALIVE_S = 5.0     # an idle stream gets a Keepalive message this often
 KEEPALIVE = object()  # what Inbox.get returns when nothing came for KEEPALIVE_S
+CLOSED = object()     # put by whoever ends the stream (the engine closing, a watcher dropped)
 
 
 class Inbox:

@@ -8,7 +8,7 @@ import sys
 import threading
 import time
 
-DOMINO = [sys.executable, "-m", "engine_service.cli"]
+DOMINO = [sys.executable, "-m", "domino_cli"]
 
 
 def start_engine(host: str, port: int, db: str, log=None) -> tuple[subprocess.Popen, int]:

@@ -1,12 +1,12 @@
-"""One match under the engine's authority: seats, version, clock, log and watchers.
+"""The referee of one match: seats, version, clock, log and watchers.
 
-The rules core (engine_service.rules) decides what is legal and what happens; this module
-decides who may act, when, and in what order, and makes each accepted move durable
-before anyone hears of it. Every state change happens under the match's own lock, so
-matches never wait for each other.
+The rules core (engine_service.rules) decides what is legal and what happens; the referee
+decides who may act, when, and in what order, and makes each accepted move durable before
+anyone hears of it. Every state change happens under the referee's own lock, so matches
+never wait for each other. `referee.match` is the rules Match it referees.
 
-Order of checks for a move (../shared/design.md): token (the caller, engine.py) ->
-version -> rules -> store.append -> publish to watchers.
+Order of checks for a move (shared/design.md): token (`authenticate`) -> version ->
+rules -> store.append -> publish to watchers.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ import json
 import logging
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass
 
-from . import rules
-from .clock import Alarm, Clock
-from .errors import EngineError
+from .. import rules
+from ..plumbing.clock import Alarm, Clock
+from .errors import EngineError, Reason
 from .seats import ABSENT_AFTER, Seat, hash_token, new_token, seat_of
 from .store import MatchRow, MoveRow, Store
+from .updates import EngineEvent, Subscriber, Update, UpdateQueue
 
 log = logging.getLogger(__name__)
 
@@ -31,38 +31,10 @@ WAITING, LIVE, OVER = "waiting", "live", "over"
 BY_SEAT, BY_TIMEOUT, BY_ABSENT, TIME_UP = "seat", "timeout", "absent", "time_up"
 
 
-class EngineEvent:
-    """An event the engine adds to the rules' events (timeout, absent, returned).
-
-    Public: every seat and spectator sees the same dict."""
-
-    __slots__ = ("kind", "data")
-
-    def __init__(self, kind: str, **data):
-        self.kind = kind
-        self.data = data
-
-    def to_dict(self, seat: int | None = None) -> dict:
-        return {"kind": self.kind, **self.data}
-
-
-@dataclass(frozen=True)
-class Update:
-    """What a watcher receives: events that happened at one version."""
-    match_id: str
-    version: int
-    events: tuple            # rules Events and EngineEvents; redact with .to_dict(seat)
-    to_move: int | None
-    over: bool
-    # Encodings made from this update, shared by every watcher that needs the same one
-    # (wire.event_batch: one EventBatch per seat, one for all spectators).
-    cache: dict = field(default_factory=dict, compare=False, repr=False)
-
-
 @dataclass(frozen=True)
 class Accepted:
     version: int             # the version right after the move
-    move: str                # text notation
+    move_text: str           # the move as applied, in text notation
     events: tuple
 
 
@@ -81,56 +53,21 @@ class SeatView:
 class Turn:
     """An accepted move, kept to answer a resubmission of it."""
     seat: int
-    move: str
+    move_text: str
     move_id: str
     accepted: Accepted
-
-
-CLOSED = object()   # sentinel that ends a subscriber's stream
-
-
-class UpdateQueue(Protocol):
-    """Where a watcher's updates go: a stream's Inbox (engine_service/inbox.py) or a
-    ladder's queue. put never blocks, so a slow watcher costs memory, never the match's
-    progress."""
-
-    def put(self, item) -> None: ...
-
-
-class Subscriber:
-    """One watcher of a match, delivering into its inbox (a pool bot's stream shares one
-    inbox among the matches it plays).
-
-    A subscriber without `events` (a bot that asked for no EventBatch) is woken only by
-    the updates it acts on: its seat's turn and the end of the match."""
-
-    __slots__ = ("seat", "events", "_inbox")
-
-    def __init__(self, seat: int | None, inbox: UpdateQueue, events: bool = True):
-        self.seat = seat
-        self.events = events
-        self._inbox = inbox
-
-    def wants(self, update: Update) -> bool:
-        return self.events or update.over or update.to_move == self.seat
-
-    def put(self, item) -> None:
-        self._inbox.put(item)
-
-    def close(self) -> None:
-        self._inbox.put(CLOSED)
 
 
 def legal_ids(moves) -> list[tuple[str, str]]:
     return [(str(i), str(m)) for i, m in enumerate(moves)]
 
 
-class Match:
+class Referee:
     def __init__(self, row: MatchRow, store: Store, clock: Clock | None,
                  token_hashes: dict[int, str] | None = None):
         self.id = row.id
         self.row = row
-        self.game = rules.new_match(row.variant, row.options, seed=row.seed, deals=row.deals)
+        self.match = rules.new_match(row.variant, row.options, seed=row.seed, deals=row.deals)
         self.version = 0
         self.status = row.status
         self.history: list[Turn] = []
@@ -149,7 +86,7 @@ class Match:
         self._lock = threading.RLock()
         self._subscribers: set[Subscriber] = set()
         # The legal moves of the seat to move, computed once per version (the rules core
-        # recomputes them on every call): (game, version, moves, [(id, text)]).
+        # recomputes them on every call): (match, version, moves, [(id, text)]).
         self._legal_cache: tuple | None = None
         # Faults per seat that the move log does not show (ladders charge them): refused
         # moves, streams that ended while seated, seats nobody came to play.
@@ -157,18 +94,18 @@ class Match:
 
     # ----- restoring ------------------------------------------------------------------
     @classmethod
-    def restore(cls, row: MatchRow, store: Store, clock: Clock | None) -> Match:
+    def restore(cls, row: MatchRow, store: Store, clock: Clock | None) -> Referee:
         """Rebuild a match from its log: the rules core is deterministic, so replaying the
         accepted moves in order gives the identical state and version."""
-        match = cls(row, store, None, store.seat_hashes(row.id))
+        referee = cls(row, store, None, store.seat_hashes(row.id))
         for seat, name in store.seat_names(row.id).items():
-            match.seats[seat].name = name
+            referee.seats[seat].name = name
         for move in store.moves(row.id):
-            match._apply(move.seat, move.move, move.cause, durable=False)
-        match._clock = clock
-        if match.game.over:
-            match.status = OVER
-        return match
+            referee._apply(move.seat, move.move_text, move.cause, durable=False)
+        referee._clock = clock
+        if referee.match.over:
+            referee.status = OVER
+        return referee
 
     def start(self) -> None:
         """Start the clocks (after creation or restore)."""
@@ -176,23 +113,26 @@ class Match:
             self._arm_time_limit()
             self._autoplay_and_arm()
 
+    def _now(self) -> float:
+        return self._clock.now() if self._clock is not None else time.time()
+
     # ----- seats ----------------------------------------------------------------------
     def claim(self, seat: int, by_pool: bool = False, name: str = "") -> str:
         """Hand out the seat's token, once. The last claim makes the match live. A pool
         seat is claimed only by the engine for the pool bot it seats (by_pool)."""
         with self._lock:
             if not isinstance(seat, int) or not 0 <= seat < len(self.seats):
-                raise EngineError("BAD_SEAT", f"seat must be 0..{len(self.seats) - 1}, "
+                raise EngineError(Reason.BAD_SEAT, f"seat must be 0..{len(self.seats) - 1}, "
                                   f"got {seat!r}", self.version)
             if bool(self.seats[seat].pool) != by_pool:
-                raise EngineError("POOL_SEAT", f"seat {seat} is filled from the bot pool "
+                raise EngineError(Reason.POOL_SEAT, f"seat {seat} is filled from the bot pool "
                                   f"{self.seats[seat].pool!r}", self.version)
             token = new_token()
             digest = hash_token(token)
             name = name if name and not self.seats[seat].name else ""
             if self.seats[seat].claimed or not self._store.claim_seat(self.id, seat, digest, name):
-                raise EngineError("SEAT_TAKEN", f"seat {seat} of match {self.id} is already "
-                                  "claimed", self.version)
+                raise EngineError(Reason.SEAT_TAKEN, f"seat {seat} of match {self.id} is "
+                                  "already claimed", self.version)
             self.seats[seat].token_hash = digest
             if name:
                 self.seats[seat].name = name  # a pool bot's name, shown in the record
@@ -204,13 +144,13 @@ class Match:
                 self._autoplay_and_arm()
             return token
 
-    def authenticate(self, token: str) -> int:
+    def authenticate(self, seat_token: str) -> int:
         """The seat this token holds. A returning absent seat is played by its holder again."""
-        if not token:
-            raise EngineError("NO_TOKEN", "a seat token is required", self.version)
-        seat = seat_of(self.seats, token)
+        if not seat_token:
+            raise EngineError(Reason.NO_TOKEN, "a seat token is required", self.version)
+        seat = seat_of(self.seats, seat_token)
         if seat is None:
-            raise EngineError("BAD_TOKEN", f"the token holds no seat of match {self.id}",
+            raise EngineError(Reason.BAD_TOKEN, f"the token holds no seat of match {self.id}",
                               self.version)
         if self.seats[seat].absent:
             self._returns(seat)
@@ -229,7 +169,7 @@ class Match:
     def note_disconnect(self, seat: int) -> None:
         """The stream playing this seat ended while the match was on."""
         with self._lock:
-            if not self.game.over:
+            if not self.match.over:
                 self.faults[seat]["disconnects"] += 1
 
     def unfilled_pool_seats(self) -> list[int]:
@@ -273,27 +213,27 @@ class Match:
     def _legal(self, seat: int | None) -> tuple[list, list]:
         """The legal moves of `seat` now and their (id, text) pairs; empty unless it is the
         seat's turn. Cached for the version (caller holds the lock)."""
-        game = self.game
-        if seat is None or seat != game.to_move:
+        match = self.match
+        if seat is None or seat != match.to_move:
             return [], []
         cached = self._legal_cache
-        if cached is None or cached[0] is not game or cached[1] != self.version:
-            moves = game.legal_moves(seat)
-            cached = self._legal_cache = (game, self.version, moves, legal_ids(moves))
+        if cached is None or cached[0] is not match or cached[1] != self.version:
+            moves = match.legal_moves(seat)
+            cached = self._legal_cache = (match, self.version, moves, legal_ids(moves))
         return cached[2], cached[3]
 
     def _seat_view(self, seat: int | None) -> SeatView:
-        game = self.game
+        match = self.match
         legal = self._legal(seat)[1]
         deadline = self._deadline if (legal and self._alarm) else 0.0
-        return SeatView(seat, self.version, game.to_move, game.view(seat), legal, deadline)
+        return SeatView(seat, self.version, match.to_move, match.view(seat), legal, deadline)
 
     def record(self) -> dict:
         with self._lock:
-            if not self.game.over:
-                raise EngineError("MATCH_NOT_OVER", f"match {self.id} is not over; its record "
-                                  "holds hidden tiles", self.version)
-            return self.game.record([s.name or f"seat{i}" for i, s in enumerate(self.seats)])
+            if not self.match.over:
+                raise EngineError(Reason.MATCH_NOT_OVER, f"match {self.id} is not over; its "
+                                  "record holds hidden tiles", self.version)
+            return self.match.record([s.name or f"seat{i}" for i, s in enumerate(self.seats)])
 
     # ----- moves ----------------------------------------------------------------------
     def submit(self, seat: int, version: int, move_id: str = "", move_text: str = "") -> Accepted:
@@ -305,8 +245,9 @@ class Match:
                 if again:
                     return again
                 self.faults[seat]["illegal"] += 1
-                raise EngineError("STALE_VERSION", f"the move was chosen at version {version};"
-                                  f" the match is at version {self.version}", self.version)
+                raise EngineError(Reason.STALE_VERSION, f"the move was chosen at version "
+                                  f"{version}; the match is at version {self.version}",
+                                  self.version)
             try:
                 move = self._resolve(seat, move_id, move_text)
                 # Remember the move's id too, so a resubmission by id or by text both match.
@@ -326,7 +267,7 @@ class Match:
         if turn.seat != seat:
             return None
         if (move_id and move_id == turn.move_id) or (move_text and _same_move(move_text,
-                                                                               turn.move)):
+                                                                               turn.move_text)):
             return turn.accepted
         return None
 
@@ -336,43 +277,43 @@ class Match:
             if not legal:
                 raise self._not_now(seat)
             if not move_id.isdigit() or int(move_id) >= len(legal):
-                raise EngineError("UNKNOWN_MOVE_ID", f"no legal move has id {move_id!r} at "
-                                  f"version {self.version}", self.version, legal_ids(legal))
+                raise EngineError(Reason.UNKNOWN_MOVE_ID, f"no legal move has id {move_id!r} "
+                                  f"at version {self.version}", self.version, legal_ids(legal))
             return legal[int(move_id)]
         try:
             return rules.Move.parse(move_text)
         except rules.MalformedInput as e:
-            raise EngineError("MALFORMED_MOVE", e.message, self.version,
-                              legal_ids(self.game.legal_moves(seat))) from None
+            raise EngineError(Reason.MALFORMED_MOVE, e.message, self.version,
+                              legal_ids(self.match.legal_moves(seat))) from None
 
     def _not_now(self, seat: int) -> EngineError:
         """The refusal for a seat that has nothing to play now (same reasons as the rules)."""
-        if self.game.over:
-            return EngineError("MATCH_OVER", f"match {self.id} is over", self.version)
-        return EngineError("NOT_YOUR_TURN", f"it is seat {self.game.to_move}'s turn, not seat "
-                           f"{seat}'s", self.version)
+        if self.match.over:
+            return EngineError(Reason.MATCH_OVER, f"match {self.id} is over", self.version)
+        return EngineError(Reason.NOT_YOUR_TURN, f"it is seat {self.match.to_move}'s turn, not "
+                           f"seat {seat}'s", self.version)
 
     def _apply(self, seat: int, move, cause: str, move_id: str = "", durable: bool = True,
                extra: tuple = ()) -> Accepted:
         """Apply one move (or the time_up action): rules, then log, then publish."""
         version = self.version
         try:
-            events = [] if cause == TIME_UP else self.game.play(seat, move)
+            events = [] if cause == TIME_UP else self.match.play(seat, move)
         except rules.IllegalMove as e:
             raise EngineError(e.reason, e.message, version,
-                              legal_ids(self.game.legal_moves(seat))) from None
+                              legal_ids(self.match.legal_moves(seat))) from None
         except rules.MalformedInput as e:
-            raise EngineError("MALFORMED_MOVE", e.message, version,
-                              legal_ids(self.game.legal_moves(seat))) from None
+            raise EngineError(Reason.MALFORMED_MOVE, e.message, version,
+                              legal_ids(self.match.legal_moves(seat))) from None
         if cause == TIME_UP:
-            self.game.time_up()
+            self.match.time_up()
         text = "" if cause == TIME_UP else str(move)
         if durable:
             try:
                 self._store.append_move(self.id, MoveRow(version + 1, seat, text, cause,
-                                                         time.time()))
+                                                         self._now()))
             except Exception:
-                # The log is the truth: rebuild the in-memory game from it, then fail.
+                # The log is the truth: rebuild the rules match from it, then fail.
                 self._rebuild()
                 raise
         self.version = version + 1
@@ -385,22 +326,22 @@ class Match:
             self.seats[seat].timeouts_in_a_row = 0
         if durable:
             self._publish(accepted.events)
-            if self.game.over:
+            if self.match.over:
                 self._finish()
         return accepted
 
     def _rebuild(self) -> None:
-        fresh = Match.restore(self.row, self._store, None)
-        self.game, self.version, self.history = fresh.game, fresh.version, fresh.history
+        fresh = Referee.restore(self.row, self._store, None)
+        self.match, self.version, self.history = fresh.match, fresh.version, fresh.history
 
     def _finish(self) -> None:
         self.status = OVER
-        self._store.set_status(self.id, OVER, self.game.result)
+        self._store.set_status(self.id, OVER, self.match.result)
         self._cancel_alarm()
         if self._time_alarm:
             self._time_alarm.cancel()
         log.info("match %s over at version %d: %s", self.id, self.version,
-                 json.dumps(self.game.result))
+                 json.dumps(self.match.result))
 
     # ----- clocks ---------------------------------------------------------------------
     def _autoplay_and_arm(self) -> None:
@@ -408,16 +349,16 @@ class Match:
         self._cancel_alarm()
         if self.status != LIVE:
             return
-        while not self.game.over:
-            seat = self.game.to_move
+        while not self.match.over:
+            seat = self.match.to_move
             if not self.seats[seat].absent:
                 break
             self._apply(seat, self._legal(seat)[0][0], BY_ABSENT)
-        if self.game.over or self._clock is None:
+        if self.match.over or self._clock is None:
             return
-        seat, version = self.game.to_move, self.version
+        seat, version = self.match.to_move, self.version
         seconds = self.seats[seat].clock_ms / 1000
-        self._deadline = time.time() + seconds
+        self._deadline = self._now() + seconds
         self._alarm = self._clock.set(seconds, lambda: self._timeout(seat, version))
 
     def _cancel_alarm(self) -> None:
@@ -428,7 +369,7 @@ class Match:
     def _timeout(self, seat: int, version: int) -> None:
         """The clock ran out: play the documented default move, the first legal move."""
         with self._lock:
-            if self.version != version or self.game.over or self.status != LIVE:
+            if self.version != version or self.match.over or self.status != LIVE:
                 return   # the seat moved in time; this alarm lost the race
             self._alarm = None
             held = self.seats[seat]
@@ -445,17 +386,17 @@ class Match:
     def _arm_time_limit(self) -> None:
         """HHL-10: a time limit counts from the match's creation; the hand in progress is
         finished (the rules core does that once told)."""
-        minutes = self.game.options.get("minutes") if self.game.variant == "hhl" else None
-        if not minutes or self.game.over or self._clock is None or self._time_alarm:
+        minutes = self.match.options.get("minutes") if self.match.variant == "hhl" else None
+        if not minutes or self.match.over or self._clock is None or self._time_alarm:
             return
         if any(t.seat == -1 for t in self.history):
             return   # already told (restored from the log)
-        left = self.row.created + minutes * 60 - time.time()
+        left = self.row.created + minutes * 60 - self._now()
         self._time_alarm = self._clock.set(max(left, 0.0), self._time_up)
 
     def _time_up(self) -> None:
         with self._lock:
-            if not self.game.over:
+            if not self.match.over:
                 self._apply(-1, None, TIME_UP, extra=(EngineEvent("time_up"),))
                 self._autoplay_and_arm()
 
@@ -469,13 +410,13 @@ class Match:
                 sub.close()
 
     # ----- watchers -------------------------------------------------------------------
-    def subscribe(self, seat: int | None, inbox: UpdateQueue,
+    def subscribe(self, seat: int | None, queue: UpdateQueue,
                   events: bool = True) -> tuple[Subscriber, SeatView]:
         """A new watcher and the snapshot it starts from; taken together under the lock so
         no event falls between them. Without `events` it hears only of its turns and of
         the match's end (see Subscriber)."""
         with self._lock:
-            sub = Subscriber(seat, inbox, events)
+            sub = Subscriber(seat, queue, events)
             self._subscribers.add(sub)
             return sub, self._seat_view(seat)
 
@@ -484,8 +425,8 @@ class Match:
             self._subscribers.discard(sub)
 
     def _publish(self, events: tuple) -> None:
-        update = Update(self.id, self.version, tuple(events), self.game.to_move,
-                        self.game.over)
+        update = Update(self.id, self.version, tuple(events), self.match.to_move,
+                        self.match.over)
         # The seat to move first: its stream sends the next TurnRequest, the move's
         # critical path; the other watchers only follow.
         later = []
@@ -503,9 +444,9 @@ class Match:
             return {
                 "match_id": self.id, "variant": self.row.variant, "status": self.status,
                 "version": self.version, "num_seats": len(self.seats),
-                "to_move": self.game.to_move, "seats": [_public_seat(s) for s in self.seats],
-                "options": self.game.options, "created": self.row.created,
-                "result": self.game.result,
+                "to_move": self.match.to_move, "seats": [_public_seat(s) for s in self.seats],
+                "options": self.match.options, "created": self.row.created,
+                "result": self.match.result,
             }
 
 

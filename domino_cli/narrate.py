@@ -18,11 +18,11 @@ def _stones(stones) -> str:
 def describe(e: dict) -> str:
     """One event dict (Event.to_dict) as a sentence."""
     kind = e["kind"]
-    if kind == "hand_start":
+    if kind == "deal_start":
         extra = f", CAMAT seat {e['camat']}" if e.get("camat") is not None else ""
         mine = f"; your tiles {' '.join(e['tiles'])}" if "tiles" in e else ""
         unit = "round" if "cycle" in e else "hand"  # Domeng says round
-        return f"-- {unit} {e['hand']} dealt; seat {e['leader']} leads{extra}{mine}"
+        return f"-- {unit} {e['deal']} dealt; seat {e['leader']} leads{extra}{mine}"
     if kind == "play":
         where = f" on the {e['at']}" if "at" in e else " to open"
         mode = " as a barricade" if e.get("mode") == "barricade" else ""
@@ -39,7 +39,7 @@ def describe(e: dict) -> str:
         word = "PASSEBUNGE" if e.get("passebunge") else "PASS"
         return f"{_seat(e['seat'])} {word}, owes {e['cost']}: {_stones(e['stones'])}"
     r = e["result"]
-    if kind == "hand_over":
+    if kind == "deal_over":
         return "-- " + describe_result(r)
     if kind == "cycle_over":
         camat = f"CAMAT seat {r['camat']}" if r["camat"] is not None else "no CAMAT (round cap)"

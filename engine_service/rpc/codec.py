@@ -1,7 +1,7 @@
-"""Encoding between the engine's values and the domino.v1 protobuf messages.
+"""Encoding between the engine core's values and the domino.v1 protobuf messages.
 
 The one place that knows both sides; servicers decode a request, make one engine call
-and encode the answer with these helpers.
+and encode the answer with these helpers. Enum words come from domino_wire.names.
 """
 
 from __future__ import annotations
@@ -12,19 +12,11 @@ import time
 import orjson
 
 from domino_proto.domino.v1 import common_pb2, engine_pb2, play_pb2
+from domino_wire.names import MATCH_STATUS, SEAT_KIND, VARIANT
 
-from .errors import EngineError
-from .match import Accepted, Match, SeatView, Update
-from .seats import BOT, PERSON
-
-VARIANTS = {common_pb2.VARIANT_HHL: "hhl", common_pb2.VARIANT_DOMENG: "domeng"}
-VARIANT_ENUM = {v: k for k, v in VARIANTS.items()}
-KINDS = {common_pb2.SEAT_KIND_UNSPECIFIED: BOT, common_pb2.SEAT_KIND_BOT: BOT,
-         common_pb2.SEAT_KIND_PERSON: PERSON}
-KIND_ENUM = {BOT: common_pb2.SEAT_KIND_BOT, PERSON: common_pb2.SEAT_KIND_PERSON}
-STATUS = {common_pb2.MATCH_STATUS_WAITING: "waiting", common_pb2.MATCH_STATUS_LIVE: "live",
-          common_pb2.MATCH_STATUS_OVER: "over", common_pb2.MATCH_STATUS_UNSPECIFIED: ""}
-STATUS_ENUM = {v: k for k, v in STATUS.items() if v}
+from ..core.errors import EngineError, Reason
+from ..core.referee import Accepted, Referee, SeatView
+from ..core.updates import Update
 
 
 def dumps(value) -> str:
@@ -40,7 +32,16 @@ def loads(text: str, what: str, default=None):
     try:
         return json.loads(text)
     except ValueError as e:
-        raise EngineError("MALFORMED_REQUEST", f"{what} is not valid JSON: {e}") from None
+        raise EngineError(Reason.MALFORMED_REQUEST, f"{what} is not valid JSON: {e}") from None
+
+
+def variant_of(number: int) -> str:
+    """The variant word of a request's Variant; UNSPECIFIED and unknown values refused."""
+    word = VARIANT.word(number)
+    if word is None:
+        raise EngineError(Reason.MALFORMED_REQUEST, "variant must be one of "
+                          f"{', '.join('VARIANT_' + w.upper() for w in VARIANT.words)}")
+    return word
 
 
 def unix_ms(seconds: float) -> int:
@@ -56,13 +57,13 @@ def refusal(err: EngineError) -> common_pb2.Refusal:
                               legal_moves=legal_moves(err.legal_moves))
 
 
-def summary(match: Match) -> common_pb2.MatchSummary:
-    s = match.summary()
+def summary(referee: Referee) -> common_pb2.MatchSummary:
+    s = referee.summary()
     return common_pb2.MatchSummary(
-        match_id=s["match_id"], variant=VARIANT_ENUM[s["variant"]],
-        status=STATUS_ENUM[s["status"]], version=s["version"], num_seats=s["num_seats"],
-        to_move=-1 if s["to_move"] is None else s["to_move"],
-        seats=[common_pb2.SeatInfo(seat=i, kind=KIND_ENUM[x["kind"]], name=x["name"],
+        match_id=s["match_id"], variant=VARIANT.number(s["variant"]),
+        status=MATCH_STATUS.number(s["status"]), version=s["version"],
+        num_seats=s["num_seats"], to_move=-1 if s["to_move"] is None else s["to_move"],
+        seats=[common_pb2.SeatInfo(seat=i, kind=SEAT_KIND.number(x["kind"]), name=x["name"],
                                    claimed=x["claimed"], absent=x["absent"],
                                    timeouts_in_a_row=x["timeouts_in_a_row"],
                                    clock_ms=x["clock_ms"], pool=x["pool"])
@@ -78,20 +79,14 @@ def seat_state(match_id: str, view: SeatView) -> common_pb2.SeatState:
         legal_moves=legal_moves(view.legal_moves), deadline_unix_ms=unix_ms(view.deadline))
 
 
-# Events that read the same for every seat and spectator, so one encoding serves all.
-# Any other kind (a draw's tiles, a hand start's hand, a kind added later) is redacted for
-# each recipient.
-PUBLIC_KINDS = frozenset({"play", "pass", "hand_over", "cycle_over", "match_over",
-                          "timeout", "absent", "returned", "time_up"})
-
-
 def events(version: int, items, seat: int | None, shared: dict | None = None
            ) -> list[common_pb2.Event]:
-    """Events redacted for `seat` (None: spectator); the only place events are cut.
-    `shared` keeps the encodings of events that read the same for everyone, by position."""
+    """Events as `seat` (None: spectator) may see them, cut by the rules core's own
+    to_dict. `shared` keeps, by position, the encodings of the events that read the same
+    for everyone (the rules' PUBLIC_KINDS, and every engine event)."""
     out = []
     for i, e in enumerate(items):
-        public = shared is not None and e.kind in PUBLIC_KINDS
+        public = shared is not None and e.public
         encoded = shared.get(i) if public else None
         if encoded is None:
             d = e.to_dict(seat)
@@ -115,13 +110,13 @@ def event_batch(update: Update, seat: int | None) -> engine_pb2.EventBatch:
     return batch
 
 
-def snapshot(match: Match, view: SeatView) -> engine_pb2.Snapshot:
-    return engine_pb2.Snapshot(summary=summary(match), state=seat_state(match.id, view))
+def snapshot(referee: Referee, view: SeatView) -> engine_pb2.Snapshot:
+    return engine_pb2.Snapshot(summary=summary(referee), state=seat_state(referee.id, view))
 
 
-def match_over(match: Match) -> engine_pb2.MatchOver:
-    return engine_pb2.MatchOver(match_id=match.id, version=match.version,
-                                result_json=dumps(match.game.result))
+def match_over(referee: Referee) -> engine_pb2.MatchOver:
+    return engine_pb2.MatchOver(match_id=referee.id, version=referee.version,
+                                result_json=dumps(referee.match.result))
 
 
 def keepalive(version: int) -> engine_pb2.Keepalive:
@@ -130,7 +125,7 @@ def keepalive(version: int) -> engine_pb2.Keepalive:
 
 def submit_response(seat: int, accepted: Accepted) -> engine_pb2.SubmitMoveResponse:
     return engine_pb2.SubmitMoveResponse(
-        version=accepted.version, move_text=accepted.move,
+        version=accepted.version, move_text=accepted.move_text,
         events=events(accepted.version, accepted.events, seat))
 
 
@@ -139,6 +134,6 @@ def answer(match_id: str, submitted: int, accepted: Accepted | None = None,
     if accepted is not None:
         return play_pb2.MoveAnswer(match_id=match_id, submitted_version=submitted,
                                    accepted=True, new_version=accepted.version,
-                                   move_text=accepted.move)
+                                   move_text=accepted.move_text)
     return play_pb2.MoveAnswer(match_id=match_id, submitted_version=submitted,
                                accepted=False, refusal=refusal(err))

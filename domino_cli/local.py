@@ -1,24 +1,13 @@
-"""The ``domino`` command: one entry point, a subcommand per job."""
+"""The in-process commands: `domino simulate`, `domino replay`, `domino demo`. No engine,
+no network: matches are played by the rules core and the strategies in this process."""
 
-import argparse
 import json
 import sys
 
-from engine_service import narrate
-from engine_service.rules import NUM_SEATS, IllegalMove, MalformedInput, ReplayError, replay_record
+from engine_service.rules import NUM_SEATS, VARIANTS, MalformedInput, ReplayError, replay_record
 
-
-def _parse_options(pairs):
-    options = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise SystemExit(f"domino: --option wants KEY=VALUE, got {pair!r}")
-        try:
-            options[key] = int(value)
-        except ValueError:
-            raise SystemExit(f"domino: option {key} wants an integer, got {value!r}") from None
-    return options
+from . import narrate
+from .options import parse_options
 
 
 def cmd_simulate(args) -> int:
@@ -35,7 +24,7 @@ def cmd_simulate(args) -> int:
         if not args.json and sys.stderr.isatty():
             print(f"\r{done}/{total} matches", end="" if done < total else "\n", file=sys.stderr)
 
-    summary = simulate(args.variant, args.matches, args.seed, bots, _parse_options(args.option),
+    summary = simulate(args.variant, args.matches, args.seed, bots, parse_options(args.option),
                        args.records, progress)
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -100,12 +89,9 @@ def cmd_demo(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="domino", description="Dominoes game server: HHL and Domeng.")
-    sub = p.add_subparsers(dest="command", required=True)
-
+def add_subcommands(sub) -> None:
     s = sub.add_parser("simulate", help="play whole matches in-process and summarize")
-    s.add_argument("--variant", choices=["hhl", "domeng"], required=True)
+    s.add_argument("--variant", choices=list(VARIANTS), required=True)
     s.add_argument("--matches", type=int, default=10)
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--bots", default="random", help="comma-separated strategies, one per seat")
@@ -124,24 +110,3 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=1)
     d.add_argument("--hands", type=int, default=2)
     d.set_defaults(func=cmd_demo)
-
-    from engine_service import cli_engine, cli_ladder, cli_serve
-
-    for module in (cli_engine, cli_serve, cli_ladder):
-        module.add_subcommands(sub)
-    return p
-
-
-def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
-    if getattr(args, "matches", 1) < 1:
-        raise SystemExit("domino: --matches must be at least 1")
-    try:
-        return args.func(args)
-    except (MalformedInput, IllegalMove, ValueError) as e:
-        print(f"domino {args.command}: {e}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

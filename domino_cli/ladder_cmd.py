@@ -18,13 +18,15 @@ import time
 
 import grpc
 
-from domino_proto.domino.v1 import common_pb2, ladder_pb2, ladder_pb2_grpc
+from domino_proto.domino.v1 import ladder_pb2, ladder_pb2_grpc
+from domino_wire import ladders as wire_ladders
+from domino_wire.names import LADDER_FORMAT, VARIANT
+from engine_service.rules import NUM_SEATS as SEATS
+from ladders.formats import FORMATS
 
-from . import rules
+from .options import parse_options
+from .processes import DOMINO, start_engine, stop_processes
 
-VARIANT_ENUM = {"hhl": common_pb2.VARIANT_HHL, "domeng": common_pb2.VARIANT_DOMENG}
-FORMAT_ENUM = {"rotation": ladder_pb2.LADDER_FORMAT_ROTATION, "duplicate": ladder_pb2.LADDER_FORMAT_DUPLICATE}
-SEATS = rules.NUM_SEATS
 UNREACHABLE_S = 120  # how long the engine may be away (e.g. restarting) before we give up
 
 
@@ -36,7 +38,7 @@ def add_subcommands(subparsers) -> None:
     r.add_argument("--bots", required=True, help="built-in strategies as entrants, comma-separated")
     r.add_argument("--external", action="append", default=[], metavar="NAME",
                    help="an entrant that enlists by itself (any language); repeatable")
-    r.add_argument("--format", choices=sorted(FORMAT_ENUM), default="rotation")
+    r.add_argument("--format", choices=FORMATS, default=FORMATS[0])
     r.add_argument("--matches", dest="ladder_matches", type=int, default=0, help="counted matches to play")
     r.add_argument("--until-separated", action="store_true",
                    help="play until every neighbour pair is separated at 95%% confidence")
@@ -72,25 +74,19 @@ def _call(fn, request, patience: float = UNREACHABLE_S):
 
 
 def standings_dict(s: ladder_pb2.Standings) -> dict:
-    return {"ladder_id": s.ladder_id, "matches": s.matches, "voided": s.voided,
-            "separated": s.separated,
-            "standings": [{"place": r.place, "entrant": r.entrant, "mu": round(r.mu, 3),
-                           "sigma": round(r.sigma, 3), "score": round(r.score, 3), "matches": r.matches,
-                           "mean": round(r.mean, 3),
-                           "ci95": round(r.ci95, 3) if math.isfinite(r.ci95) else None,
-                           "separated_from_next": r.separated_from_next,
-                           "faults": {"timeouts": r.faults.timeouts, "illegal": r.faults.illegal,
-                                      "disconnects": r.faults.disconnects, "crashes": r.faults.crashes}}
-                          for r in s.rows]}
+    """The standings as domino_wire shapes them (REST shows the same), without the history."""
+    d = wire_ladders.standings(s)
+    del d["history"]
+    return d
 
 
 def format_standings(d: dict, variant: str) -> str:
     unit = "points/hand" if variant == "hhl" else "-stones/round"
     lines = [f"{'#':>2} {'entrant':14s} {'mu-3σ':>7s} {'mu':>7s} {'σ':>6s} {'matches':>7s} "
              f"{unit:>14s} {'±95%':>8s}  sep  faults (timeouts/illegal/disconnects/crashes)"]
-    for r in d["standings"]:
+    for r in d["entries"]:
         ci = f"{r['ci95']:8.2f}" if r["ci95"] is not None else f"{'-':>8s}"
-        sep = " yes" if r["separated_from_next"] else ("   " if r is d["standings"][-1] else "  no")
+        sep = " yes" if r["separated_from_next"] else ("   " if r is d["entries"][-1] else "  no")
         f = r["faults"]
         lines.append(f"{r['place']:>2} {r['entrant']:14s} {r['score']:7.2f} {r['mu']:7.2f} {r['sigma']:6.2f} "
                      f"{r['matches']:7d} {r['mean']:14.2f} {ci}  {sep}  "
@@ -106,8 +102,7 @@ def show_standings(args) -> int:
         info = _call(stub.GetLadder, ladder_pb2.GetLadderRequest(ladder_id=args.ladder_id), 5)
         s = _call(stub.GetStandings, ladder_pb2.GetLadderRequest(ladder_id=args.ladder_id), 5)
     d = standings_dict(s)
-    variant = "hhl" if info.variant == common_pb2.VARIANT_HHL else "domeng"
-    print(json.dumps(d, indent=2) if args.json else format_standings(d, variant))
+    print(json.dumps(d, indent=2) if args.json else format_standings(d, VARIANT.word(info.variant)))
     return 0
 
 
@@ -135,9 +130,6 @@ def bot_command(engine: str, key: str, entrant: str, streams: int, capacity: int
 def run_ladder(args) -> int:
     from bots.strategies import STRATEGIES
 
-    from .cli import _parse_options
-    from .processes import DOMINO, start_engine, stop_processes
-
     builtin = [b.strip() for b in args.bots.split(",") if b.strip()]
     unknown = [b for b in builtin if b not in STRATEGIES or b == "oracle"]
     if unknown:
@@ -159,8 +151,10 @@ def run_ladder(args) -> int:
         with grpc.insecure_channel(address) as channel:
             stub = ladder_pb2_grpc.LadderStub(channel)
             request = ladder_pb2.CreateLadderRequest(
-                variant=VARIANT_ENUM[args.variant], options_json=json.dumps(_parse_options(args.option)),
-                entrants=entrants, format=FORMAT_ENUM[args.format], matches=args.ladder_matches,
+                variant=VARIANT.number(args.variant),
+                options_json=json.dumps(parse_options(args.option)),
+                entrants=entrants, format=LADDER_FORMAT.number(args.format),
+                matches=args.ladder_matches,
                 until_separated=args.until_separated, max_matches=args.max_matches,
                 concurrency=args.concurrency, clock_ms=args.clock_ms, seat_wait_s=args.seat_wait)
             if args.seed is not None:

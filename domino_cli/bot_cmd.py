@@ -1,8 +1,4 @@
-"""Command line for the engine service: `domino engine`, `domino bot`, `domino new-match`.
-
-engine_service.cli wires these in with `cli_engine.add_subcommands(subparsers)`; this
-module also runs on its own: `python -m engine_service.cli_engine engine --port 0`.
-"""
+"""`domino bot`: play seats, or pool seats, with a strategy over the engine's Play service."""
 
 from __future__ import annotations
 
@@ -14,17 +10,15 @@ import signal
 import sys
 import threading
 
-DEFAULT_DB = os.path.join("data", "engine.sqlite3")
-
 BOT_HELP = """Play with a strategy from bots/strategies over the engine's Play service.
 
 Seats, three ways (several seats share one process, one connection each):
-  --match ID --seat 0 --token=T0 [--seat 2 --token=T2 ...]   pairs, in order (write
-                      --token=T: a token may start with "-")
+  --match ID --seat 0 --seat-token=T0 [--seat 2 --seat-token=T2 ...]   pairs, in order
+                      (write --seat-token=T: a token may start with "-")
   DOMINO_SEAT_TOKEN=T --match ID --seat 0                    one seat, token kept out of ps
-  --seats-file FILE   JSON: the object `domino new-match` prints ({"match_id", "tokens"}:
+  --seats-file FILE   JSON: the object `domino new-match` prints ({"match_id", "seat_tokens"}:
                       every seat, or only the --seat numbers given), or a list of
-                      {"match_id", "seat", "token"}; '-' reads stdin
+                      {"match_id", "seat", "seat_token"}; '-' reads stdin
 Or a pool: --pool NAME [--name BOTNAME] [--capacity K] [--matches N] [--bots B]: the engine
 seats the bot in matches that need one from that pool, match after match, K at once; B
 streams from one process (one seat per match each) can fill every seat of a table.
@@ -40,16 +34,9 @@ It prints one JSON line per seat ({"match_id", "seat", "result", "stats"}) or, f
 
 
 def add_subcommands(subparsers) -> None:
-    p = subparsers.add_parser("engine", help="run the gRPC engine service")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=50051, help="0 picks a free port")
-    p.add_argument("--db", default=DEFAULT_DB,
-                   help=f"SQLite file (default {DEFAULT_DB}); ':memory:' keeps nothing")
-    p.set_defaults(func=run_engine)
-
     p = subparsers.add_parser(
-        "bot", help="play seats (--match/--seat/--token, --seats-file) or pool seats (--pool) "
-        "with a strategy", formatter_class=argparse.RawDescriptionHelpFormatter,
+        "bot", help="play seats (--match/--seat/--seat-token, --seats-file) or pool seats "
+        "(--pool) with a strategy", formatter_class=argparse.RawDescriptionHelpFormatter,
         description=BOT_HELP)
     p.add_argument("--engine", default="127.0.0.1:50051", help="HOST:PORT of the engine")
     p.add_argument("--strategy", default="greedy",
@@ -57,14 +44,14 @@ def add_subcommands(subparsers) -> None:
                    "heuristic, search (oracle plays only in-process)")
     p.add_argument("--seed", type=int, help="seed of the strategies: seat N plays with SEED+N "
                    "(a pool bot's k-th match with SEED+k)")
-    p.add_argument("--match", help="match id (for --seat/--token pairs)")
+    p.add_argument("--match", help="match id (for --seat/--seat-token pairs)")
     p.add_argument("--seat", type=int, action="append", default=[],
-                   help="seat number; repeat with --token to play several seats")
-    p.add_argument("--token", action="append", default=[],
-                   help="seat token, paired in order with --seat; write --token=T, as a token may "
-                   "start with '-' (one seat: env DOMINO_SEAT_TOKEN keeps it out of ps)")
+                   help="seat number; repeat with --seat-token to play several seats")
+    p.add_argument("--seat-token", action="append", default=[], dest="seat_tokens",
+                   help="seat token, paired in order with --seat; write --seat-token=T, as a "
+                   "token may start with '-' (one seat: env DOMINO_SEAT_TOKEN keeps it out of ps)")
     p.add_argument("--seats-file", help="JSON file ('-' = stdin) of seats to play: what "
-                   "`domino new-match` prints, or a list of {match_id, seat, token}")
+                   "`domino new-match` prints, or a list of {match_id, seat, seat_token}")
     p.add_argument("--pool", help="enlist in this bot pool instead of playing given seats")
     p.add_argument("--name", default="", help="the bot's name in the pool (default: the "
                    "strategy name)")
@@ -85,40 +72,9 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("-v", "--verbose", action="store_true", help="log every connection step")
     p.set_defaults(func=run_bot)
 
-    p = subparsers.add_parser("new-match", help="create a match and claim its seats; prints "
-                              "JSON {match_id, tokens}")
-    p.add_argument("--engine", default="127.0.0.1:50051", help="HOST:PORT of the engine")
-    p.add_argument("--variant", choices=["hhl", "domeng"], default="hhl")
-    p.add_argument("--options", default="", help='rules options as JSON, e.g. {"hands": 2}')
-    p.add_argument("--seed", type=int)
-    p.add_argument("--clock-ms", type=int, default=0, help="bot turn clock (default 10000)")
-    p.set_defaults(func=run_new_match)
-
-
-def run_engine(args) -> int:
-    from .engine import Engine
-    from .server import start_server
-
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    if args.db != ":memory:" and os.path.dirname(args.db):
-        os.makedirs(os.path.dirname(args.db), exist_ok=True)
-    engine = Engine.open(args.db)
-    restored = engine.recover()
-    server, port = start_server(engine, args.host, args.port)
-    # Tests and scripts read this line to learn the port.
-    print(f"engine listening on {args.host}:{port} ({len(restored)} matches restored)",
-          flush=True)
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
-    stop.wait()
-    server.stop(grace=2).wait()
-    engine.close()
-    return 0
-
 
 def bot_tickets(args) -> list:
-    """The seats `domino bot` plays, from --match/--seat/--token, the environment or
+    """The seats `domino bot` plays, from --match/--seat/--seat-token, the environment or
     --seats-file. Raises SystemExit with a message when they do not add up."""
     from bots.runner import SeatTicket
 
@@ -131,27 +87,27 @@ def bot_tickets(args) -> list:
                     data = json.load(f)
         except (OSError, ValueError) as e:
             raise SystemExit(f"domino bot: cannot read --seats-file {args.seats_file}: {e}") from None
-        if isinstance(data, dict) and "tokens" in data:
-            seats = args.seat or range(len(data["tokens"]))
+        if isinstance(data, dict) and "seat_tokens" in data:
+            seats = args.seat or range(len(data["seat_tokens"]))
             try:
-                return [SeatTicket(data["match_id"], s, data["tokens"][s]) for s in seats]
+                return [SeatTicket(data["match_id"], s, data["seat_tokens"][s]) for s in seats]
             except (KeyError, IndexError):
                 raise SystemExit("domino bot: --seat out of range for --seats-file") from None
         if isinstance(data, list) and all(isinstance(x, dict) for x in data):
             try:
-                return [SeatTicket(x["match_id"], int(x["seat"]), x["token"]) for x in data]
+                return [SeatTicket(x["match_id"], int(x["seat"]), x["seat_token"]) for x in data]
             except (KeyError, ValueError) as e:
                 raise SystemExit(f"domino bot: --seats-file entry without {e}") from None
-        raise SystemExit('domino bot: --seats-file holds {"match_id", "tokens"} or a list of '
-                         '{"match_id", "seat", "token"}')
-    tokens = args.token or ([os.environ["DOMINO_SEAT_TOKEN"]]
-                            if os.environ.get("DOMINO_SEAT_TOKEN") else [])
+        raise SystemExit('domino bot: --seats-file holds {"match_id", "seat_tokens"} or a '
+                         'list of {"match_id", "seat", "seat_token"}')
+    tokens = args.seat_tokens or ([os.environ["DOMINO_SEAT_TOKEN"]]
+                                  if os.environ.get("DOMINO_SEAT_TOKEN") else [])
     if not args.match or not tokens:
-        raise SystemExit("domino bot: give --match with --seat/--token (or DOMINO_SEAT_TOKEN), "
-                         "--seats-file, or --pool")
+        raise SystemExit("domino bot: give --match with --seat/--seat-token (or "
+                         "DOMINO_SEAT_TOKEN), --seats-file, or --pool")
     seats = args.seat or ([-1] if len(tokens) == 1 else [])
     if len(seats) != len(tokens):
-        raise SystemExit(f"domino bot: {len(seats)} --seat for {len(tokens)} tokens; "
+        raise SystemExit(f"domino bot: {len(seats)} --seat for {len(tokens)} --seat-token; "
                          "give them in pairs")
     return [SeatTicket(args.match, s, t) for s, t in zip(seats, tokens, strict=True)]
 
@@ -184,7 +140,7 @@ def run_bot(args) -> int:
             def slowly(view, legal_moves):
                 time.sleep(args.delay)
                 return choose(view, legal_moves)
-            strategy.choose = slowly
+            strategy.choose = slowly    # no longer inline: runs_inline sees the replacement
         return strategy
 
     # A strategy that does not listen to events gets none: the engine sends it only its
@@ -239,34 +195,3 @@ def run_pool_bots(args, make_bot, options) -> int:
             out["error"] = errors[i]
         print(json.dumps(out), flush=True)
     return 1 if errors else 0
-
-
-def run_new_match(args) -> int:
-    import grpc
-
-    from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc
-
-    variant = {"hhl": common_pb2.VARIANT_HHL, "domeng": common_pb2.VARIANT_DOMENG}[args.variant]
-    with grpc.insecure_channel(args.engine) as channel:
-        stub = engine_pb2_grpc.EngineStub(channel)
-        request = engine_pb2.CreateMatchRequest(variant=variant, options_json=args.options,
-                                                bot_clock_ms=args.clock_ms)
-        if args.seed is not None:
-            request.seed = args.seed
-        created = stub.CreateMatch(request, timeout=10)
-        tokens = [stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=created.match_id,
-                                                             seat=s), timeout=10).seat_token
-                  for s in range(created.num_seats)]
-    print(json.dumps({"match_id": created.match_id, "seed": created.seed, "tokens": tokens}))
-    return 0
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="domino")
-    add_subcommands(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return args.func(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

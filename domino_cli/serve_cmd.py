@@ -14,9 +14,9 @@ import signal
 import subprocess
 import threading
 
+from .engine_cmd import DEFAULT_DB
 from .processes import DOMINO, start_engine, stop_processes
 
-DEFAULT_DB = os.path.join("data", "engine.sqlite3")
 BOTS_PER_STRATEGY = 5      # the most seats at a table (Domeng)
 BOT_CAPACITY = 16          # matches each house bot plays at once
 

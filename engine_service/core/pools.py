@@ -12,7 +12,7 @@ import threading
 from collections import deque
 from typing import Protocol
 
-from .match import Match
+from .referee import Referee
 
 
 class PoolBot(Protocol):
@@ -20,7 +20,7 @@ class PoolBot(Protocol):
     capacity: int
     name: str
 
-    def seat_in(self, match: Match, seat: int) -> None: ...
+    def seat_in(self, referee: Referee, seat: int) -> None: ...
 
 
 class Pools:
@@ -28,14 +28,14 @@ class Pools:
         # One lock for the pools only; it is never held while a match waits on another
         # match, and the move path never takes it.
         self._lock = threading.Lock()
-        self._seats: dict[str, deque[tuple[Match, int]]] = {}
+        self._seats: dict[str, deque[tuple[Referee, int]]] = {}
         self._bots: dict[str, list[PoolBot]] = {}
         self._playing: dict[PoolBot, set[str]] = {}   # match ids each bot is seated in
 
-    def need(self, pool: str, match: Match, seat: int) -> None:
-        """A seat of `match` waits for a bot from `pool`."""
+    def need(self, pool: str, referee: Referee, seat: int) -> None:
+        """A seat of the referee's match waits for a bot from `pool`."""
         with self._lock:
-            self._seats.setdefault(pool, deque()).append((match, seat))
+            self._seats.setdefault(pool, deque()).append((referee, seat))
             self._assign(pool)
 
     def enlist(self, pool: str, bot: PoolBot) -> None:
@@ -64,12 +64,12 @@ class Pools:
                 for name in self._names(pool, bot):
                     self._bots[name].remove(bot)
 
-    def withdraw(self, match: Match, seat: int) -> None:
+    def withdraw(self, referee: Referee, seat: int) -> None:
         """Stop waiting for a bot for this seat (the engine plays it)."""
         with self._lock:
             for seats in self._seats.values():
-                if (match, seat) in seats:
-                    seats.remove((match, seat))
+                if (referee, seat) in seats:
+                    seats.remove((referee, seat))
 
     @staticmethod
     def _names(pool: str, bot: PoolBot) -> list[str]:
@@ -87,18 +87,18 @@ class Pools:
             return
         still = deque()
         while seats:
-            match, seat = seats.popleft()
-            if match.game.over:
+            referee, seat = seats.popleft()
+            if referee.match.over:
                 continue
             free = [b for b in bots
-                    if len(self._playing[b]) < b.capacity and match.id not in self._playing[b]]
+                    if len(self._playing[b]) < b.capacity and referee.id not in self._playing[b]]
             if not free:
-                still.append((match, seat))
+                still.append((referee, seat))
                 continue
             bot = min(free, key=lambda b: len(self._playing[b]))
-            self._playing[bot].add(match.id)
-            if not match.seats[seat].claimed:
+            self._playing[bot].add(referee.id)
+            if not referee.seats[seat].claimed:
                 # The token is dropped: the bot never needs it.
-                match.claim(seat, by_pool=True, name=bot.name)
-            bot.seat_in(match, seat)
+                referee.claim(seat, by_pool=True, name=bot.name)
+            bot.seat_in(referee, seat)
         seats.extend(still)

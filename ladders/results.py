@@ -1,7 +1,8 @@
-"""A ladder result row from a finished match's result (see standings.py for the shape)."""
+"""A ladder result: the immutable record one counted match leaves in its ladder, made from
+the match's result (standings.py describes the shape)."""
 
 
-def result_row(variant: str, index: int, set_no: int, set_size: int, seed: int, lineup: list[str],
+def ladder_result(variant: str, index: int, set_no: int, set_size: int, seed: int, lineup: list[str],
                result: dict, hands: int, faults: dict | None = None, void: bool = False) -> dict:
     if variant == "hhl":
         scores, titles = list(result["totals"]), [0] * len(lineup)

@@ -8,14 +8,14 @@ import functools
 
 import grpc
 
-from . import wire
-from .errors import EngineError
+from ..core.errors import EngineError
+from . import codec
 
 
 def _status(context, err: EngineError) -> tuple[grpc.StatusCode, str]:
     context.set_trailing_metadata((
         ("domino-reason", err.reason),
-        ("domino-refusal-bin", wire.refusal(err).SerializeToString()),
+        ("domino-refusal-bin", codec.refusal(err).SerializeToString()),
     ))
     return getattr(grpc.StatusCode, err.code), f"{err.reason}: {err.message}"
 

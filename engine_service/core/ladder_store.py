@@ -1,6 +1,6 @@
 """Where ladders survive a restart: their definition, their schedule and their results.
 
-Result rows are immutable: one per (ladder, schedule index), inserted once; standings are
+Ladder results are immutable: one per (ladder, schedule index), inserted once; standings are
 always recomputed from them. Kept in its own tables (and its own SQLite connection to the
 same file as the match store) so the match log stays small and simple.
 """
@@ -70,11 +70,11 @@ class LadderStore:
         return self._run("SELECT match_id, idx, status FROM ladder_matches WHERE ladder_id = ? "
                          "ORDER BY rowid", (ladder_id,))
 
-    def add_result(self, ladder_id: str, idx: int, row: dict) -> bool:
-        """Insert a result row once; False if that index was already counted."""
+    def add_result(self, ladder_id: str, idx: int, result: dict) -> bool:
+        """Insert a ladder result once; False if that index was already counted."""
         with self._lock:
             cur = self._db.execute("INSERT OR IGNORE INTO ladder_results VALUES (?, ?, ?)",
-                                   (ladder_id, idx, json.dumps(row)))
+                                   (ladder_id, idx, json.dumps(result)))
             return cur.rowcount == 1
 
     def results(self, ladder_id: str) -> list[dict]:

@@ -1,8 +1,7 @@
 """The gRPC surface: Engine and Play servicers, health, reflection, keepalive.
 
-Servicers are thin: decode the request, make one engine call, encode the answer. A refusal
-(EngineError) ends the call with the status code of its reason, the message "REASON: text",
-and trailing metadata "domino-reason" and "domino-refusal-bin" (a serialized Refusal).
+Servicers are thin: decode the request, make one engine call, encode the answer (codec.py).
+A refusal (EngineError) ends the call with the status code of its reason (status.py).
 
 One grpc.aio server on an event loop thread of its own serves everything. The move path
 runs on that loop: Play and Watch streams are coroutines (play_session.py), and so are
@@ -30,15 +29,14 @@ from domino_proto.domino.v1 import (
     play_pb2,
     play_pb2_grpc,
 )
+from domino_wire.names import MATCH_STATUS, SEAT_KIND
 
-from . import wire
-from .engine import Engine
-from .errors import EngineError
-from .inbox import KEEPALIVE, Inbox
-from .ladder_rpc import LadderServicer
-from .match import CLOSED
+from ..core.engine import Engine
+from . import codec
+from .ladder_service import LadderServicer
 from .play_session import PlaySession
-from .rpc_errors import async_refusals, refusals
+from .status import async_refusals, refusals
+from .watch import WatchSession
 
 log = logging.getLogger(__name__)
 
@@ -58,85 +56,57 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
 
     @refusals
     def CreateMatch(self, request, context):
-        variant = wire.VARIANTS.get(request.variant)
-        if variant is None:
-            raise EngineError("MALFORMED_REQUEST", "variant must be VARIANT_HHL or "
-                              "VARIANT_DOMENG")
-        match = self.engine.create_match(
-            variant, wire.loads(request.options_json, "options_json", {}),
+        referee = self.engine.create_match(
+            codec.variant_of(request.variant), codec.loads(request.options_json, "options_json", {}),
             request.seed if request.HasField("seed") else None,
-            wire.loads(request.deals_json, "deals_json"),
-            [wire.KINDS[s.kind] for s in request.seats] or None,
+            codec.loads(request.deals_json, "deals_json"),
+            [SEAT_KIND.word(s.kind) for s in request.seats] or None,
             [s.name for s in request.seats] or None,
             request.bot_clock_ms, request.person_clock_ms,
             [s.pool for s in request.seats] or None)
-        return engine_pb2.CreateMatchResponse(match_id=match.id, num_seats=len(match.seats),
-                                              seed=match.row.seed, summary=wire.summary(match))
+        return engine_pb2.CreateMatchResponse(match_id=referee.id, num_seats=len(referee.seats),
+                                              seed=referee.row.seed,
+                                              summary=codec.summary(referee))
 
     @refusals
     def ClaimSeat(self, request, context):
-        token = self.engine.claim_seat(request.match_id, request.seat)
+        seat_token = self.engine.claim_seat(request.match_id, request.seat)
         return engine_pb2.ClaimSeatResponse(match_id=request.match_id, seat=request.seat,
-                                            seat_token=token)
+                                            seat_token=seat_token)
 
     @refusals
     def ListMatches(self, request, context):
-        found = self.engine.list_matches(wire.STATUS.get(request.status, ""), request.limit)
-        return engine_pb2.ListMatchesResponse(matches=[wire.summary(m) for m in found])
+        found = self.engine.list_matches(MATCH_STATUS.word(request.status) or "", request.limit)
+        return engine_pb2.ListMatchesResponse(matches=[codec.summary(r) for r in found])
 
     @refusals
     def GetMatch(self, request, context):
-        match = self.engine.get(request.match_id)
-        return engine_pb2.GetMatchResponse(summary=wire.summary(match),
-                                           view_json=wire.dumps(match.seat_view(None).view))
+        referee = self.engine.get(request.match_id)
+        return engine_pb2.GetMatchResponse(summary=codec.summary(referee),
+                                           view_json=codec.dumps(referee.seat_view(None).view))
 
     # GetView and SubmitMove, the calls a REST client makes per move, run on the event
     # loop like a Play stream's moves (short, and a thread hand-over each way saved).
     @async_refusals
     async def GetView(self, request, context):
         view = self.engine.view(request.match_id, request.seat_token)
-        return wire.seat_state(request.match_id, view)
+        return codec.seat_state(request.match_id, view)
 
     @async_refusals
     async def SubmitMove(self, request, context):
         seat, accepted = self.engine.submit(request.match_id, request.seat_token,
                                             request.expected_version, request.move_id,
                                             request.move_text)
-        return wire.submit_response(seat, accepted)
+        return codec.submit_response(seat, accepted)
 
     @async_refusals
     async def Watch(self, request, context):
-        match = self.engine.get(request.match_id)
-        seat = match.authenticate(request.seat_token) if request.seat_token else None
-        inbox = Inbox()
-        sub, view = match.subscribe(seat, inbox)
-        try:
-            await context.write(engine_pb2.WatchMessage(snapshot=wire.snapshot(match, view)))
-            if match.game.over:
-                await context.write(engine_pb2.WatchMessage(match_over=wire.match_over(match)))
-                return
-            while True:
-                item = await inbox.get()
-                if item is CLOSED:
-                    return
-                if item is KEEPALIVE:
-                    await context.write(engine_pb2.WatchMessage(
-                        keepalive=wire.keepalive(match.version)))
-                    continue
-                await context.write(engine_pb2.WatchMessage(
-                    events=wire.event_batch(item, seat)))
-                if item.over:
-                    await context.write(engine_pb2.WatchMessage(
-                        match_over=wire.match_over(match)))
-                    return
-        finally:
-            match.unsubscribe(sub)
-            inbox.close()
+        await WatchSession(self.engine, request.match_id, request.seat_token).run(context.write)
 
     @refusals
     def GetRecord(self, request, context):
         return engine_pb2.GetRecordResponse(
-            record_json=wire.dumps(self.engine.record(request.match_id)))
+            record_json=codec.dumps(self.engine.record(request.match_id)))
 
 
 class PlayServicer(play_pb2_grpc.PlayServicer):

@@ -1,11 +1,12 @@
 """Ladders inside the engine: a director per ladder schedules its matches, watches them
-end, and turns each finished match into one immutable result row.
+end, and turns each finished match into one immutable ladder result.
 
 Seats are filled from pools: the seat of entrant E in ladder K waits in pool "K/E", and a
 bot that enlists with Hello.pool = {pool: K, name: E} is offered exactly those seats
 (pools.py). Faults are charged to the entrant whose seat committed them; a match broken
 by the engine itself (it stops moving although its clocks should move it) is voided and
-its schedule slot played again, never counted as anyone's loss.
+its schedule slot played again, never counted as anyone's loss. Each counted match
+leaves one immutable ladder result (ladders/results.py).
 """
 
 from __future__ import annotations
@@ -18,14 +19,15 @@ import threading
 import time
 
 from ladders.formats import FORMATS, ROTATION, schedule, set_size
-from ladders.rows import result_row
+from ladders.results import ladder_result
 from ladders.standings import compute
 
-from . import rules
-from .errors import EngineError
+from .. import rules
+from .errors import EngineError, Reason
 from .ladder_store import LadderStore
-from .match import LIVE, WAITING, Update
+from .referee import LIVE, WAITING
 from .seats import BOT, DEFAULT_CLOCK_MS
+from .updates import Update
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +46,7 @@ def pool_of(key: str, entrant: str) -> str:
 def check_spec(spec: dict) -> dict:
     """Validate and complete a ladder definition; EngineError names the bad field."""
     def bad(msg):
-        raise EngineError("MALFORMED_REQUEST", msg)
+        raise EngineError(Reason.MALFORMED_REQUEST, msg)
 
     if spec.get("variant") not in SEATS:
         bad("variant must be hhl or domeng")
@@ -85,8 +87,8 @@ class Director:
         self.id, self.spec, self.created, self.status = ladder_id, spec, created, status
         self.seats = SEATS[spec["variant"]]
         self.set_size = set_size(spec["format"], spec["entrants"], self.seats)
-        self.rows: list[dict] = store.results(ladder_id)
-        self.counted = {r["index"] for r in self.rows}
+        self.results: list[dict] = store.results(ladder_id)
+        self.counted = {r["index"] for r in self.results}
         self.playing: dict[str, tuple[int, float]] = {}  # match id -> (index, last change)
         self.replay: list[int] = []  # voided slots to play again
         started = store.matches(ladder_id)
@@ -100,7 +102,7 @@ class Director:
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         self._subs = {}
         self._lock = threading.RLock()
-        self._standings = compute(spec["variant"], spec["entrants"], self.rows)
+        self._standings = compute(spec["variant"], spec["entrants"], self.results)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -156,39 +158,40 @@ class Director:
             self.next_index += 1
         s = self.spec
         lineup, seed, _ = schedule(s["format"], s["entrants"], self.seats, s["seed"], idx)
-        match = self.engine.create_match(
+        referee = self.engine.create_match(
             s["variant"], s["options"], seed, names=list(lineup), bot_clock_ms=s["clock_ms"],
             pools=[pool_of(s["key"], name) for name in lineup])
-        self.store.add_match(self.id, match.id, idx)
-        self.playing[match.id] = (idx, time.time())
-        self._watch(match.id)
+        self.store.add_match(self.id, referee.id, idx)
+        self.playing[referee.id] = (idx, time.time())
+        self._watch(referee.id)
 
     def _watch(self, match_id: str) -> None:
-        match = self.engine.get(match_id)
-        sub, _ = match.subscribe(None, self.inbox)
-        self._subs[match_id] = (match, sub)
-        if match.game.over:
+        referee = self.engine.get(match_id)
+        sub, _ = referee.subscribe(None, self.inbox)
+        self._subs[match_id] = (referee, sub)
+        if referee.match.over:
             self._count(match_id)
 
     def _unwatch(self, match_id: str) -> None:
-        match, sub = self._subs.pop(match_id, (None, None))
-        if match is not None:
-            match.unsubscribe(sub)
+        referee, sub = self._subs.pop(match_id, (None, None))
+        if referee is not None:
+            referee.unsubscribe(sub)
 
     def _count(self, match_id: str) -> None:
         if match_id not in self.playing:
             return
         idx, _ = self.playing.pop(match_id)
         self._unwatch(match_id)
-        match = self.engine.get(match_id)
+        referee = self.engine.get(match_id)
         s = self.spec
         lineup, seed, set_no = schedule(s["format"], s["entrants"], self.seats, s["seed"], idx)
-        row = result_row(s["variant"], idx, set_no, self.set_size, seed, lineup, match.game.result,
-                         len(match.game.deals), faults=match.faults_by_name())
-        if self.store.add_result(self.id, idx, row):
-            self.rows.append(row)
+        result = ladder_result(s["variant"], idx, set_no, self.set_size, seed, lineup,
+                               referee.match.result, len(referee.match.deals),
+                               faults=referee.faults_by_name())
+        if self.store.add_result(self.id, idx, result):
+            self.results.append(result)
             self.counted.add(idx)
-            self._standings = compute(s["variant"], s["entrants"], self.rows)
+            self._standings = compute(s["variant"], s["entrants"], self.results)
         self.store.set_match_status(self.id, match_id, COUNTED)
 
     def void(self, match_id: str, why: str) -> None:
@@ -207,12 +210,12 @@ class Director:
     def _check_waiting_and_stalled(self) -> None:
         now = time.time()
         for match_id, (_, changed) in list(self.playing.items()):
-            match = self.engine.get(match_id)
-            if match.status == WAITING and now - match.row.created > self.spec["seat_wait_s"]:
-                for seat in match.unfilled_pool_seats():
-                    self.engine.pools.withdraw(match, seat)
-                    match.no_show(seat)  # played automatically; the entrant is charged
-            elif match.status == LIVE and now - changed > self._stall_s():
+            referee = self.engine.get(match_id)
+            if referee.status == WAITING and now - referee.row.created > self.spec["seat_wait_s"]:
+                for seat in referee.unfilled_pool_seats():
+                    self.engine.pools.withdraw(referee, seat)
+                    referee.no_show(seat)  # played automatically; the entrant is charged
+            elif referee.status == LIVE and now - changed > self._stall_s():
                 self.void(match_id, f"no move for {now - changed:.0f} s")
 
     def _stall_s(self) -> float:
@@ -229,8 +232,8 @@ class Director:
     # ----- reading --------------------------------------------------------------------
     def info(self) -> dict:
         with self._lock:
-            table = self._standings["standings"]
-            leader = table[0]["entrant"] if self.rows and table else ""
+            table = self._standings["entries"]
+            leader = table[0]["entrant"] if self.results and table else ""
             return {"ladder_id": self.id, "spec": self.spec, "status": self.status,
                     "counted": len(self.counted), "voided": self.voided,
                     "playing": len(self.playing), "leader": leader, "created": self.created}
@@ -240,7 +243,7 @@ class Director:
             return {**self._standings, "voided": self.voided}
 
     def matches(self) -> list[dict]:
-        by_index = {r["index"]: r for r in self.rows}
+        by_index = {r["index"]: r for r in self.results}
         out = []
         s = self.spec
         for match_id, idx, status in self.store.matches(self.id):
@@ -282,7 +285,7 @@ class Ladders:
     def get(self, ladder_id: str) -> Director:
         d = self._directors.get(ladder_id)
         if d is None:
-            raise EngineError("UNKNOWN_LADDER", f"no ladder with id {ladder_id!r}")
+            raise EngineError(Reason.UNKNOWN_LADDER, f"no ladder with id {ladder_id!r}")
         return d
 
     def list(self) -> list[Director]:

@@ -4,9 +4,10 @@ A seat stream (Hello.seat) plays one match and ends with it. A pool stream (Hell
 is seated by the engine's pools in any number of matches, one after another or several at
 once, and lasts until the bot goes away. Either way all outgoing messages come from one
 inbox: match updates, answers to the bot's moves (from the stream's reader task) and new
-seats (from the pools), so they leave in one ordered stream. A bot whose Hello sets
-skip_events gets no EventBatch: its stream is woken only for its turns, its answers and
-the ends of its matches; with skip_accepted only refused moves are answered.
+seats (from the pools), so they leave in one ordered stream (streams.serve_inbox). A bot
+whose Hello sets skip_events gets no EventBatch: its stream is woken only for its turns,
+its answers and the ends of its matches; with skip_accepted only refused moves are
+answered.
 
 Play streams run as coroutines on the server's event loop (server.py), not one thread
 each: a move travels from one bot's stream to the next seat's stream without a thread
@@ -22,12 +23,15 @@ import logging
 from dataclasses import dataclass
 
 from domino_proto.domino.v1 import play_pb2
+from domino_wire.names import VARIANT
 
-from . import wire
-from .engine import Engine
-from .errors import EngineError
-from .inbox import KEEPALIVE, Inbox
-from .match import CLOSED, Match, SeatView, Subscriber, Update
+from ..core.engine import Engine
+from ..core.errors import EngineError, Reason
+from ..core.referee import Referee, SeatView
+from ..core.updates import Subscriber, Update
+from ..plumbing.inbox import CLOSED, Inbox
+from . import codec
+from .streams import send_all, serve_inbox
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +39,7 @@ log = logging.getLogger(__name__)
 @dataclass
 class Seated:
     """A match this stream plays."""
-    match: Match
+    referee: Referee
     seat: int
     sub: Subscriber
     asked: int = -1    # the version of the last TurnRequest sent, so each is sent once
@@ -43,7 +47,7 @@ class Seated:
 
 @dataclass(frozen=True)
 class Join:
-    match: Match
+    referee: Referee
     seat: int
 
 
@@ -73,9 +77,14 @@ class PlaySession:
         self.events = True      # send EventBatch messages (Hello.skip_events turns them off)
         self.accepted = True    # answer accepted moves too (Hello.skip_accepted turns it off)
 
+    @property
+    def done(self) -> bool:
+        """A seat stream ends with its match; a pool stream when the bot goes away."""
+        return not self.pool and not self.seated
+
     # ----- the pools' side (PoolBot) -----------------------------------------------------
-    def seat_in(self, match: Match, seat: int) -> None:
-        self.inbox.put(Join(match, seat))
+    def seat_in(self, referee: Referee, seat: int) -> None:
+        self.inbox.put(Join(referee, seat))
 
     def close(self) -> None:
         self.inbox.put(CLOSED)
@@ -90,12 +99,11 @@ class PlaySession:
             self.events = not hello.skip_events
             self.accepted = not hello.skip_accepted
             if hello.WhichOneof("auth") == "seat":
-                match = self.engine.get(hello.seat.match_id)
-                seat = match.authenticate(hello.seat.seat_token)
-                log.info("bot %r plays match %s seat %d", hello.client, match.id, seat)
-                self.single = match.id
-                await self._send(self._join(match, seat), write)
-                if not self.seated:
+                referee, seat = self.engine.seat(hello.seat.match_id, hello.seat.seat_token)
+                log.info("bot %r plays match %s seat %d", hello.client, referee.id, seat)
+                self.single = referee.id
+                await send_all(self._join(referee, seat), write)
+                if self.done:
                     return          # the match was already over
             else:
                 self.pool = hello.pool.pool
@@ -105,16 +113,7 @@ class PlaySession:
                          hello.pool.name)
                 self.engine.pools.enlist(self.pool, self)
             reader = asyncio.create_task(self._read_moves(request_iterator))
-            while True:
-                item = await self.inbox.get()
-                if item is CLOSED:
-                    return
-                if item is KEEPALIVE:
-                    await write(self.keepalive())
-                    continue
-                await self._send(self._handle(item), write)
-                if not self.pool and not self.seated:
-                    return          # a seat stream ends with its match
+            await serve_inbox(self.inbox, self, write)
         finally:
             self.inbox.close()
             if reader is not None:
@@ -122,39 +121,34 @@ class PlaySession:
             if self.pool:
                 self.engine.pools.leave(self.pool, self)
             for seated in self.seated.values():
-                seated.match.unsubscribe(seated.sub)
-                seated.match.note_disconnect(seated.seat)
-
-    @staticmethod
-    async def _send(messages, write) -> None:
-        for message in messages:
-            await write(message)
+                seated.referee.unsubscribe(seated.sub)
+                seated.referee.note_disconnect(seated.seat)
 
     @staticmethod
     async def _hello(request_iterator):
         first = await anext(request_iterator, None)
         if first is None or first.WhichOneof("body") != "hello":
-            raise EngineError("MALFORMED_REQUEST", "the first message must be a Hello")
+            raise EngineError(Reason.MALFORMED_REQUEST, "the first message must be a Hello")
         hello = first.hello
         auth = hello.WhichOneof("auth")
         if auth is None:
-            raise EngineError("MALFORMED_REQUEST", "Hello needs a seat (match id + token) or "
-                              "a pool")
+            raise EngineError(Reason.MALFORMED_REQUEST, "Hello needs a seat (match id + "
+                              "token) or a pool")
         if auth == "pool" and not hello.pool.pool:
-            raise EngineError("MALFORMED_REQUEST", "PoolEnlist needs a pool name")
+            raise EngineError(Reason.MALFORMED_REQUEST, "PoolEnlist needs a pool name")
         return hello
 
-    def _handle(self, item):
+    def handle(self, item):
         if isinstance(item, Join):
-            yield from self._join(item.match, item.seat)
+            yield from self._join(item.referee, item.seat)
         elif isinstance(item, Update):
             seated = self.seated.get(item.match_id)
             if seated is None:
                 return
             if self.events:
-                yield out(events=wire.event_batch(item, seated.seat))
+                yield out(events=codec.event_batch(item, seated.seat))
             if item.over:
-                yield out(match_over=wire.match_over(seated.match))
+                yield out(match_over=codec.match_over(seated.referee))
                 self._leave(seated)
             elif item.to_move == seated.seat:
                 yield from self._turn(seated)
@@ -166,41 +160,43 @@ class PlaySession:
             if seated is not None and not item.message.accepted:
                 yield from self._turn(seated, again=True)   # a refused bot gets its turn again
 
-    def _join(self, match: Match, seat: int):
-        sub, view = match.subscribe(seat, self.inbox, self.events)
-        seated = Seated(match, seat, sub)
-        self.seated[match.id] = seated
-        yield out(welcome=play_pb2.Welcome(match_id=match.id, seat=seat,
-                                           num_seats=len(match.seats),
-                                           variant=wire.VARIANT_ENUM[match.row.variant]))
-        yield out(snapshot=wire.snapshot(match, view))
-        if match.game.over:
-            yield out(match_over=wire.match_over(match))
+    def _join(self, referee: Referee, seat: int):
+        sub, view = referee.subscribe(seat, self.inbox, self.events)
+        seated = Seated(referee, seat, sub)
+        self.seated[referee.id] = seated
+        yield out(welcome=play_pb2.Welcome(match_id=referee.id, seat=seat,
+                                           num_seats=len(referee.seats),
+                                           variant=VARIANT.number(referee.row.variant)))
+        yield out(snapshot=codec.snapshot(referee, view))
+        if referee.match.over:
+            yield out(match_over=codec.match_over(referee))
             self._leave(seated)
         else:
             yield from self._turn(seated, view)
 
     def _leave(self, seated: Seated) -> None:
-        seated.match.unsubscribe(seated.sub)
-        del self.seated[seated.match.id]
+        seated.referee.unsubscribe(seated.sub)
+        del self.seated[seated.referee.id]
         if self.pool:
-            self.engine.pools.done(self.pool, self, seated.match.id)
+            self.engine.pools.done(self.pool, self, seated.referee.id)
 
     def _turn(self, seated: Seated, view: SeatView | None = None, again: bool = False):
-        view = view or seated.match.seat_view(seated.seat)
+        view = view or seated.referee.seat_view(seated.seat)
         if view.legal_moves and (view.version > seated.asked or again):
             seated.asked = view.version
-            yield out(turn=play_pb2.TurnRequest(state=wire.seat_state(seated.match.id, view)))
+            yield out(turn=play_pb2.TurnRequest(state=codec.seat_state(seated.referee.id, view)))
 
     def keepalive(self):
         seated = self.seated.get(self.single)
-        return out(keepalive=wire.keepalive(seated.match.version if seated else 0))
+        return out(keepalive=codec.keepalive(seated.referee.version if seated else 0))
 
     # ----- the bot's side -----------------------------------------------------------------
     async def _read_moves(self, request_iterator) -> None:
         """Runs beside the sending loop; each answer goes through the inbox. A bot that
         wants every answer hears of its move before the next seat is asked to move (its
-        answer is queued first); refusals of a skip_accepted bot follow the move's update."""
+        answer is queued first); refusals of a skip_accepted bot follow the move's update.
+        The loop ends when the bot half-closes the stream; the task is cancelled when the
+        stream ends."""
         try:
             async for message in request_iterator:
                 answer = Answer()
@@ -209,8 +205,12 @@ class PlaySession:
                 self._answer(message, answer)
                 if not self.accepted and answer.message is not None:
                     self.inbox.put(answer)
-        except Exception:   # the connection went away; the clocks cover the seats
-            pass
+        except asyncio.CancelledError:
+            raise
+        except Exception:   # a bug: never silent; this stream ends, the clocks cover its seats
+            log.exception("Play stream of matches %s: reading the bot's messages failed",
+                          ", ".join(self.seated) or "(none)")
+            self.inbox.put(CLOSED)
 
     def _answer(self, message, answer: Answer) -> None:
         """Play the bot's move and fill in `answer` (left empty for an accepted move
@@ -219,13 +219,14 @@ class PlaySession:
         answer.match_id = match_id = choice.match_id or self.single
         try:
             if message.WhichOneof("body") != "move":
-                raise EngineError("MALFORMED_REQUEST", "only MoveChoice may follow Hello")
+                raise EngineError(Reason.MALFORMED_REQUEST, "only MoveChoice may follow Hello")
             seated = self.seated.get(match_id)
             if seated is None:
-                raise EngineError("UNKNOWN_MATCH", f"this stream plays no match {match_id!r}")
-            accepted = seated.match.submit(seated.seat, choice.version, choice.move_id,
-                                           choice.move_text)
+                raise EngineError(Reason.UNKNOWN_MATCH, f"this stream plays no match "
+                                  f"{match_id!r}")
+            accepted = seated.referee.submit(seated.seat, choice.version, choice.move_id,
+                                             choice.move_text)
             if self.accepted:
-                answer.message = wire.answer(match_id, choice.version, accepted)
+                answer.message = codec.answer(match_id, choice.version, accepted)
         except EngineError as err:
-            answer.message = wire.answer(match_id, choice.version, err=err)
+            answer.message = codec.answer(match_id, choice.version, err=err)

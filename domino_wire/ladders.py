@@ -1,0 +1,29 @@
+"""A ladder's Standings message as the plain dict that REST answers and the command line
+prints: one shape, made in one place."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from domino_proto.domino.v1 import ladder_pb2
+
+from .names import VARIANT
+
+FAULT_KINDS = ("timeouts", "illegal", "disconnects", "crashes")
+
+
+def standings(s: ladder_pb2.Standings) -> dict:
+    """`ci95` is None while too few matches were played to know it; the last entry's
+    `separated_from_next` is None (it has no next). `history`: after each counted match,
+    every entrant's score (mu - 3 sigma), for a rating chart."""
+    last = len(s.entries) - 1
+    entries = [{"place": e.place, "entrant": e.entrant, "mu": e.mu, "sigma": e.sigma,
+                "score": e.score, "matches": e.matches, "mean": e.mean,
+                "ci95": e.ci95 if math.isfinite(e.ci95) else None,
+                "faults": {k: getattr(e.faults, k) for k in FAULT_KINDS},
+                "separated_from_next": None if i == last else e.separated_from_next}
+               for i, e in enumerate(s.entries)]
+    return {"ladder_id": s.ladder_id, "variant": VARIANT.word(s.variant), "matches": s.matches,
+            "voided": s.voided, "separated": s.separated, "entries": entries,
+            "history": json.loads(s.history_json or "[]")}

@@ -1,0 +1,83 @@
+"""The engine's refusals: one exception, a stable reason code, and its status category.
+
+Every reason the engine can give is a member of `Reason`, and `STATUS` gives each one the
+name of its gRPC status code (the error table of docs/protocol.md and shared/design.md);
+tests/engine/test_reasons.py checks that no member lacks one. Only the rpc layer turns the
+name into a grpc.StatusCode, so this module stays free of grpc.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from ..rules import errors as rules
+
+
+class Reason(StrEnum):
+    # malformed request
+    MALFORMED_MOVE = "MALFORMED_MOVE"
+    MALFORMED_REQUEST = "MALFORMED_REQUEST"
+    UNKNOWN_MOVE_ID = "UNKNOWN_MOVE_ID"
+    BAD_SEAT = "BAD_SEAT"
+    # no or wrong seat token
+    NO_TOKEN = "NO_TOKEN"
+    BAD_TOKEN = "BAD_TOKEN"
+    # unknown match or ladder
+    UNKNOWN_MATCH = "UNKNOWN_MATCH"
+    UNKNOWN_LADDER = "UNKNOWN_LADDER"
+    # stale version
+    STALE_VERSION = "STALE_VERSION"
+    # a seat's token is handed out once
+    SEAT_TAKEN = "SEAT_TAKEN"
+    # a pool seat is filled by the engine, not claimed
+    POOL_SEAT = "POOL_SEAT"
+    # the record holds hidden tiles until the end
+    MATCH_NOT_OVER = "MATCH_NOT_OVER"
+    # the rules core's refusals (engine_service/rules/errors.py)
+    NOT_YOUR_TURN = rules.NOT_YOUR_TURN
+    TILE_NOT_IN_HAND = rules.TILE_NOT_IN_HAND
+    END_MISMATCH = rules.END_MISMATCH
+    ARM_CLOSED = rules.ARM_CLOSED
+    MUST_PLAY_DRAWN_TILE = rules.MUST_PLAY_DRAWN_TILE
+    MUST_OPEN_WITH = rules.MUST_OPEN_WITH
+    OPENING_HAS_NO_PLACE = rules.OPENING_HAS_NO_PLACE
+    PLACE_REQUIRED = rules.PLACE_REQUIRED
+    MODE_REQUIRED = rules.MODE_REQUIRED
+    MODE_NOT_ALLOWED = rules.MODE_NOT_ALLOWED
+    MATCH_OVER = rules.MATCH_OVER
+
+
+INVALID, ILLEGAL = "INVALID_ARGUMENT", "FAILED_PRECONDITION"
+
+STATUS: dict[Reason, str] = {
+    Reason.MALFORMED_MOVE: INVALID,
+    Reason.MALFORMED_REQUEST: INVALID,
+    Reason.UNKNOWN_MOVE_ID: INVALID,
+    Reason.BAD_SEAT: INVALID,
+    Reason.NO_TOKEN: "UNAUTHENTICATED",
+    Reason.BAD_TOKEN: "UNAUTHENTICATED",
+    Reason.UNKNOWN_MATCH: "NOT_FOUND",
+    Reason.UNKNOWN_LADDER: "NOT_FOUND",
+    Reason.STALE_VERSION: "ABORTED",
+    Reason.SEAT_TAKEN: "ALREADY_EXISTS",
+    Reason.POOL_SEAT: ILLEGAL,
+    Reason.MATCH_NOT_OVER: ILLEGAL,
+    **{Reason(r): ILLEGAL for r in rules.REASONS},   # illegal here and now
+}
+
+
+class EngineError(Exception):
+    """A refusal: nothing was changed. `legal_moves` is [(id, text), ...] for rules refusals."""
+
+    def __init__(self, reason: Reason | str, message: str, version: int = 0,
+                 legal_moves: list[tuple[str, str]] | None = None):
+        reason = Reason(reason)   # an unknown reason is a bug here, not a new code on the wire
+        super().__init__(f"{reason}: {message}")
+        self.reason = reason
+        self.message = message
+        self.version = version
+        self.legal_moves = legal_moves or []
+
+    @property
+    def code(self) -> str:
+        return STATUS[self.reason]

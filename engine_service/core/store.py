@@ -1,0 +1,50 @@
+"""Where matches survive a crash: the Store interface and the rows it keeps. The SQLite
+implementation is in sqlite_store.py.
+
+What is stored is exactly what replays a match (the rules core is deterministic):
+the creation parameters (variant, options, seed, explicit deals), the engine settings
+(seat kinds, names, clocks), the seat token hashes, and an append-only log of accepted
+moves. A move row is committed before the move is acknowledged, so a kill -9 at any moment
+loses no acknowledged move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    id: str
+    variant: str
+    options: dict
+    seed: int
+    deals: list | None
+    settings: dict                 # per seat: "kinds", "names", "clocks_ms", "pools" (lists)
+    created: float                 # Unix seconds
+    status: str = "waiting"        # "waiting" | "live" | "over"
+    result: dict | None = None
+
+
+@dataclass(frozen=True)
+class MoveRow:
+    """One accepted move: it took the match from version - 1 to version."""
+    version: int
+    seat: int
+    move_text: str                 # the move in text notation; "" for an engine action (time_up)
+    cause: str                     # "seat" | "timeout" | "absent" | "time_up"
+    at: float = field(default=0.0)  # Unix seconds
+
+
+class Store(Protocol):
+    def add_match(self, row: MatchRow) -> None: ...
+    def set_status(self, match_id: str, status: str, result: dict | None = None) -> None: ...
+    def claim_seat(self, match_id: str, seat: int, token_hash: str, name: str = "") -> bool: ...
+    def append_move(self, match_id: str, row: MoveRow) -> None: ...
+    def match(self, match_id: str) -> MatchRow | None: ...
+    def unfinished(self) -> list[MatchRow]: ...
+    def seat_hashes(self, match_id: str) -> dict[int, str]: ...
+    def seat_names(self, match_id: str) -> dict[int, str]: ...
+    def moves(self, match_id: str) -> list[MoveRow]: ...
+    def close(self) -> None: ...
