@@ -43,7 +43,7 @@ bench: install
 	$(PY) -m benchmarks
 
 lint: install
-	$(BIN)/ruff check engine_service bots gateway tests benchmarks tools
+	$(BIN)/ruff check domino_cli domino_wire engine_service bots gateway ladders tests benchmarks tools
 
 clean:
 	rm -rf $(VENV) $(PROTO_OUT) .pytest_cache .hypothesis .ruff_cache build *.egg-info

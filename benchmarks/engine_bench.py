@@ -544,9 +544,8 @@ def engine_work(seed: int) -> dict:
     to 4 watchers that asked for no events), each seat's TurnRequest built and serialized
     as its Play stream builds it (view, legal moves, encoding). µs per move by
     perf_counter, the first WARM_MOVES moves left out."""
-    from engine_service.core.engine import Engine as Core
-
     from domino_proto.domino.v1 import play_pb2
+    from engine_service.core.engine import Engine as Core
     from engine_service.rpc import codec as wire
 
     turn_s = move_s = 0.0

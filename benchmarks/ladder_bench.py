@@ -31,8 +31,8 @@ CONCURRENCY = 4
 
 def _throughput(variant: str, seats: int, matches: int, address: str, log) -> dict:
     import grpc
-    from domino_cli.processes import DOMINO, stop_processes
 
+    from domino_cli.processes import DOMINO, stop_processes
     from domino_proto.domino.v1 import common_pb2, ladder_pb2, ladder_pb2_grpc
 
     entrants = [f"random-{i + 1}" for i in range(seats)]

@@ -29,9 +29,8 @@ def _stamp(table: dict, key, at: float | None = None) -> None:
 
 def bot_main(argv: list[str]) -> int:
     """`domino bot ARGS` with stamps: TurnRequest in, MoveChoice queued, MoveChoice written."""
-    from domino_cli.main import main
-
     from bots import runner as r
+    from domino_cli.main import main
 
     out_path, args = argv[0], argv[1:]
     stamps = {"turn": {}, "queued": {}, "written": {}}

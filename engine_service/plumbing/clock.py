@@ -93,8 +93,8 @@ class ManualClock:
     """A clock for tests: time stands still until `advance`, which runs every alarm that
     falls due, in order, on the caller's thread."""
 
-    def __init__(self, start: float = 1_800_000_000.0):
-        self._wall0 = start
+    def __init__(self, start: float | None = None):
+        self._wall0 = time.time() if start is None else start
         self._t = 0.0
         self._heap: list[tuple[float, int, Alarm]] = []
         self._seq = itertools.count()

@@ -117,3 +117,26 @@ class Client(Served):
 
     def __init__(self, port):
         super().__init__(None, None, port)
+
+
+def wait_for(condition, timeout: float = 30, what: str = "the condition"):
+    """Poll `condition` until it is true (real threads and streams are at work)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.002)
+
+
+def clock_plays_for(served, match_id: str, seat: int) -> None:
+    """Let the (manual) turn clock run out once for `seat`: wait until it is the seat's
+    turn with its clock armed, then move the clock past its deadline."""
+    referee = served.engine.get(match_id)
+    wait_for(lambda: referee.match.over or (referee.match.to_move == seat
+                                            and referee.seat_view(seat).deadline > 0),
+             what=f"seat {seat}'s turn with its clock armed")
+    if not referee.match.over:
+        version = referee.version
+        served.clock.advance(referee.seats[seat].clock_ms / 1000)
+        assert referee.version > version, "the clock did not play"

@@ -1,25 +1,32 @@
-"""Turn clocks: a hung, a disconnecting and a garbage-sending bot never stall a match."""
+"""Turn clocks: a hung, a disconnecting and a garbage-sending bot never stall a match.
+
+The engine runs on a manual clock (engine_service.plumbing.clock.ManualClock): a turn
+clock runs out only when a test moves the clock, so nothing here sleeps, and every
+timeout falls exactly where the test says.
+"""
 
 import json
 import queue
 import threading
-import time
 
 import grpc
 
 from bots.runner import FirstLegal, play
 from domino_proto.domino.v1 import engine_pb2, play_pb2, play_pb2_grpc
 
-from .support import run_threads
+from .support import clock_plays_for, run_threads, wait_for
 
 CLOCK_MS = 150
 first_legal = FirstLegal()
 
 
-def watch_events(served, match_id, into):
+def watch_events(served, match_id, into, ready=None):
+    """A spectator collecting every event; `ready` is set once it is subscribed."""
     def run():
         for message in served.stub.Watch(engine_pb2.WatchRequest(match_id=match_id),
                                          timeout=60):
+            if message.WhichOneof("body") == "snapshot" and ready is not None:
+                ready.set()
             if message.WhichOneof("body") == "events":
                 into.extend(json.loads(e.event_json) for e in message.events.events)
     return run
@@ -29,46 +36,55 @@ def bots(served, match_id, tokens, seats):
     return [lambda s=s: play(served.address, match_id, tokens[s], first_legal) for s in seats]
 
 
-def test_a_hung_seat_times_out_three_times_then_is_played_at_once(served):
+def test_a_hung_seat_times_out_three_times_then_is_played_at_once(served_manual):
+    served = served_manual
     match_id, tokens = served.new_match("hhl", {"hands": 1}, seed=2, clock_ms=CLOCK_MS)
-    seen = []
-    started = time.monotonic()
-    # Seat 0 never connects: it is "hung".
-    run_threads([watch_events(served, match_id, seen), *bots(served, match_id, tokens,
-                                                             [1, 2, 3])])
+    referee = served.engine.get(match_id)
+    seen, clocks, watching = [], [], threading.Event()
+
+    def hung_seat_0():
+        # Seat 0 never connects: each time it is its turn, its clock runs out.
+        assert watching.wait(30)
+        while not referee.match.over and not referee.seats[0].absent:
+            clock_plays_for(served, match_id, 0)
+            clocks.append(referee.version)
+
+    run_threads([watch_events(served, match_id, seen, watching), hung_seat_0,
+                 *bots(served, match_id, tokens, [1, 2, 3])])
     timeouts = [e for e in seen if e["kind"] == "timeout"]
     assert [e["seat"] for e in timeouts] == [0, 0, 0]
     assert [e["timeouts_in_a_row"] for e in timeouts] == [1, 2, 3]
     assert [e for e in seen if e["kind"] == "absent"] == [{"kind": "absent", "seat": 0}]
     assert seen[-1]["kind"] == "match_over"
-    # Three clocks, not one per remaining turn of seat 0.
-    assert time.monotonic() - started < 3 * CLOCK_MS / 1000 + 5
+    assert len(clocks) == 3          # three clocks, not one per remaining turn of seat 0
     summary = served.summary(match_id).summary
     assert summary.seats[0].absent and summary.status == 3
 
 
-def test_the_default_move_is_the_first_legal_move_and_an_absent_holder_can_return(served):
+def test_the_default_move_is_the_first_legal_move_and_an_absent_holder_can_return(served_manual):
+    served = served_manual
     match_id, tokens = served.new_match("domeng", {}, seed=4, clock_ms=CLOCK_MS)
-    mover = served.summary(match_id).summary.to_move
+    referee = served.engine.get(match_id)
+    mover = referee.match.to_move
     first = served.view(match_id, tokens[mover]).legal_moves[0].text
-    deadline = time.monotonic() + 5
-    while served.summary(match_id).summary.version == 0 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    # Nobody plays: the clock played the first legal move and said so.
-    turn = served.engine.get(match_id).history[0]
+    clock_plays_for(served, match_id, mover)
+    # Nobody played: the clock played the first legal move and said so.
+    turn = referee.history[0]
     assert (turn.seat, turn.move_text) == (mover, first)
     assert turn.accepted.events[0].to_dict() == {"kind": "timeout", "seat": mover,
                                                  "move": first, "timeouts_in_a_row": 1}
     # Nobody plays: the mover goes absent first; its holder comes back while the match
     # is live, and then it has three fresh timeouts before it is absent again.
-    seen = []
-    watcher = threading.Thread(target=watch_events(served, match_id, seen), daemon=True)
+    seen, watching = [], threading.Event()
+    watcher = threading.Thread(target=watch_events(served, match_id, seen, watching),
+                               daemon=True)
     watcher.start()
-    deadline = time.monotonic() + 10
-    while not served.summary(match_id).summary.seats[mover].absent:
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
+    assert watching.wait(30)
+    while not referee.seats[mover].absent:
+        clock_plays_for(served, match_id, referee.match.to_move)
     served.view(match_id, tokens[mover])          # the holder comes back with its token
+    while not referee.match.over:
+        clock_plays_for(served, match_id, referee.match.to_move)
     watcher.join(30)
     assert served.summary(match_id).summary.status == 3
     mine = [(e["kind"], e.get("timeouts_in_a_row")) for e in seen
@@ -79,7 +95,8 @@ def test_the_default_move_is_the_first_legal_move_and_an_absent_holder_can_retur
                                        ("absent", None)]
 
 
-def test_a_bot_that_disconnects_and_comes_back_gets_a_snapshot_and_its_turn(served):
+def test_a_bot_that_disconnects_and_comes_back_gets_a_snapshot_and_its_turn(served_manual):
+    served = served_manual     # the clock never runs out here: no seat is played for
     match_id, tokens = served.new_match("hhl", {"hands": 1}, seed=6, clock_ms=5_000)
     seat = served.summary(match_id).summary.to_move
     answered = []
@@ -104,42 +121,52 @@ def test_a_bot_that_disconnects_and_comes_back_gets_a_snapshot_and_its_turn(serv
     run_threads([flaky, *bots(served, match_id, tokens, others)])
     assert answered[0][:3] == ["welcome", "snapshot", "turn"]
     assert answered[1] == served.engine.get(match_id).match.result
-    assert not any(s.absent for s in served.summary(match_id).summary.seats)
+    summary = served.summary(match_id).summary
+    assert not any(s.absent or s.timeouts_in_a_row for s in summary.seats)
 
 
-def test_a_bot_sending_garbage_is_refused_each_time_and_the_clock_plays_for_it(served):
+def test_a_bot_sending_garbage_is_refused_each_time_and_the_clock_plays_for_it(served_manual):
+    served = served_manual
     match_id, tokens = served.new_match("hhl", {"hands": 1}, seed=8, clock_ms=CLOCK_MS)
-    refusals = []
+    referee = served.engine.get(match_id)
+    refusals = []           # (version, reason)
     done = threading.Event()
 
-    def garbage(s):
-        def run():
-            outbox = queue.SimpleQueue()
-            outbox.put(play_pb2.BotMessage(hello=play_pb2.Hello(
-                seat=play_pb2.SeatAuth(match_id=match_id, seat_token=tokens[s]))))
-            stream = play_pb2_grpc.PlayStub(served.channel).Connect(iter(outbox.get, None),
-                                                                    timeout=30)
-            for message in stream:
-                kind = message.WhichOneof("body")
-                if kind == "turn":
-                    version = message.turn.state.version
-                    for bad in (play_pb2.MoveChoice(match_id=match_id, version=version,
-                                                    move_text="banana"),
-                                play_pb2.MoveChoice(match_id=match_id, version=version + 7,
-                                                    move_id="0"),
-                                play_pb2.MoveChoice(match_id=match_id, version=version,
-                                                    move_id="x")):
-                        outbox.put(play_pb2.BotMessage(move=bad))
-                elif kind == "answer":
-                    refusals.append(message.answer.refusal.reason)
-                elif kind == "match_over":
-                    done.set()
-            outbox.put(None)
-        return run
+    def garbage():
+        outbox = queue.SimpleQueue()
+        outbox.put(play_pb2.BotMessage(hello=play_pb2.Hello(
+            seat=play_pb2.SeatAuth(match_id=match_id, seat_token=tokens[0]))))
+        stream = play_pb2_grpc.PlayStub(served.channel).Connect(iter(outbox.get, None),
+                                                                timeout=30)
+        answered = set()
+        for message in stream:
+            kind = message.WhichOneof("body")
+            if kind == "turn" and message.turn.state.version not in answered:
+                version = message.turn.state.version
+                answered.add(version)     # garbage once per turn; the refusals re-ask it
+                for bad in (play_pb2.MoveChoice(match_id=match_id, version=version,
+                                                move_text="banana"),
+                            play_pb2.MoveChoice(match_id=match_id, version=version + 7,
+                                                move_id="0"),
+                            play_pb2.MoveChoice(match_id=match_id, version=version,
+                                                move_id="x")):
+                    outbox.put(play_pb2.BotMessage(move=bad))
+            elif kind == "answer":
+                refusals.append((message.answer.submitted_version,
+                                 message.answer.refusal.reason))
+            elif kind == "match_over":
+                done.set()
+        outbox.put(None)
 
-    run_threads([garbage(0), *bots(served, match_id, tokens, [1, 2, 3])])
+    def its_clock():
+        while not referee.match.over and not referee.seats[0].absent:
+            wait_for(lambda: referee.match.over or sum(
+                v == referee.version for v, _ in refusals) >= 2, what="the garbage")
+            clock_plays_for(served, match_id, 0)
+
+    run_threads([garbage, its_clock, *bots(served, match_id, tokens, [1, 2, 3])])
     assert done.is_set()
-    assert {"MALFORMED_MOVE", "STALE_VERSION", "UNKNOWN_MOVE_ID"} <= set(refusals)
+    assert {"MALFORMED_MOVE", "STALE_VERSION", "UNKNOWN_MOVE_ID"} <= {r for _, r in refusals}
     assert served.summary(match_id).summary.status == 3
 
 

@@ -4,6 +4,7 @@ import sqlite3
 import time
 
 import pytest
+
 from engine_service.core.engine import Engine
 from engine_service.core.referee import Referee
 from engine_service.core.sqlite_store import CHECKPOINT_S, SQLiteStore

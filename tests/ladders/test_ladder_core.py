@@ -5,9 +5,9 @@ import math
 from collections import Counter
 
 import pytest
-from bots.inprocess_ladder import run
 from openskill.models import PlackettLuce
 
+from bots.inprocess_ladder import run
 from ladders.formats import DUPLICATE, ROTATION, rotations, schedule
 from ladders.ratings import Ratings
 from ladders.standings import compute, match_ranking

@@ -8,8 +8,6 @@ import time
 
 import grpc
 import pytest
-from engine_service.core.engine import Engine
-from engine_service.rpc.server import start_server
 
 from domino_proto.domino.v1 import (
     common_pb2,
@@ -19,6 +17,8 @@ from domino_proto.domino.v1 import (
     play_pb2,
     play_pb2_grpc,
 )
+from engine_service.core.engine import Engine
+from engine_service.rpc.server import start_server
 from tests.bots_runner.conftest import EngineProcess
 
 DOMINO = [sys.executable, "-m", "domino_cli"]

@@ -41,6 +41,15 @@ def test_tile_parse_str_round_trip(text):
     assert t.is_double == (hi == lo)
     assert Tile.of(lo, hi) == t and Tile.of(hi, lo) == t
     assert repr(t) == f"Tile({text!r})"
+    assert eval(repr(t), {"Tile": Tile}) is t          # the repr pastes back
+    assert Tile(text) is t and Tile(int(t)) is t        # validated, interned construction
+    assert not hasattr(t, "hi") and not hasattr(t, "lo")
+
+
+@pytest.mark.parametrize("bad", [99, -1, 28, 2.0, None, True, "9-9", "", [1]])
+def test_a_tile_is_built_from_a_valid_index_or_text_only(bad):
+    with pytest.raises(MalformedInput):
+        Tile(bad)
 
 
 @pytest.mark.parametrize("text,canonical", [
