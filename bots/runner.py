@@ -609,9 +609,10 @@ def seat_hello(match_id: str, seat_token: str, client: str = CLIENT) -> play_pb2
                           client=client)
 
 
-def pool_hello(pool: str, name: str, capacity: int = 1, client: str = CLIENT) -> play_pb2.Hello:
-    return play_pb2.Hello(pool=play_pb2.PoolEnlist(pool=pool, name=name, capacity=capacity),
-                          client=client)
+def pool_hello(pool: str, name: str, capacity: int = 1, secret: str = "",
+               client: str = CLIENT) -> play_pb2.Hello:
+    return play_pb2.Hello(pool=play_pb2.PoolEnlist(pool=pool, name=name, capacity=capacity,
+                                                   secret=secret), client=client)
 
 
 def play(address: str, match_id: str, seat_token: str, bot=None, **options) -> dict:
@@ -626,8 +627,9 @@ def play(address: str, match_id: str, seat_token: str, bot=None, **options) -> d
 
 
 def play_pool(address: str, pool: str, name: str, bot=None, *, make_bot: Callable | None = None,
-              matches: int = 1, capacity: int = 1, **options) -> list[dict]:
-    """Enlist in `pool` as `name` and play the matches the engine seats this bot in,
+              matches: int = 1, capacity: int = 1, secret: str = "", **options) -> list[dict]:
+    """Enlist in `pool` as `name` (with the pool's enlist `secret`) and play the matches
+    the engine seats this bot in,
     `capacity` at once, until `matches` are over (0: until stopped). Each match gets
     `make_bot(match_id, seat)`, or the one `bot` for all (default: the first legal move).
     Returns the results in the order the matches ended. With `bot`, the stream asks for
@@ -637,7 +639,7 @@ def play_pool(address: str, pool: str, name: str, bot=None, *, make_bot: Callabl
         bot = FirstLegal() if bot is None else bot
         options.setdefault("events", listens(as_strategy(bot)))
         make_bot = lambda match_id, seat: bot   # noqa: E731
-    runner = Runner(address, pool_hello(pool, name, capacity), make_bot, matches=matches,
+    runner = Runner(address, pool_hello(pool, name, capacity, secret), make_bot, matches=matches,
                     label=options.pop("label", f"pool {pool} as {name}"), **options)
     return runner.run()
 

@@ -19,9 +19,11 @@ Seats, three ways (several seats share one process, one connection each):
   --seats-file FILE   JSON: the object `domino new-match` prints ({"match_id", "seat_tokens"}:
                       every seat, or only the --seat numbers given), or a list of
                       {"match_id", "seat", "seat_token"}; '-' reads stdin
-Or a pool: --pool NAME [--name BOTNAME] [--capacity K] [--matches N] [--bots B]: the engine
-seats the bot in matches that need one from that pool, match after match, K at once; B
-streams from one process (one seat per match each) can fill every seat of a table.
+Or a pool: DOMINO_POOL_SECRET=S --pool NAME [--name BOTNAME] [--capacity K] [--matches N]
+[--bots B]: the engine seats the bot in matches that need one from that pool, match after
+match, K at once; B streams from one process (one seat per match each) can fill every seat
+of a table. S is the pool's enlist secret (`domino pools create NAME` prints it; a
+ladder's creator gets one per entrant).
 
 The bot answers every turn before the engine's deadline (the first legal move if the
 strategy is too slow), reconnects with backoff after a drop and resumes with its token.
@@ -53,6 +55,9 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("--seats-file", help="JSON file ('-' = stdin) of seats to play: what "
                    "`domino new-match` prints, or a list of {match_id, seat, seat_token}")
     p.add_argument("--pool", help="enlist in this bot pool instead of playing given seats")
+    p.add_argument("--pool-secret", default=os.environ.get("DOMINO_POOL_SECRET", ""),
+                   help="the pool's enlist secret (default: the environment variable "
+                   "DOMINO_POOL_SECRET, which keeps it out of ps)")
     p.add_argument("--name", default="", help="the bot's name in the pool (default: the "
                    "strategy name)")
     p.add_argument("--capacity", type=int, default=1, help="pool matches at once (per stream)")
@@ -163,7 +168,8 @@ def run_pool_bots(args, make_bot, options) -> int:
 
     base = args.name or args.strategy
     names = [base] if args.bots <= 1 else [f"{base}-{i + 1}" for i in range(args.bots)]
-    runners = [Runner(args.engine, pool_hello(args.pool, name, max(args.capacity, 1)), make_bot,
+    runners = [Runner(args.engine, pool_hello(args.pool, name, max(args.capacity, 1),
+                                              args.pool_secret), make_bot,
                       matches=args.pool_matches, label=f"pool {args.pool} as {name}", **options)
                for name in names]
     for sig in (signal.SIGINT, signal.SIGTERM):

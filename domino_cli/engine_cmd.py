@@ -3,10 +3,12 @@ running engine and claim its seats)."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import os
 import signal
+import sys
 import threading
 
 from engine_service.rules import VARIANTS
@@ -14,12 +16,29 @@ from engine_service.rules import VARIANTS
 DEFAULT_DB = os.path.join("data", "engine.sqlite3")
 
 
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def add_subcommands(subparsers) -> None:
     p = subparsers.add_parser("engine", help="run the gRPC engine service")
-    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default "
+                   "127.0.0.1: this machine only, and open: no API key needed)")
     p.add_argument("--port", type=int, default=50051, help="0 picks a free port")
     p.add_argument("--db", default=DEFAULT_DB,
                    help=f"SQLite file (default {DEFAULT_DB}); ':memory:' keeps nothing")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--open", action="store_true", help="need no API key even when "
+                      "listening on another address than 127.0.0.1 (docs/security.md)")
+    mode.add_argument("--keys", action="store_true", help="need an API key to create "
+                      "matches and ladders even on 127.0.0.1")
+    p.add_argument("--max-live-matches", type=int, default=5000,
+                   help="matches not over, at most, for the whole engine (default 5000)")
     p.set_defaults(func=run_engine)
 
     p = subparsers.add_parser("new-match", help="create a match and claim its seats; prints "
@@ -29,22 +48,58 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("--options", default="", help='rules options as JSON, e.g. {"hands": 2}')
     p.add_argument("--seed", type=int)
     p.add_argument("--clock-ms", type=int, default=0, help="bot turn clock (default 10000)")
+    p.add_argument("--key", default=os.environ.get("DOMINO_API_KEY", ""),
+                   help="operator API key, when the engine needs one (default: the "
+                   "environment variable DOMINO_API_KEY, which keeps it out of ps)")
     p.set_defaults(func=run_new_match)
 
 
+def open_mode(args) -> bool:
+    """Open (no API key) on a loopback address unless --keys; elsewhere only with --open."""
+    return args.open or (not args.keys and is_loopback(args.host))
+
+
+def failed(command: str, message: str) -> int:
+    """A start-up failure: one line on stderr (and on stdout, for whoever started us)."""
+    print(f"domino {command}: {message}", file=sys.stderr, flush=True)
+    print(f"engine failed: {message}", flush=True)
+    return 1
+
+
 def run_engine(args) -> int:
+    import sqlite3
+
     from engine_service.core.engine import Engine
+    from engine_service.core.sqlite_store import StoreDamaged
     from engine_service.rpc.server import start_server
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if args.db != ":memory:" and os.path.dirname(args.db):
         os.makedirs(os.path.dirname(args.db), exist_ok=True)
-    engine = Engine.open(args.db)
-    restored = engine.recover()
-    server, port = start_server(engine, args.host, args.port)
+    is_open = open_mode(args)
+    try:
+        engine = Engine.open(args.db, keys_required=not is_open,
+                             max_live=args.max_live_matches)
+    except sqlite3.DatabaseError as e:
+        return failed("engine", f"store {args.db} cannot be opened ({e}): is it an engine "
+                      "store? Restore it from a backup, or give another --db")
+    try:
+        # Pools handed over by whoever started us (domino serve: the house pools).
+        for pool, secret in json.loads(os.environ.get("DOMINO_POOL_SECRETS") or "{}").items():
+            engine.pools.define(pool, secret)
+        restored = engine.recover()
+        server, port = start_server(engine, args.host, args.port)
+    except StoreDamaged as e:
+        engine.close()
+        return failed("engine", str(e))
+    except OSError as e:
+        engine.close()
+        return failed("engine", str(e))
+    mode = ("open: no API key needed" if is_open else
+            "API keys needed to create matches and ladders (domino keys create NAME)")
     # Tests and scripts read this line to learn the port.
-    print(f"engine listening on {args.host}:{port} ({len(restored)} matches restored)",
-          flush=True)
+    print(f"engine listening on {args.host}:{port} ({len(restored)} matches restored; "
+          f"{mode})", flush=True)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
@@ -67,10 +122,10 @@ def run_new_match(args) -> int:
                                                 bot_clock_ms=args.clock_ms)
         if args.seed is not None:
             request.seed = args.seed
-        created = stub.CreateMatch(request, timeout=10)
+        metadata = (("authorization", f"Bearer {args.key}"),) if args.key else ()
+        created = stub.CreateMatch(request, timeout=10, metadata=metadata)
         seat_tokens = [stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=created.match_id,
                                                                   seat=s), timeout=10).seat_token
                        for s in range(created.num_seats)]
-    print(json.dumps({"match_id": created.match_id, "seed": created.seed,
-                      "seat_tokens": seat_tokens}))
+    print(json.dumps({"match_id": created.match_id, "seat_tokens": seat_tokens}))
     return 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -20,7 +21,7 @@ import grpc
 
 from domino_proto.domino.v1 import ladder_pb2, ladder_pb2_grpc
 from domino_wire import ladders as wire_ladders
-from domino_wire.names import LADDER_FORMAT, VARIANT
+from domino_wire.names import LADDER_FORMAT, LADDER_STATUS, VARIANT
 from engine_service.rules import NUM_SEATS as SEATS
 from ladders.formats import FORMATS
 
@@ -52,7 +53,16 @@ def add_subcommands(subparsers) -> None:
     r.add_argument("--engine", help="HOST:PORT of a running engine (default: start one)")
     r.add_argument("--db", help="the started engine's store (default: a temporary file)")
     r.add_argument("--json", action="store_true", help="print the final standings as JSON")
+    r.add_argument("--key", default=os.environ.get("DOMINO_API_KEY", ""),
+                   help="operator API key for --engine, when it needs one (default: the "
+                   "environment variable DOMINO_API_KEY)")
     r.set_defaults(func=run_ladder)
+    c = sub.add_parser("cancel", help="cancel a running ladder (its creator's key)")
+    c.add_argument("ladder_id")
+    c.add_argument("--engine", default="127.0.0.1:50051", help="HOST:PORT of the engine")
+    c.add_argument("--key", default=os.environ.get("DOMINO_API_KEY", ""),
+                   help="the API key that created it (default: DOMINO_API_KEY)")
+    c.set_defaults(func=cancel_ladder)
     s = sub.add_parser("standings", help="show a ladder's standings")
     s.add_argument("ladder_id")
     s.add_argument("--engine", default="127.0.0.1:50051", help="HOST:PORT of the engine")
@@ -61,12 +71,13 @@ def add_subcommands(subparsers) -> None:
 
 
 # ----- talking to the engine ----------------------------------------------------------------
-def _call(fn, request, patience: float = UNREACHABLE_S):
+def _call(fn, request, patience: float = UNREACHABLE_S, key: str = ""):
     """One call, retried while the engine is unreachable (it may be restarting)."""
     deadline = time.monotonic() + patience
+    metadata = (("authorization", f"Bearer {key}"),) if key else ()
     while True:
         try:
-            return fn(request, timeout=10)
+            return fn(request, timeout=10, metadata=metadata)
         except grpc.RpcError as e:
             if e.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
                 raise SystemExit(f"domino ladder: {e.code().name}: {e.details()}") from None
@@ -103,6 +114,16 @@ def show_standings(args) -> int:
         s = _call(stub.GetStandings, ladder_pb2.GetLadderRequest(ladder_id=args.ladder_id), 5)
     d = standings_dict(s)
     print(json.dumps(d, indent=2) if args.json else format_standings(d, VARIANT.word(info.variant)))
+    return 0
+
+
+def cancel_ladder(args) -> int:
+    with grpc.insecure_channel(args.engine) as channel:
+        stub = ladder_pb2_grpc.LadderStub(channel)
+        info = _call(stub.CancelLadder, ladder_pb2.GetLadderRequest(ladder_id=args.ladder_id),
+                     5, key=args.key)
+    print(f"ladder {info.ladder_id} {LADDER_STATUS.word(info.status)}: "
+          f"{info.matches_counted} matches counted")
     return 0
 
 
@@ -159,18 +180,27 @@ def run_ladder(args) -> int:
                 concurrency=args.concurrency, clock_ms=args.clock_ms, seat_wait_s=args.seat_wait)
             if args.seed is not None:
                 request.seed = args.seed
-            info = _call(stub.CreateLadder, request, 30)
+            created = _call(stub.CreateLadder, request, 30, key=args.key)
+            info = created.ladder
+            enlist = {p.entrant: p for p in created.pools}
             print(f"ladder {info.ladder_id} on {address}: {args.variant}, {args.format}, "
-                  f"{', '.join(entrants)}; external bots enlist in pool {info.key}/<NAME>; "
-                  f"logs in {log.name}", file=sys.stderr, flush=True)
+                  f"{', '.join(entrants)}; logs in {log.name}", file=sys.stderr, flush=True)
+            for name in args.external:   # the secrets for the bots the user runs
+                print(f"  external entrant {name}: enlist in pool {enlist[name].pool} with "
+                      f"DOMINO_POOL_SECRET={enlist[name].enlist_secret}", file=sys.stderr,
+                      flush=True)
             streams = math.ceil(SEATS[args.variant] / len(entrants))
+            bot_seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
             for k, entrant in enumerate(builtin):
-                cmd = bot_command(address, info.key, entrant, streams, args.concurrency, info.seed * 31 + k)
-                procs.append(subprocess.Popen([*DOMINO, *cmd], stdout=subprocess.DEVNULL, stderr=log))
+                cmd = bot_command(address, info.key, entrant, streams, args.concurrency,
+                                  bot_seed * 31 + k)
+                env = {**os.environ, "DOMINO_POOL_SECRET": enlist[entrant].enlist_secret}
+                procs.append(subprocess.Popen([*DOMINO, *cmd], stdout=subprocess.DEVNULL,
+                                              stderr=log, env=env))
             tty = sys.stderr.isatty()
             started, last_line = time.monotonic(), 0.0
             get = ladder_pb2.GetLadderRequest(ladder_id=info.ladder_id)
-            while info.status != ladder_pb2.LADDER_STATUS_DONE:
+            while info.status == ladder_pb2.LADDER_STATUS_RUNNING:
                 time.sleep(0.5)
                 info = _call(stub.GetLadder, get)
                 if tty:
@@ -180,6 +210,9 @@ def run_ladder(args) -> int:
                     last_line = time.monotonic()
             if tty:
                 print(file=sys.stderr)
+            if info.status != ladder_pb2.LADDER_STATUS_DONE:
+                print(f"domino ladder: the ladder is {LADDER_STATUS.word(info.status)}"
+                      + (f": {info.error}" if info.error else ""), file=sys.stderr)
             d = standings_dict(_call(stub.GetStandings, get))
         print(json.dumps(d, indent=2) if args.json else format_standings(d, args.variant))
         return 0

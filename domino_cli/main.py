@@ -10,9 +10,9 @@ import sys
 
 from engine_service.rules import IllegalMove, MalformedInput
 
-from . import bot_cmd, engine_cmd, ladder_cmd, local, serve_cmd
+from . import bot_cmd, engine_cmd, keys_cmd, ladder_cmd, local, serve_cmd
 
-COMMANDS = (local, engine_cmd, bot_cmd, serve_cmd, ladder_cmd)
+COMMANDS = (local, engine_cmd, bot_cmd, serve_cmd, ladder_cmd, keys_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:

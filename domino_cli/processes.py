@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -11,15 +12,20 @@ import time
 DOMINO = [sys.executable, "-m", "domino_cli"]
 
 
-def start_engine(host: str, port: int, db: str, log=None) -> tuple[subprocess.Popen, int]:
-    """Start `domino engine`; returns the process and its port (port 0 picks one). Its log
-    goes to ``log`` (a file object; default: this process's stderr)."""
-    proc = subprocess.Popen([*DOMINO, "engine", "--host", host, "--port", str(port), "--db", db],
-                            stdout=subprocess.PIPE, stderr=log, text=True)
+def start_engine(host: str, port: int, db: str, log=None, extra: tuple = (),
+                 env: dict | None = None) -> tuple[subprocess.Popen, int]:
+    """Start `domino engine` (with `extra` arguments, and `env` added to the environment);
+    returns the process and its port (port 0 picks one). Its log goes to ``log`` (a file
+    object; default: this process's stderr)."""
+    proc = subprocess.Popen([*DOMINO, "engine", "--host", host, "--port", str(port), "--db", db,
+                             *extra], stdout=subprocess.PIPE, stderr=log, text=True,
+                            env={**os.environ, **(env or {})})
     line = proc.stdout.readline()
     if not line.startswith("engine listening on "):
         proc.kill()
-        raise SystemExit(f"domino: the engine did not start: {line.strip()!r}")
+        proc.wait()
+        why = line.removeprefix("engine failed: ").strip() or f"it exited with {proc.returncode}"
+        raise SystemExit(f"domino: the engine did not start: {why}")
     threading.Thread(target=_drain, args=(proc.stdout, log), daemon=True).start()
     return proc, int(line.split()[3].rsplit(":", 1)[1])
 

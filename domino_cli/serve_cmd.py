@@ -8,13 +8,16 @@ table has seats (5), and each bot plays several matches at once.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
 import subprocess
 import threading
 
-from .engine_cmd import DEFAULT_DB
+from gateway.house import pool_of
+
+from .engine_cmd import DEFAULT_DB, is_loopback
 from .processes import DOMINO, start_engine, stop_processes
 
 BOTS_PER_STRATEGY = 5      # the most seats at a table (Domeng)
@@ -31,6 +34,8 @@ def add_subcommands(subparsers) -> None:
                    help="gRPC port of the engine on 127.0.0.1, for bots (0 picks a free one)")
     p.add_argument("--db", default=DEFAULT_DB,
                    help=f"SQLite file (default {DEFAULT_DB}); ':memory:' keeps nothing")
+    p.add_argument("--open", action="store_true", help="need no API key to create matches "
+                   "even when --host is not 127.0.0.1 (docs/security.md)")
     _gateway_options(p, "house bot strategies, comma-separated ('' for none)")
     p.set_defaults(func=run_serve)
 
@@ -106,11 +111,28 @@ def run_gateway(args) -> int:
 # ----- serve: engine + house bots + gateway ------------------------------------------------
 def house_bot_commands(engine: str, strategies: list[str]) -> list[list[str]]:
     """One `domino bot` process per strategy, enlisting BOTS_PER_STRATEGY streams in pool
-    house-<strategy>, each playing BOT_CAPACITY matches at once, until stopped."""
-    return [[*DOMINO, "bot", "--engine", engine, "--strategy", strategy, "--pool", f"house-{strategy}",
+    house-<strategy>, each playing BOT_CAPACITY matches at once, until stopped. Each needs
+    its pool's secret in DOMINO_POOL_SECRET (house_pools)."""
+    return [[*DOMINO, "bot", "--engine", engine, "--strategy", strategy, "--pool", pool_of(strategy),
              "--name", strategy, "--bots", str(BOTS_PER_STRATEGY), "--capacity", str(BOT_CAPACITY),
              "--matches", "0", "--give-up", "0"]
             for strategy in strategies]
+
+
+def house_pools(strategies: list[str]) -> dict[str, str]:
+    """A fresh enlist secret for each house pool, {pool: secret}: the engine defines the
+    pools from the environment variable DOMINO_POOL_SECRETS (a JSON object) at start, and
+    each house bot gets its own in DOMINO_POOL_SECRET."""
+    from engine_service.core.keys import new_secret
+
+    return {pool_of(s): new_secret("ps_") for s in strategies}
+
+
+def start_house_bots(commands: list[list[str]], secrets: dict[str, str], strategies: list[str],
+                     log=None) -> list[subprocess.Popen]:
+    return [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log,
+                             env={**os.environ, "DOMINO_POOL_SECRET": secrets[pool_of(s)]})
+            for cmd, s in zip(commands, strategies, strict=True)]
 
 
 def run_serve(args) -> int:
@@ -118,11 +140,15 @@ def run_serve(args) -> int:
     if args.db != ":memory:" and os.path.dirname(args.db):
         os.makedirs(os.path.dirname(args.db), exist_ok=True)
     strategies = _strategies(args.bots)
+    is_open = args.open or is_loopback(args.host)
     stop = _stop_on_signals()   # from the start: a signal during startup still stops the children
-    engine, engine_port = start_engine("127.0.0.1", args.engine_port, args.db)
+    secrets = house_pools(strategies)
+    engine, engine_port = start_engine("127.0.0.1", args.engine_port, args.db,
+                                       extra=("--open",) if is_open else ("--keys",),
+                                       env={"DOMINO_POOL_SECRETS": json.dumps(secrets)})
     address = f"127.0.0.1:{engine_port}"
     commands = house_bot_commands(address, strategies)
-    bots = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL) for cmd in commands]
+    bots = start_house_bots(commands, secrets, strategies)
     try:
         server = make_server(address, args.host, args.port, strategies, args.threads, args.cors)
     except OSError as e:
@@ -132,6 +158,9 @@ def run_serve(args) -> int:
     host = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
     print(f"domino serving on http://{host}:{server.effective_port}/ (engine {address}, "
           f"house bots: {', '.join(strategies) or 'none'}); Ctrl-C stops", flush=True)
+    print("domino serve: open: anyone who reaches it may create matches and ladders"
+          if is_open else "domino serve: creating matches and ladders needs an API key "
+          "(domino keys create NAME; send it as Authorization: Bearer <key>)", flush=True)
 
     def restart_dead_bots():
         # A house bot that died is started again (its seats' clocks covered the gap).
@@ -139,7 +168,7 @@ def run_serve(args) -> int:
             if proc.poll() is not None:
                 logging.getLogger("domino.serve").warning(
                     "house bot %s exited with %s; starting it again", strategies[i], proc.returncode)
-                bots[i] = subprocess.Popen(commands[i], stdout=subprocess.DEVNULL)
+                bots[i] = start_house_bots([commands[i]], secrets, [strategies[i]])[0]
 
     def cleanup():
         stop_processes(bots)          # bots first: the engine then covers their seats

@@ -10,7 +10,7 @@ from domino_proto.domino.v1 import ladder_pb2
 
 from .names import VARIANT
 
-FAULT_KINDS = ("timeouts", "illegal", "disconnects", "crashes")
+FAULT_KINDS = ("timeouts", "illegal", "disconnects", "crashes", "spam")
 
 
 def standings(s: ladder_pb2.Standings) -> dict:

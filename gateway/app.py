@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 from flask import Flask, request
 from flask_smorest import Api
 
 from . import errors
 from .engine_client import EngineClient
 from .house import DEFAULT_STRATEGIES
+from .json_body import StrictJSONProvider
 from .schemas import ErrorSchema
 
 DEFAULTS = {
@@ -25,6 +28,9 @@ DEFAULTS = {
     "CORS_ORIGINS": [],
     # Strategies of the house bots `domino serve` starts (pools "house-<strategy>").
     "HOUSE_STRATEGIES": list(DEFAULT_STRATEGIES),
+    # The operator API key the gateway uses for requests that create work and send none
+    # (docs/security.md); empty: such requests need their own key unless the engine is open.
+    "API_KEY": os.environ.get("DOMINO_GATEWAY_KEY", ""),
     # flask-smorest / OpenAPI
     "API_TITLE": "domino-server REST gateway",
     "API_VERSION": "v1",
@@ -45,6 +51,10 @@ Every failure answers one JSON body: {code, status, reason, message, version, le
 """
 
 
+class GatewayFlask(Flask):
+    json_provider_class = StrictJSONProvider   # no lone surrogates, no deep nesting
+
+
 class DominoApi(Api):
     ERROR_SCHEMA = ErrorSchema
 
@@ -53,7 +63,7 @@ class DominoApi(Api):
 
 
 def create_app(config: dict | None = None) -> Flask:
-    app = Flask(__name__, static_folder="static", static_url_path="/static")
+    app = GatewayFlask(__name__, static_folder="static", static_url_path="/static")
     app.config.update(DEFAULTS)
     app.config.update(config or {})
     app.json.sort_keys = False
@@ -69,7 +79,11 @@ def create_app(config: dict | None = None) -> Flask:
     })
     api.spec.components.security_scheme(
         "seatToken", {"type": "http", "scheme": "bearer",
-                      "description": "the token from POST .../seats/{seat}/claim"})
+                      "description": "the seat token from POST .../seats/{seat}/claim"})
+    api.spec.components.security_scheme(
+        "apiKey", {"type": "http", "scheme": "bearer",
+                   "description": "an operator API key (domino keys create NAME), for "
+                   "creating matches and ladders when the engine is not open"})
     from .api import events, ladders, matches, moves, records, seats, variants, views
     for module in (variants, matches, seats, views, moves, events, records, ladders):
         api.register_blueprint(module.blp)

@@ -26,7 +26,8 @@ HTTP_OF = {
     grpc.StatusCode.FAILED_PRECONDITION: (409, "ILLEGAL"),
     grpc.StatusCode.ABORTED: (409, "STALE_VERSION"),
     grpc.StatusCode.ALREADY_EXISTS: (409, "SEAT_TAKEN"),
-    grpc.StatusCode.RESOURCE_EXHAUSTED: (503, "ENGINE_BUSY"),
+    grpc.StatusCode.RESOURCE_EXHAUSTED: (429, "QUOTA_EXCEEDED"),
+    grpc.StatusCode.INTERNAL: (502, "ENGINE_ERROR"),
     grpc.StatusCode.UNAVAILABLE: (503, "ENGINE_UNAVAILABLE"),
     grpc.StatusCode.DEADLINE_EXCEEDED: (504, "ENGINE_TIMEOUT"),
 }
@@ -54,8 +55,13 @@ def api_error(err: grpc.RpcError, not_found: str = "UNKNOWN_MATCH") -> ApiError:
     except Exception:   # noqa: BLE001 - a broken trailer must not hide the status
         refusal = None
     if refusal is not None and refusal.reason:
-        return ApiError(status, refusal.reason, refusal.message, refusal.version,
-                        [{"id": m.id, "text": m.text} for m in refusal.legal_moves])
+        if refusal.reason == "HELLO_TIMEOUT":
+            status = 408
+        return ApiError(status, refusal.reason, refusal.message,
+                        refusal.version if refusal.HasField("version") else None,
+                        [{"id": m.id, "text": m.text} for m in refusal.legal_moves],
+                        errors={rest_field(refusal.field): [refusal.message]}
+                        if refusal.field else None)
     if code == grpc.StatusCode.UNAVAILABLE:
         message = "the engine is unreachable; try again shortly"
     elif code == grpc.StatusCode.DEADLINE_EXCEEDED:
@@ -63,6 +69,18 @@ def api_error(err: grpc.RpcError, not_found: str = "UNKNOWN_MATCH") -> ApiError:
     else:
         message = (err.details() if hasattr(err, "details") else None) or str(code)
     return ApiError(status, reason, message)
+
+
+def _key_metadata(key: str) -> tuple:
+    return (("authorization", f"Bearer {key}"),) if key else ()
+
+
+def rest_field(field: str) -> str:
+    """The REST name of a field the engine named: its JSON text fields are objects here
+    ("options_json.hands" is "options.hands"), and a seat kind or name is in "seats"."""
+    head, dot, rest = field.partition(".")
+    head = {"options_json": "options", "deals_json": "deals"}.get(head, head)
+    return head + dot + rest
 
 
 class EngineClient:
@@ -104,23 +122,25 @@ class EngineClient:
                 self._channel.close()
             self._channel = self._stub = self._ladder_stub = self._pid = None
 
-    def _call(self, method: str, request):
+    def _call(self, method: str, request, key: str = ""):
         try:
-            return getattr(self.stub, method)(request, timeout=self.timeout)
+            return getattr(self.stub, method)(request, timeout=self.timeout,
+                                              metadata=_key_metadata(key))
         except grpc.RpcError as err:
             raise api_error(err) from None
 
-    def _call_ladder(self, method: str, request):
+    def _call_ladder(self, method: str, request, key: str = ""):
         try:
-            return getattr(self.ladder_stub, method)(request, timeout=self.timeout)
+            return getattr(self.ladder_stub, method)(request, timeout=self.timeout,
+                                                     metadata=_key_metadata(key))
         except grpc.RpcError as err:
             refused = api_error(err, not_found="UNKNOWN_LADDER")
             refused.version = None   # a ladder has no match version
             raise refused from None
 
     # ----- one method per Engine rpc --------------------------------------------------
-    def create_match(self, request: engine_pb2.CreateMatchRequest):
-        return self._call("CreateMatch", request)
+    def create_match(self, request: engine_pb2.CreateMatchRequest, key: str = ""):
+        return self._call("CreateMatch", request, key)
 
     def claim_seat(self, match_id: str, seat: int):
         return self._call("ClaimSeat", engine_pb2.ClaimSeatRequest(match_id=match_id, seat=seat))
@@ -154,8 +174,12 @@ class EngineClient:
                                timeout=self.watch_timeout)
 
     # ----- one method per Ladder rpc --------------------------------------------------
-    def create_ladder(self, request: ladder_pb2.CreateLadderRequest):
-        return self._call_ladder("CreateLadder", request)
+    def create_ladder(self, request: ladder_pb2.CreateLadderRequest, key: str = ""):
+        return self._call_ladder("CreateLadder", request, key)
+
+    def cancel_ladder(self, ladder_id: str, key: str = ""):
+        return self._call_ladder("CancelLadder", ladder_pb2.GetLadderRequest(ladder_id=ladder_id),
+                                 key)
 
     def list_ladders(self):
         return self._call_ladder("ListLadders", ladder_pb2.ListLaddersRequest())

@@ -21,6 +21,15 @@ def _d(text: str, **extra) -> dict:
     return {"metadata": {"description": text, **extra}}
 
 
+class OptionsField(fields.Dict):
+    """Rules options: an object of integers. Which names and ranges a variant takes is the
+    engine's to say (it names the option at fault), so only the shape is checked here."""
+
+    def __init__(self, **kwargs):
+        super().__init__(keys=fields.String(), values=fields.Raw(allow_none=True),
+                         validate=validate.Length(max=8), **kwargs)
+
+
 # ----- requests -------------------------------------------------------------------------
 class MatchQuerySchema(Schema):
     status = fields.String(validate=validate.OneOf(STATUSES),
@@ -50,11 +59,9 @@ class SeatSpecSchema(Schema):
 class CreateMatchSchema(Schema):
     variant = fields.String(required=True, validate=validate.OneOf(VARIANT_IDS),
                             **_d("the game: hhl (Homo Homini Lupus) or domeng"))
-    options = fields.Dict(keys=fields.String(validate=validate.Length(1, 40)),
-                          values=fields.Integer(strict=True, validate=validate.Range(1, 100_000)),
-                          validate=validate.Length(max=8),
-                          **_d('rules options (GET /variants), e.g. {"hands": 2}; '
-                               'absent options take their defaults'))
+    options = OptionsField(**_d('rules options (GET /variants), e.g. {"hands": 2}; absent '
+                                'options take their defaults. The engine checks each name '
+                                'and range, and names the one at fault (options.hands)'))
     seed = fields.Integer(strict=True, validate=validate.Range(0, MAX_SEED),
                           **_d("seed of the shuffle; absent: the engine picks one"))
     deals = fields.List(fields.Dict(), validate=validate.Length(1, 50),

@@ -5,32 +5,29 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from domino_wire.names import LADDER_FORMAT
+from domino_wire.names import LADDER_FORMAT, LADDER_STATUS
 
-from .schemas import MAX_CLOCK_MS, MAX_SEED, VARIANT_IDS, _d
-from .variants import VARIANTS
-
-OPTION_NAMES = {v["id"]: [o["name"] for o in v["options"]] for v in VARIANTS}
+from .schemas import MAX_CLOCK_MS, MAX_SEED, VARIANT_IDS, OptionsField, _d
 
 FORMATS = LADDER_FORMAT.words
-LADDER_STATUSES = ("running", "done")
+LADDER_STATUSES = LADDER_STATUS.words
 LADDER_MATCH_STATUSES = ("playing", "counted", "void")
-# As the engine checks them (engine_service/ladder_director.py).
+# The engine's own bounds (engine_service/core/ladder_director.py, limits.py); checked here
+# too so that a REST client hears of a bad field at once. tests/gateway checks they agree.
 ENTRANT_NAME = r"^[A-Za-z0-9_.-]{1,40}$"
 MAX_ENTRANTS = 16
-MAX_MATCHES = 100_000
+MAX_MATCHES = 10_000
+MAX_CONCURRENCY = 16
+MAX_SEAT_WAIT_S = 600
 
 
 # ----- requests -------------------------------------------------------------------------
 class CreateLadderSchema(Schema):
     variant = fields.String(required=True, validate=validate.OneOf(VARIANT_IDS),
                             **_d("the game of every match: hhl or domeng"))
-    options = fields.Dict(keys=fields.String(validate=validate.Length(1, 40)),
-                          values=fields.Integer(strict=True, validate=validate.Range(1, 100_000)),
-                          validate=validate.Length(max=8),
-                          **_d('match options (GET /variants); absent: {"hands": 4} for hhl, '
-                               '{"cycles": 1} for domeng, so every match ends without a wall '
-                               'clock'))
+    options = OptionsField(**_d('match options (GET /variants); absent: {"hands": 4} for '
+                                'hhl, {"cycles": 1} for domeng, so every match ends without '
+                                'a wall clock'))
     entrants = fields.List(
         fields.String(validate=validate.Regexp(ENTRANT_NAME, error="use 1-40 letters, digits, "
                                                                    "'-', '_' or '.'")),
@@ -53,11 +50,11 @@ class CreateLadderSchema(Schema):
                                       "(default 2000)"))
     seed = fields.Integer(strict=True, validate=validate.Range(0, MAX_SEED),
                           **_d("seed of the schedule and the deals; absent: the engine picks"))
-    concurrency = fields.Integer(strict=True, validate=validate.Range(1, 64),
+    concurrency = fields.Integer(strict=True, validate=validate.Range(1, MAX_CONCURRENCY),
                                  **_d("matches played at once (default 4)"))
     clock_ms = fields.Integer(strict=True, validate=validate.Range(100, MAX_CLOCK_MS),
                               **_d("turn clock of every seat in ms (default 10000)"))
-    seat_wait_s = fields.Integer(strict=True, validate=validate.Range(1, 86_400),
+    seat_wait_s = fields.Integer(strict=True, validate=validate.Range(1, MAX_SEAT_WAIT_S),
                                  **_d("seconds a match waits for an entrant's bot before the "
                                       "seat is played automatically and the entrant charged "
                                       "with a no-show (default 30)"))
@@ -73,16 +70,6 @@ class CreateLadderSchema(Schema):
                                       "matches")
             if "max_matches" in data:
                 raise ValidationError("max_matches is the cap of until_separated", "max_matches")
-
-    @validates_schema
-    def _options_of_the_variant(self, data, **kwargs):
-        # The engine checks options only when it creates the ladder's first match, too late
-        # to refuse the request: name them here.
-        known = OPTION_NAMES.get(data.get("variant"), [])
-        unknown = sorted(set(data.get("options") or {}) - set(known))
-        if unknown and data.get("variant") in OPTION_NAMES:
-            raise ValidationError(f"no option {', '.join(unknown)} in {data['variant']}; use "
-                                  f"{' or '.join(known)}", "options")
 
     @validates_schema
     def _each_entrant_once(self, data, **kwargs):
@@ -103,6 +90,9 @@ class PoolSchema(Schema):
     entrant = fields.String(required=True)
     pool = fields.String(required=True, **_d("the bot pool this entrant's bots enlist in: "
                                              "'<key>/<entrant>'"))
+    enlist_secret = fields.String(**_d("the pool's enlist secret: only in the answer to POST "
+                                       "/ladders, once. Whoever holds it may play this "
+                                       "entrant's seats"))
 
 
 class LadderSchema(Schema):
@@ -119,10 +109,18 @@ class LadderSchema(Schema):
                                     **_d("counted matches to play; null with until_separated"))
     until_separated = fields.Boolean(required=True)
     max_matches = fields.Integer(required=True, **_d("the cap when until_separated"))
-    seed = fields.Integer(required=True, **_d("seed of the schedule and the deals"))
+    seed = fields.Integer(required=True, allow_none=True,
+                          **_d("seed of the schedule and the deals; null while the ladder "
+                               "runs (it would tell the hidden tiles of its live matches)"))
     status = fields.String(required=True, validate=validate.OneOf(LADDER_STATUSES),
                            **_d("running: matches are scheduled and played; done: the target "
-                                "(or the cap) was reached and the standings are final"))
+                                "(or the cap) was reached and the standings are final; "
+                                "cancelled: by its creator; failed: stopped by an engine "
+                                "error (see error)"))
+    created_by = fields.String(required=True, **_d("the name of the API key that created "
+                                                   "it; open when the engine runs open"))
+    error = fields.String(required=True, allow_none=True,
+                          **_d("why the ladder failed; null otherwise"))
     matches_counted = fields.Integer(required=True, **_d("results counted so far"))
     matches_voided = fields.Integer(required=True,
                                     **_d("matches broken by the engine, played again"))
@@ -143,6 +141,8 @@ class FaultsSchema(Schema):
                                  **_d("streams that ended while seated in a ladder match"))
     crashes = fields.Integer(required=True, **_d("disconnects never followed by a return, "
                                                  "and no-shows"))
+    spam = fields.Integer(required=True, **_d("times its moves were refused 8 times in a row "
+                                              "at one version"))
 
 
 class StandingsEntrySchema(Schema):

@@ -12,6 +12,13 @@ import random
 
 ROTATION, DUPLICATE = "rotation", "duplicate"
 FORMATS = (ROTATION, DUPLICATE)
+# Match seeds derived from a ladder's seed stay in 0..2^63-1, the signed 64-bit integer
+# every store keeps and every message carries.
+SEED_SPACE = 2**63
+
+
+def match_seed(seed: int, n: int) -> int:
+    return (seed * 100003 + n) % SEED_SPACE
 
 
 def _lineups(entrants: list[str], seats: int, seed: int) -> list[list[str]]:
@@ -50,7 +57,7 @@ def schedule(fmt: str, entrants: list[str], seats: int, seed: int, index: int) -
     if fmt == DUPLICATE:
         size = len(rotations(bases[0]))  # the same for every base line-up
         group, rot = divmod(index, size)
-        return rotations(bases[group % len(bases)])[rot], seed * 100003 + group, group
+        return rotations(bases[group % len(bases)])[rot], match_seed(seed, group), group
     base = bases[index % len(bases)]
     rot = (index // len(bases)) % seats
-    return base[rot:] + base[:rot], seed * 100003 + index, index
+    return base[rot:] + base[:rot], match_seed(seed, index), index

@@ -5,7 +5,8 @@ A ladder result (one counted match, ladders/results.py) is a dict:
    "seed": s, "lineup": [entrant by seat], "hands": h,
    "scores": [per seat: HHL total points | Domeng stones over the match],
    "titles": [per seat: Domeng CAMAT titles; zeros for HHL],
-   "faults": {entrant: {"timeouts": n, "illegal": n, "disconnects": n, "crashes": n}},
+   "faults": {entrant: {"timeouts": n, "illegal": n, "disconnects": n, "crashes": n,
+              "spam": n}},
    "void": false}
 A void result (a match broken by the engine itself) is kept for the log but counts for
 nothing; the scheduler plays that match again.
@@ -18,7 +19,7 @@ from collections import defaultdict
 from .ratings import Ratings
 from .stats import mean_ci, separated
 
-FAULT_KINDS = ("timeouts", "illegal", "disconnects", "crashes")
+FAULT_KINDS = ("timeouts", "illegal", "disconnects", "crashes", "spam")
 
 
 def merit_per_hand(variant: str, result: dict) -> dict[str, float]:

@@ -2,6 +2,11 @@
 
 The rpc layer calls one method per request. Looking a match up is a dict read; after
 that each request holds only its match's lock (the referee's), so no lock spans matches.
+
+Every input is checked here, at the edge, before anything is looked up or stored
+(limits.py); work is created only by a principal within its quotas (keys.py). A match that
+ends leaves memory: at most FINISHED_KEPT finished matches stay loaded for readers, the
+others are read back from the store when asked for.
 """
 
 from __future__ import annotations
@@ -9,45 +14,69 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
+from collections import Counter, OrderedDict
 
 from .. import rules
 from ..plumbing.clock import Clock
+from ..rules.errors import shown
+from . import limits
 from .errors import EngineError, Reason
+from .keys import OPEN_PRINCIPAL, Keys, Principal
 from .ladder_director import Ladders
 from .ladder_store import LadderStore
 from .pools import Pools
-from .referee import LIVE, OVER, WAITING, Accepted, Referee, SeatView
+from .referee import LIVE, OVER, WAITING, Accepted, Referee, SeatView, public_seat
 from .seats import BOT, DEFAULT_CLOCK_MS, PERSON
-from .sqlite_store import SQLiteStore
+from .sqlite_store import SQLiteStore, StoreDamaged
 from .store import MatchRow, Store
 from .updates import Subscriber, UpdateQueue
 
 log = logging.getLogger(__name__)
 
+FINISHED_KEPT = 256          # finished matches kept loaded (replayed from the store otherwise)
+MAX_LIVE_MATCHES = 5000      # matches not over, for the whole engine
+LADDER_POOL_PREFIX = "ladder-"   # the ladders' own pools: no one else may name them
+
 
 class Engine:
     def __init__(self, store: Store | None = None, clock: Clock | None = None,
-                 ladder_store: LadderStore | None = None):
+                 ladder_store: LadderStore | None = None, keys_required: bool = False,
+                 max_live: int = MAX_LIVE_MATCHES):
         self.store = store if store is not None else SQLiteStore(":memory:")
         self.clock = clock if clock is not None else Clock()
-        self._referees: dict[str, Referee] = {}
-        self.pools = Pools()
-        self._loading = threading.Lock()   # only for loading a finished match on demand
+        self.keys = Keys(self.store, keys_required)
+        self.max_live = max_live
+        self._referees: dict[str, Referee] = {}          # waiting and live
+        self._finished: OrderedDict[str, Referee] = OrderedDict()   # recently over
+        self._live_by: Counter[str] = Counter()           # creator -> matches not over
+        self._lock = threading.Lock()    # the maps above, and loading a finished match
+        self.pools = Pools(self.store)
         self.ladders = Ladders(self, ladder_store if ladder_store is not None else LadderStore())
 
     @classmethod
-    def open(cls, db: str) -> Engine:
+    def open(cls, db: str, **options) -> Engine:
         """An engine on the SQLite file `db` (or ":memory:"): matches and ladders."""
-        return cls(SQLiteStore(db), ladder_store=LadderStore(db))
+        return cls(SQLiteStore(db), ladder_store=LadderStore(db), **options)
 
     # ----- lifecycle ------------------------------------------------------------------
     def recover(self) -> list[str]:
         """Restore every unfinished match from the store (same state and version) and
-        restart its clocks. Returns the restored match ids."""
+        restart its clocks. Returns the restored match ids. StoreDamaged when the store
+        is damaged (checked first) or a match's log cannot be read."""
+        self.store.check()
         restored = []
         for row in self.store.unfinished():
-            referee = Referee.restore(row, self.store, self.clock)
-            self._referees[row.id] = referee
+            try:
+                referee = Referee.restore(row, self.store, self.clock, self._over)
+            except (rules.MalformedInput, rules.IllegalMove, KeyError, TypeError,
+                    ValueError) as e:
+                raise StoreDamaged(f"match {row.id} in the store cannot be replayed "
+                                   f"({type(e).__name__}: {str(e)[:120]}): the store was "
+                                   "changed by hand or is damaged") from None
+            with self._lock:
+                self._referees[row.id] = referee
+                if not referee.match.over:
+                    self._live_by[row.created_by] += 1
             referee.start()
             self._seat_from_pools(referee)
             restored.append(row.id)
@@ -67,40 +96,67 @@ class Engine:
     def create_match(self, variant: str, options: dict | None = None, seed: int | None = None,
                      deals: list | None = None, kinds: list[str] | None = None,
                      names: list[str] | None = None, bot_clock_ms: int = 0,
-                     person_clock_ms: int = 0, pools: list[str] | None = None) -> Referee:
+                     person_clock_ms: int = 0, pools: list[str] | None = None,
+                     principal: Principal = OPEN_PRINCIPAL, ladder: bool = False) -> Referee:
         """A new match; `pools` names, per seat, the bot pool that fills it ("" for a seat
-        claimed with a token)."""
+        claimed with a token). Every argument is checked first; nothing is stored for a
+        refused one. A ladder's own matches (`ladder`) may use the ladder's pools and count
+        against no quota but the engine's."""
         if variant not in rules.VARIANTS:
-            raise EngineError(Reason.MALFORMED_REQUEST, f"unknown variant {variant!r}; use one "
-                              f"of {', '.join(rules.VARIANTS)}")
-        if seed is None:
-            seed = secrets.randbelow(2**63)
-        try:
-            match = rules.new_match(variant, options or {}, seed=seed, deals=deals)
-        except rules.MalformedInput as e:
-            raise EngineError(Reason.MALFORMED_REQUEST, e.message) from None
-        n = match.num_seats
+            raise limits.refuse("variant", f"must be one of {', '.join(rules.VARIANTS)}, "
+                                f"got {shown(variant)}")
+        if seed is not None:
+            limits.integer(seed, "seed", *limits.SEEDS)
+        limits.integer(bot_clock_ms, "bot_clock_ms", *limits.CLOCK_MS, zero_ok=True)
+        limits.integer(person_clock_ms, "person_clock_ms", *limits.CLOCK_MS, zero_ok=True)
+        n = rules.NUM_SEATS[variant]
         kinds = kinds or [BOT] * n
         names = names or [""] * n
         pools = pools or [""] * n
-        if len(kinds) != n or len(names) != n or len(pools) != n:
-            raise EngineError(Reason.MALFORMED_REQUEST, f"{variant} has {n} seats; got "
-                              f"{len(kinds)} seat entries")
+        if not len(kinds) == len(names) == len(pools) == n:
+            raise limits.refuse("seats", f"{variant} has {n} seats; got "
+                                f"{max(len(kinds), len(names), len(pools))} seat entries")
+        for i, (kind, name, pool) in enumerate(zip(kinds, names, pools, strict=True)):
+            if kind not in (BOT, PERSON):
+                raise limits.refuse(f"seats[{i}].kind", "must be a bot or a person seat")
+            limits.text(name, f"seats[{i}].name", limits.NAME_MAX)
+            if pool:
+                self._check_pool(pool, f"seats[{i}].pool", ladder)
+        if seed is None:
+            seed = secrets.randbelow(limits.SEEDS[1] + 1)
+        try:
+            match = rules.new_match(variant, options or {}, seed=seed, deals=deals)
+        except rules.MalformedInput as e:
+            raise limits.refuse(e.field or "options", e.message) from None
         clock_ms = {BOT: bot_clock_ms or DEFAULT_CLOCK_MS[BOT],
                     PERSON: person_clock_ms or DEFAULT_CLOCK_MS[PERSON]}
-        if min(clock_ms.values()) < 0:
-            raise EngineError(Reason.MALFORMED_REQUEST, "a turn clock cannot be negative")
         settings = {"kinds": kinds, "names": names, "clocks_ms": [clock_ms[k] for k in kinds],
                     "pools": pools}
-        row = MatchRow(secrets.token_hex(8), variant, match.options, seed, deals, settings,
-                       self.clock.now(), WAITING)
-        self.store.add_match(row)
-        referee = Referee(row, self.store, self.clock)
-        self._referees[row.id] = referee
+        with self._lock:
+            if len(self._referees) >= self.max_live:
+                raise EngineError(Reason.ENGINE_FULL, f"the engine runs {self.max_live} "
+                                  "matches, its most; try again when some are over")
+            if not ladder:
+                self.keys.charge_creation(principal, self._live_by[principal.name])
+            row = MatchRow(secrets.token_hex(8), variant, match.options, seed, deals, settings,
+                           self.clock.now(), WAITING, created_by=principal.name)
+            self.store.add_match(row)
+            referee = Referee(row, self.store, self.clock, on_over=self._over)
+            self._referees[row.id] = referee
+            self._live_by[principal.name] += 1
         referee.start()
-        log.info("match %s created: %s seed %d", row.id, variant, seed)
+        # No seed here: it would tell every hidden tile (docs/security.md).
+        log.info("match %s created by %s: %s", row.id, principal.name, variant)
         self._seat_from_pools(referee)
         return referee
+
+    def _check_pool(self, pool: str, field: str, ladder: bool) -> None:
+        limits.text(pool, field, limits.POOL_MAX, pattern=limits.POOL_NAME)
+        if pool.startswith(LADDER_POOL_PREFIX) and not ladder:
+            raise limits.refuse(field, "pools named ladder-... belong to the ladders")
+        if not self.pools.exists(pool):
+            raise limits.refuse(field, f"no pool {shown(pool)}: make one with "
+                                "`domino pools create NAME`")
 
     def _seat_from_pools(self, referee: Referee) -> None:
         # After a restart pool seats are claimed already; they still need a bot.
@@ -109,33 +165,79 @@ class Engine:
                 if held.pool:
                     self.pools.need(held.pool, referee, seat)
 
+    def _over(self, referee: Referee) -> None:
+        """A match ended: it leaves the live set, and memory once FINISHED_KEPT newer ones
+        ended (its readers then get it back from the store)."""
+        with self._lock:
+            if self._referees.pop(referee.id, None) is not None:
+                self._live_by[referee.row.created_by] -= 1
+            self._keep_finished(referee)
+
+    def _keep_finished(self, referee: Referee) -> None:
+        self._finished[referee.id] = referee
+        self._finished.move_to_end(referee.id)
+        while len(self._finished) > FINISHED_KEPT:
+            self._finished.popitem(last=False)
+
     def claim_seat(self, match_id: str, seat: int) -> str:
         return self.get(match_id).claim(seat)
 
     # ----- finding --------------------------------------------------------------------
     def get(self, match_id: str) -> Referee:
-        referee = self._referees.get(match_id)
+        limits.match_id(match_id)
+        referee = self._referees.get(match_id) or self._finished.get(match_id)
         if referee is not None:
             return referee
-        with self._loading:   # a match finished in an earlier run: replay it once
-            referee = self._referees.get(match_id)
+        with self._lock:   # a match finished a while ago, or in an earlier run: replay it
+            referee = self._referees.get(match_id) or self._finished.get(match_id)
             if referee is None:
-                row = self.store.match(match_id) if match_id else None
+                row = self.store.match(match_id)
                 if row is None:
-                    raise EngineError(Reason.UNKNOWN_MATCH, f"no match with id {match_id!r}")
+                    raise EngineError(Reason.UNKNOWN_MATCH, f"no match with id {shown(match_id)}")
                 referee = Referee.restore(row, self.store, None)
-                self._referees[match_id] = referee
+                if row.status != OVER:
+                    # Every unfinished match of the store is restored at start: this one
+                    # was created since by someone else, which this engine does not hold.
+                    raise EngineError(Reason.UNKNOWN_MATCH, f"match {shown(match_id)} is "
+                                      "not held by this engine")
+                self._keep_finished(referee)
             return referee
 
-    def list_matches(self, status: str = "", limit: int = 100) -> list[Referee]:
-        """Matches of this process (live, waiting, restored, or finished here), newest first."""
-        found = [r for r in self._referees.values() if not status or r.status == status]
-        found.sort(key=lambda r: r.row.created, reverse=True)
-        return found[:limit or 100]
+    def list_matches(self, status: str = "", limit: int = 100) -> list[dict]:
+        """Public summaries of matches, newest first: the waiting and live ones of this
+        engine, and the finished ones from the store."""
+        limit = limits.integer(limit, "limit", 1, limits.LIST_MAX, zero_ok=True) or 100
+        if status not in ("", WAITING, LIVE, OVER):
+            raise limits.refuse("status", "must be waiting, live or over")
+        found = []
+        if status != OVER:
+            found = [r.summary() for r in list(self._referees.values())
+                     if not status or r.status == status]
+        if status in ("", OVER):
+            found += [self._row_summary(row) for row in self.store.finished(limit)]
+        found.sort(key=lambda s: s["created"], reverse=True)
+        return found[:limit]
+
+    def _row_summary(self, row: MatchRow) -> dict:
+        """The summary of a finished match from its stored row, without replaying it."""
+        referee = self._finished.get(row.id)
+        if referee is not None:
+            return referee.summary()
+        names = self.store.seat_names(row.id)
+        s = row.settings
+        pools = s.get("pools") or [""] * len(s["kinds"])
+        seats = [public_seat(kind, names.get(i) or name, True, False, 0, clock_ms, pool)
+                 for i, (kind, name, clock_ms, pool) in enumerate(
+                     zip(s["kinds"], s["names"], s["clocks_ms"], pools, strict=True))]
+        return {"match_id": row.id, "variant": row.variant, "status": OVER,
+                "version": row.version, "num_seats": len(seats), "to_move": None,
+                "seats": seats, "options": row.options, "created": row.created,
+                "result": row.result}
 
     # ----- acting for a seat ----------------------------------------------------------
     def seat(self, match_id: str, seat_token: str) -> tuple[Referee, int]:
         """The match and the seat that `seat_token` holds in it."""
+        limits.seat_token(seat_token)
         referee = self.get(match_id)
         return referee, referee.authenticate(seat_token)
 
@@ -149,13 +251,14 @@ class Engine:
         referee, seat = self.seat(match_id, seat_token)
         if not move_id and not move_text:
             raise EngineError(Reason.MALFORMED_MOVE, "give a legal-move id or the move text",
-                              referee.version)
+                              referee.version, field="move")
         return seat, referee.submit(seat, version, move_id, move_text)
 
     def watch(self, match_id: str, seat_token: str, queue: UpdateQueue
               ) -> tuple[Referee, Subscriber, SeatView]:
         """A watcher of the match: the seat's private one with a token, a spectator
         without. Returns the referee, the subscriber and the snapshot it starts from."""
+        limits.seat_token(seat_token)
         referee = self.get(match_id)
         seat = referee.authenticate(seat_token) if seat_token else None
         sub, view = referee.subscribe(seat, queue)

@@ -19,9 +19,18 @@ class Reason(StrEnum):
     MALFORMED_REQUEST = "MALFORMED_REQUEST"
     UNKNOWN_MOVE_ID = "UNKNOWN_MOVE_ID"
     BAD_SEAT = "BAD_SEAT"
-    # no or wrong seat token
+    HELLO_TIMEOUT = "HELLO_TIMEOUT"          # a Play stream sent no Hello in time
+    # no or wrong secret: seat token, API key, pool enlist secret
     NO_TOKEN = "NO_TOKEN"
     BAD_TOKEN = "BAD_TOKEN"
+    NO_KEY = "NO_KEY"
+    BAD_KEY = "BAD_KEY"
+    BAD_POOL_SECRET = "BAD_POOL_SECRET"
+    # a key may not act on what another created
+    NOT_YOURS = "NOT_YOURS"
+    # over a quota or a bound of the engine
+    QUOTA_EXCEEDED = "QUOTA_EXCEEDED"
+    ENGINE_FULL = "ENGINE_FULL"
     # unknown match or ladder
     UNKNOWN_MATCH = "UNKNOWN_MATCH"
     UNKNOWN_LADDER = "UNKNOWN_LADDER"
@@ -33,6 +42,10 @@ class Reason(StrEnum):
     POOL_SEAT = "POOL_SEAT"
     # the record holds hidden tiles until the end
     MATCH_NOT_OVER = "MATCH_NOT_OVER"
+    # a ladder that already ended cannot be cancelled
+    LADDER_OVER = "LADDER_OVER"
+    # a bug of the engine: logged, and only the one request or stream fails
+    INTERNAL = "INTERNAL"
     # the rules core's refusals (engine_service/rules/errors.py)
     NOT_YOUR_TURN = rules.NOT_YOUR_TURN
     TILE_NOT_IN_HAND = rules.TILE_NOT_IN_HAND
@@ -54,29 +67,40 @@ STATUS: dict[Reason, str] = {
     Reason.MALFORMED_REQUEST: INVALID,
     Reason.UNKNOWN_MOVE_ID: INVALID,
     Reason.BAD_SEAT: INVALID,
+    Reason.HELLO_TIMEOUT: "DEADLINE_EXCEEDED",
     Reason.NO_TOKEN: "UNAUTHENTICATED",
     Reason.BAD_TOKEN: "UNAUTHENTICATED",
+    Reason.NO_KEY: "UNAUTHENTICATED",
+    Reason.BAD_KEY: "UNAUTHENTICATED",
+    Reason.BAD_POOL_SECRET: "UNAUTHENTICATED",
+    Reason.NOT_YOURS: "PERMISSION_DENIED",
+    Reason.QUOTA_EXCEEDED: "RESOURCE_EXHAUSTED",
+    Reason.ENGINE_FULL: "RESOURCE_EXHAUSTED",
     Reason.UNKNOWN_MATCH: "NOT_FOUND",
     Reason.UNKNOWN_LADDER: "NOT_FOUND",
     Reason.STALE_VERSION: "ABORTED",
     Reason.SEAT_TAKEN: "ALREADY_EXISTS",
     Reason.POOL_SEAT: ILLEGAL,
     Reason.MATCH_NOT_OVER: ILLEGAL,
+    Reason.LADDER_OVER: ILLEGAL,
+    Reason.INTERNAL: "INTERNAL",
     **{Reason(r): ILLEGAL for r in rules.REASONS},   # illegal here and now
 }
 
 
 class EngineError(Exception):
-    """A refusal: nothing was changed. `legal_moves` is [(id, text), ...] for rules refusals."""
+    """A refusal: nothing was changed. `legal_moves` is [(id, text), ...] for rules refusals;
+    `field` names the request field at fault for a malformed request ("options.hands")."""
 
-    def __init__(self, reason: Reason | str, message: str, version: int = 0,
-                 legal_moves: list[tuple[str, str]] | None = None):
+    def __init__(self, reason: Reason | str, message: str, version: int | None = None,
+                 legal_moves: list[tuple[str, str]] | None = None, field: str = ""):
         reason = Reason(reason)   # an unknown reason is a bug here, not a new code on the wire
         super().__init__(f"{reason}: {message}")
         self.reason = reason
         self.message = message
         self.version = version
         self.legal_moves = legal_moves or []
+        self.field = field
 
     @property
     def code(self) -> str:

@@ -2,18 +2,22 @@
 end, and turns each finished match into one immutable ladder result.
 
 Seats are filled from pools: the seat of entrant E in ladder K waits in pool "K/E", and a
-bot that enlists with Hello.pool = {pool: K, name: E} is offered exactly those seats
-(pools.py). Faults are charged to the entrant whose seat committed them; a match broken
-by the engine itself (it stops moving although its clocks should move it) is voided and
-its schedule slot played again, never counted as anyone's loss. Each counted match
-leaves one immutable ladder result (ladders/results.py).
+bot that enlists with Hello.pool = {pool: K, name: E, secret: S} is offered exactly those
+seats (pools.py), S being that entrant's enlist secret, handed to the ladder's creator
+once. Faults are charged to the entrant whose seat committed them; a match broken by the
+engine itself (it stops moving although its clocks should move it) is voided and its
+schedule slot played again, never counted as anyone's loss. Each counted match leaves one
+immutable ladder result (ladders/results.py).
+
+A director's thread never dies silently: a step that fails is logged with the ladder's
+id and tried again; after FAIL_AFTER failures in a row the ladder is marked failed, with
+the error, and only that ladder stops.
 """
 
 from __future__ import annotations
 
 import logging
 import queue
-import re
 import secrets
 import threading
 import time
@@ -23,7 +27,10 @@ from ladders.results import ladder_result
 from ladders.standings import compute
 
 from .. import rules
+from ..rules.errors import shown
+from . import limits
 from .errors import EngineError, Reason
+from .keys import OPEN, OPEN_PRINCIPAL, Principal
 from .ladder_store import LadderStore
 from .referee import LIVE, WAITING
 from .seats import BOT, DEFAULT_CLOCK_MS
@@ -31,12 +38,17 @@ from .updates import Update
 
 log = logging.getLogger(__name__)
 
-RUNNING, DONE = "running", "done"
+RUNNING, DONE, CANCELLED, FAILED = "running", "done", "cancelled", "failed"
 PLAYING, COUNTED, VOID = "playing", "counted", "void"
-NAME = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
 DEFAULT_OPTIONS = {"hhl": {"hands": 4}, "domeng": {"cycles": 1}}
 SEATS = rules.NUM_SEATS
 POLL_S = 0.5
+FAIL_AFTER = 5
+# The bounds of a ladder (docs/security.md): what one request may ask the engine to play.
+ENTRANTS = (2, 16)
+MATCHES_MAX = 10_000
+CONCURRENCY_MAX = 16
+SEAT_WAIT_S = (1, 600)
 
 
 def pool_of(key: str, entrant: str) -> str:
@@ -45,36 +57,38 @@ def pool_of(key: str, entrant: str) -> str:
 
 def check_spec(spec: dict) -> dict:
     """Validate and complete a ladder definition; EngineError names the bad field."""
-    def bad(msg):
-        raise EngineError(Reason.MALFORMED_REQUEST, msg)
-
     if spec.get("variant") not in SEATS:
-        bad("variant must be hhl or domeng")
+        raise limits.refuse("variant", "must be hhl or domeng")
     entrants = spec.get("entrants") or []
-    if len(entrants) < 2 or len(set(entrants)) != len(entrants):
-        bad("a ladder needs at least two entrants, each named once")
-    for name in entrants:
-        if not NAME.match(name):
-            bad(f"entrant name {name!r}: use 1-40 letters, digits, '-', '_' or '.'")
-    if spec.get("format", ROTATION) not in FORMATS:
-        bad(f"format must be one of {', '.join(FORMATS)}")
+    if not ENTRANTS[0] <= len(entrants) <= ENTRANTS[1] or len(set(entrants)) != len(entrants):
+        raise limits.refuse("entrants", f"a ladder has {ENTRANTS[0]}..{ENTRANTS[1]} entrants, "
+                            "each named once")
+    for i, name in enumerate(entrants):
+        limits.text(name, f"entrants[{i}]", limits.NAME_MAX, required=True,
+                    pattern=limits.ENTRANT_NAME)
+    if spec.get("format", ROTATION) not in FORMATS:   # None: an unknown LadderFormat value
+        raise limits.refuse("format", f"must be one of {', '.join(FORMATS)}")
     # 0 or empty means "the default" for these fields (as in the proto); the seed keeps 0.
     defaults = {"format": ROTATION, "matches": 0, "until_separated": False, "max_matches": 2000,
                 "concurrency": 4, "clock_ms": DEFAULT_CLOCK_MS[BOT], "seat_wait_s": 30}
     given = {k: v for k, v in spec.items() if v is not None and (k == "seed" or v not in (0, ""))}
     spec = {**defaults, **given}
+    limits.integer(spec["matches"], "matches", 1, MATCHES_MAX, zero_ok=True)
+    limits.integer(spec["max_matches"], "max_matches", 1, MATCHES_MAX)
+    limits.integer(spec["concurrency"], "concurrency", 1, CONCURRENCY_MAX)
+    limits.integer(spec["clock_ms"], "clock_ms", *limits.CLOCK_MS)
+    limits.integer(spec["seat_wait_s"], "seat_wait_s", *SEAT_WAIT_S)
+    if "seed" in spec:
+        limits.integer(spec["seed"], "seed", *limits.SEEDS)
     spec["options"] = spec.get("options") or DEFAULT_OPTIONS[spec["variant"]]
     try:  # refuse bad options now, not when the first match is created in the background
         rules.new_match(spec["variant"], spec["options"], seed=0)
     except rules.MalformedInput as e:
-        bad(f"options: {e.message}")
+        raise limits.refuse(e.field or "options", e.message) from None
     if not spec["until_separated"] and spec["matches"] < 1:
-        bad("give a number of matches, or until_separated")
-    for key in ("matches", "max_matches", "concurrency", "clock_ms", "seat_wait_s"):
-        if not isinstance(spec[key], int) or spec[key] < 0:
-            bad(f"{key} must be a non-negative integer")
+        raise limits.refuse("matches", "give a number of matches, or until_separated")
     if "seed" not in spec:
-        spec["seed"] = secrets.randbelow(2**31)
+        spec["seed"] = secrets.randbelow(limits.SEEDS[1] + 1)
     return spec
 
 
@@ -82,9 +96,10 @@ class Director:
     """One ladder's scheduler. All state changes happen on its own thread or under its lock."""
 
     def __init__(self, engine, store: LadderStore, ladder_id: str, spec: dict, created: float,
-                 status: str = RUNNING):
+                 status: str = RUNNING, error: str = ""):
         self.engine, self.store = engine, store
         self.id, self.spec, self.created, self.status = ladder_id, spec, created, status
+        self.error = error
         self.seats = SEATS[spec["variant"]]
         self.set_size = set_size(spec["format"], spec["entrants"], self.seats)
         self.results: list[dict] = store.results(ladder_id)
@@ -106,6 +121,10 @@ class Director:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
+    @property
+    def created_by(self) -> str:
+        return self.spec.get("created_by", OPEN)
+
     # ----- the loop -------------------------------------------------------------------
     def start(self) -> None:
         if self.status != RUNNING:
@@ -119,28 +138,41 @@ class Director:
         self._stop.set()
 
     def _run(self) -> None:
+        failures = 0
+        while not self._stop.is_set():
+            try:
+                if self._step():
+                    return
+                failures = 0
+            except Exception as e:   # never silent, and it stops this ladder only
+                failures += 1
+                log.exception("ladder %s: a step failed (%d in a row)", self.id, failures)
+                if failures >= FAIL_AFTER:
+                    self._end(FAILED, f"{type(e).__name__}: {str(e)[:200]}")
+                    return
+                self._stop.wait(POLL_S)
+
+    def _step(self) -> bool:
+        """Schedule, wait for one update, count; True once the ladder is done."""
+        with self._lock:
+            while self._may_schedule() and len(self.playing) < self.spec["concurrency"]:
+                self._start_next()
+            if not self.playing and not self._may_schedule():
+                self._end(DONE)
+                return True
         try:
-            while not self._stop.is_set():
-                with self._lock:
-                    while self._may_schedule() and len(self.playing) < self.spec["concurrency"]:
-                        self._start_next()
-                    if not self.playing and not self._may_schedule():
-                        self._finish()
-                        return
-                try:
-                    item = self.inbox.get(timeout=POLL_S)
-                except queue.Empty:
-                    item = None
-                with self._lock:
-                    if isinstance(item, Update):
-                        if item.match_id in self.playing:
-                            idx, _ = self.playing[item.match_id]
-                            self.playing[item.match_id] = (idx, time.time())
-                        if item.over:
-                            self._count(item.match_id)
-                    self._check_waiting_and_stalled()
-        except Exception:  # a bug must not kill the engine; the ladder resumes on restart
-            log.exception("ladder %s stopped by an error", self.id)
+            item = self.inbox.get(timeout=POLL_S)
+        except queue.Empty:
+            item = None
+        with self._lock:
+            if isinstance(item, Update):
+                if item.match_id in self.playing:
+                    idx, _ = self.playing[item.match_id]
+                    self.playing[item.match_id] = (idx, time.time())
+                if item.over:
+                    self._count(item.match_id)
+            self._check_waiting_and_stalled()
+        return False
 
     def _target_left(self) -> int:
         s = self.spec
@@ -160,7 +192,8 @@ class Director:
         lineup, seed, _ = schedule(s["format"], s["entrants"], self.seats, s["seed"], idx)
         referee = self.engine.create_match(
             s["variant"], s["options"], seed, names=list(lineup), bot_clock_ms=s["clock_ms"],
-            pools=[pool_of(s["key"], name) for name in lineup])
+            pools=[pool_of(s["key"], name) for name in lineup], ladder=True,
+            principal=Principal(self.created_by, OPEN_PRINCIPAL.quotas))
         self.store.add_match(self.id, referee.id, idx)
         self.playing[referee.id] = (idx, time.time())
         self._watch(referee.id)
@@ -223,11 +256,26 @@ class Director:
         # means the engine itself is broken.
         return 10 * self.spec["clock_ms"] / 1000 + 30
 
-    def _finish(self) -> None:
-        self.status = DONE
-        self.store.set_status(self.id, DONE)
-        log.info("ladder %s done: %d matches counted, %d voided", self.id, len(self.counted),
-                 self.voided)
+    def _end(self, status: str, error: str = "") -> None:
+        with self._lock:
+            self.status, self.error = status, error
+            for match_id in list(self.playing):
+                if status != DONE:
+                    self.void(match_id, f"the ladder is {status}")
+            self.store.set_status(self.id, status, error)
+        log.info("ladder %s %s: %d matches counted, %d voided%s", self.id, status,
+                 len(self.counted), self.voided, f" ({error})" if error else "")
+
+    def cancel(self, principal: Principal) -> None:
+        """Stop scheduling; matches in play are voided (they finish, uncounted)."""
+        if principal.name != self.created_by:
+            raise EngineError(Reason.NOT_YOURS, f"ladder {self.id} was created by another "
+                              "key; only its creator may cancel it")
+        with self._lock:
+            if self.status != RUNNING:
+                raise EngineError(Reason.LADDER_OVER, f"ladder {self.id} is {self.status}")
+            self._stop.set()
+            self._end(CANCELLED)
 
     # ----- reading --------------------------------------------------------------------
     def info(self) -> dict:
@@ -236,7 +284,10 @@ class Director:
             leader = table[0]["entrant"] if self.results and table else ""
             return {"ladder_id": self.id, "spec": self.spec, "status": self.status,
                     "counted": len(self.counted), "voided": self.voided,
-                    "playing": len(self.playing), "leader": leader, "created": self.created}
+                    "playing": len(self.playing), "leader": leader, "created": self.created,
+                    # The seed tells every hidden tile of the ladder's live matches.
+                    "seed": None if self.status == RUNNING else self.spec["seed"],
+                    "created_by": self.created_by, "error": self.error}
 
     def standings(self) -> dict:
         with self._lock:
@@ -263,29 +314,40 @@ class Ladders:
 
     def resume(self) -> None:
         """After a restart (the engine has restored its matches): carry on every ladder."""
-        for ladder_id, spec, status, created in self.store.ladders():
-            d = Director(self.engine, self.store, ladder_id, spec, created, status)
+        for ladder_id, spec, status, created, error in self.store.ladders():
+            d = Director(self.engine, self.store, ladder_id, spec, created, status, error)
             self._directors[ladder_id] = d
             d.start()
 
-    def create(self, spec: dict) -> Director:
+    def create(self, spec: dict, principal: Principal = OPEN_PRINCIPAL
+               ) -> tuple[Director, dict[str, str]]:
+        """A new ladder and its entrants' enlist secrets ({entrant: secret}, shown once)."""
         spec = check_spec(spec)
-        ladder_id = secrets.token_hex(6)
-        spec["key"] = f"ladder-{ladder_id}"
-        created = time.time()
-        self.store.add_ladder(ladder_id, spec, created)
-        d = Director(self.engine, self.store, ladder_id, spec, created)
         with self._lock:
+            running = sum(d.status == RUNNING and d.created_by == principal.name
+                          for d in self._directors.values())
+            if running >= principal.quotas.ladders:
+                raise EngineError(Reason.QUOTA_EXCEEDED, f"{principal.name} runs {running} "
+                                  f"ladders, its quota is {principal.quotas.ladders}")
+            ladder_id = secrets.token_hex(6)
+            spec["key"] = f"ladder-{ladder_id}"
+            spec["created_by"] = principal.name
+            enlist = {name: self.engine.pools.define(pool_of(spec["key"], name))
+                      for name in spec["entrants"]}
+            created = time.time()
+            self.store.add_ladder(ladder_id, spec, created)
+            d = Director(self.engine, self.store, ladder_id, spec, created)
             self._directors[ladder_id] = d
         d.start()
-        log.info("ladder %s created: %s, %s, %s", ladder_id, spec["variant"], spec["format"],
-                 ",".join(spec["entrants"]))
-        return d
+        log.info("ladder %s created by %s: %s, %s, %s", ladder_id, principal.name,
+                 spec["variant"], spec["format"], ",".join(spec["entrants"]))
+        return d, enlist
 
     def get(self, ladder_id: str) -> Director:
+        limits.text(ladder_id, "ladder_id", limits.ID_MAX, required=True)
         d = self._directors.get(ladder_id)
         if d is None:
-            raise EngineError(Reason.UNKNOWN_LADDER, f"no ladder with id {ladder_id!r}")
+            raise EngineError(Reason.UNKNOWN_LADDER, f"no ladder with id {shown(ladder_id)}")
         return d
 
     def list(self) -> list[Director]:

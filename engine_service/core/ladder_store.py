@@ -16,7 +16,8 @@ CREATE TABLE IF NOT EXISTS ladders (
     id TEXT PRIMARY KEY,
     spec TEXT NOT NULL,
     status TEXT NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    error TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS ladder_matches (
     ladder_id TEXT NOT NULL REFERENCES ladders(id),
@@ -42,21 +43,26 @@ class LadderStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
+        columns = {r[1] for r in self._db.execute("PRAGMA table_info(ladders)")}
+        if "error" not in columns:   # a file from before ladders could fail
+            self._db.execute("ALTER TABLE ladders ADD COLUMN error TEXT NOT NULL DEFAULT ''")
 
     def _run(self, sql: str, args: tuple = ()) -> list[tuple]:
         with self._lock:
             return self._db.execute(sql, args).fetchall()
 
     def add_ladder(self, ladder_id: str, spec: dict, created: float) -> None:
-        self._run("INSERT INTO ladders VALUES (?, ?, 'running', ?)", (ladder_id, json.dumps(spec), created))
+        self._run("INSERT INTO ladders (id, spec, status, created) VALUES (?, ?, 'running', ?)",
+                  (ladder_id, json.dumps(spec), created))
 
-    def set_status(self, ladder_id: str, status: str) -> None:
-        self._run("UPDATE ladders SET status = ? WHERE id = ?", (status, ladder_id))
+    def set_status(self, ladder_id: str, status: str, error: str = "") -> None:
+        self._run("UPDATE ladders SET status = ?, error = ? WHERE id = ?",
+                  (status, error, ladder_id))
 
-    def ladders(self) -> list[tuple[str, dict, str, float]]:
-        """(id, spec, status, created) of every ladder, oldest first."""
-        rows = self._run("SELECT id, spec, status, created FROM ladders ORDER BY created")
-        return [(i, json.loads(s), st, c) for i, s, st, c in rows]
+    def ladders(self) -> list[tuple[str, dict, str, float, str]]:
+        """(id, spec, status, created, error) of every ladder, oldest first."""
+        rows = self._run("SELECT id, spec, status, created, error FROM ladders ORDER BY created")
+        return [(i, json.loads(s), st, c, e) for i, s, st, c, e in rows]
 
     def add_match(self, ladder_id: str, match_id: str, idx: int) -> None:
         self._run("INSERT INTO ladder_matches VALUES (?, ?, ?, 'playing')", (ladder_id, match_id, idx))

@@ -1,18 +1,27 @@
 """Bot pools: seats that need a bot meet bots that enlisted, first come first served.
 
-A match created with SeatSpec.pool = P has seats waiting here; a bot that connects with
-Hello.pool = P offers capacity (matches at once). Whenever either side arrives, or a bot
-finishes a match, waiting seats are handed to bots with room, in arrival order. The engine
-claims the seat itself (no token leaves it) and tells the bot's stream to play it.
+A pool is defined with an enlist secret (`define`: `domino pools create`, or a ladder for
+each entrant); the store keeps its hash. A match created with SeatSpec.pool = P has seats
+waiting here; a bot that connects with Hello.pool = P and P's secret offers capacity
+(matches at once). Whenever either side arrives, or a bot finishes a match, waiting seats
+are handed to bots with room, in arrival order. The engine claims the seat itself (no
+token leaves it) and tells the bot's stream to play it.
 """
 
 from __future__ import annotations
 
+import hmac
+import logging
 import threading
+import time
 from collections import deque
 from typing import Protocol
 
+from .errors import EngineError, Reason
+from .keys import digest, new_secret
 from .referee import Referee
+
+log = logging.getLogger(__name__)
 
 
 class PoolBot(Protocol):
@@ -24,13 +33,15 @@ class PoolBot(Protocol):
 
 
 class Pools:
-    def __init__(self):
+    def __init__(self, store):
+        self._store = store
         # One lock for the pools only; it is never held while a match waits on another
         # match, and the move path never takes it.
         self._lock = threading.Lock()
         self._seats: dict[str, deque[tuple[Referee, int]]] = {}
         self._bots: dict[str, list[PoolBot]] = {}
         self._playing: dict[PoolBot, set[str]] = {}   # match ids each bot is seated in
+        self._offered: dict[PoolBot, list[str]] = {}  # the pools each bot is offered
 
     def need(self, pool: str, referee: Referee, seat: int) -> None:
         """A seat of the referee's match waits for a bot from `pool`."""
@@ -38,12 +49,40 @@ class Pools:
             self._seats.setdefault(pool, deque()).append((referee, seat))
             self._assign(pool)
 
-    def enlist(self, pool: str, bot: PoolBot) -> None:
-        """A bot enlisted as (pool P, name N) is offered the seats waiting in pool P and in
-        pool "P/N" (seats meant for that bot only: a ladder's entrant)."""
+    # ----- definitions ------------------------------------------------------------------
+    def define(self, name: str, secret: str = "") -> str:
+        """Define pool `name` (or give it a new secret: `secret`, or a fresh one); returns
+        its enlist secret, which is shown only here."""
+        secret = secret or new_secret("ps_")
+        self._store.set_pool(name, digest(secret), time.time())
+        return secret
+
+    def exists(self, name: str) -> bool:
+        return self._store.pool_hash(name) is not None
+
+    def opened_by(self, pool: str, name: str, secret: str) -> list[str]:
+        """The pools a bot enlisting as (pool P, name N) with `secret` is offered: P if the
+        secret is P's, "P/N" (a ladder entrant's own) if it is that one's."""
+        given = digest(secret)
+        out = []
+        for candidate in ([pool, f"{pool}/{name}"] if name else [pool]):
+            stored = self._store.pool_hash(candidate)
+            if stored is not None and hmac.compare_digest(stored, given):
+                out.append(candidate)
+        return out
+
+    # ----- seats and bots ---------------------------------------------------------------
+    def enlist(self, pool: str, bot: PoolBot, secret: str) -> None:
+        """Offer `bot` the seats of the pools its secret opens (opened_by); refuses with
+        BAD_POOL_SECRET when it opens none."""
+        names = self.opened_by(pool, bot.name, secret)
+        if not names:
+            raise EngineError(Reason.BAD_POOL_SECRET, "no pool of that name takes this "
+                              "secret (pools are made with `domino pools create`)")
         with self._lock:
             self._playing[bot] = set()
-            for name in self._names(pool, bot):
+            self._offered[bot] = names
+            for name in names:
                 self._bots.setdefault(name, []).append(bot)
                 self._assign(name)
 
@@ -52,7 +91,7 @@ class Pools:
         with self._lock:
             if bot in self._playing:
                 self._playing[bot].discard(match_id)
-                for name in self._names(pool, bot):
+                for name in self._offered[bot]:
                     self._assign(name)
 
     def leave(self, pool: str, bot: PoolBot) -> None:
@@ -61,7 +100,7 @@ class Pools:
         with self._lock:
             if bot in self._playing:
                 del self._playing[bot]
-                for name in self._names(pool, bot):
+                for name in self._offered.pop(bot):
                     self._bots[name].remove(bot)
 
     def withdraw(self, referee: Referee, seat: int) -> None:
@@ -70,10 +109,6 @@ class Pools:
             for seats in self._seats.values():
                 if (referee, seat) in seats:
                     seats.remove((referee, seat))
-
-    @staticmethod
-    def _names(pool: str, bot: PoolBot) -> list[str]:
-        return [pool, f"{pool}/{bot.name}"] if bot.name else [pool]
 
     def waiting(self, pool: str) -> int:
         with self._lock:
@@ -96,9 +131,14 @@ class Pools:
                 still.append((referee, seat))
                 continue
             bot = min(free, key=lambda b: len(self._playing[b]))
+            try:
+                if not referee.seats[seat].claimed:
+                    # The token is dropped: the bot never needs it.
+                    referee.claim(seat, by_pool=True, name=bot.name)
+            except Exception:   # a failing match must not stop the pool for the others
+                log.exception("pool %s: seating a bot in match %s seat %d failed; the seat "
+                              "is left to its clock", pool, referee.id, seat)
+                continue
             self._playing[bot].add(referee.id)
-            if not referee.seats[seat].claimed:
-                # The token is dropped: the bot never needs it.
-                referee.claim(seat, by_pool=True, name=bot.name)
             bot.seat_in(referee, seat)
         seats.extend(still)

@@ -15,10 +15,13 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import rules
 from ..plumbing.clock import Alarm, Clock
+from ..rules.errors import shown
+from . import limits
 from .errors import EngineError, Reason
 from .seats import ABSENT_AFTER, Seat, hash_token, new_token, seat_of
 from .store import MatchRow, MoveRow, Store
@@ -62,9 +65,14 @@ def legal_ids(moves) -> list[tuple[str, str]]:
     return [(str(i), str(m)) for i, m in enumerate(moves)]
 
 
+# A clock callback that failed (a bug, or the store away) tries again after this long.
+RETRY_S = 1.0
+
+
 class Referee:
     def __init__(self, row: MatchRow, store: Store, clock: Clock | None,
-                 token_hashes: dict[int, str] | None = None):
+                 token_hashes: dict[int, str] | None = None,
+                 on_over: Callable[[Referee], None] | None = None):
         self.id = row.id
         self.row = row
         self.match = rules.new_match(row.variant, row.options, seed=row.seed, deals=row.deals)
@@ -80,6 +88,7 @@ class Referee:
             self.seats[seat].token_hash = digest
         self._store = store
         self._clock = clock
+        self._on_over = on_over
         self._alarm: Alarm | None = None
         self._deadline = 0.0
         self._time_alarm: Alarm | None = None
@@ -90,14 +99,16 @@ class Referee:
         self._legal_cache: tuple | None = None
         # Faults per seat that the move log does not show (ladders charge them): refused
         # moves, streams that ended while seated, seats nobody came to play.
-        self.faults = [{"illegal": 0, "disconnects": 0, "no_show": 0} for _ in self.seats]
+        self.faults = [{"illegal": 0, "disconnects": 0, "no_show": 0, "spam": 0}
+                       for _ in self.seats]
 
     # ----- restoring ------------------------------------------------------------------
     @classmethod
-    def restore(cls, row: MatchRow, store: Store, clock: Clock | None) -> Referee:
+    def restore(cls, row: MatchRow, store: Store, clock: Clock | None,
+                on_over: Callable[[Referee], None] | None = None) -> Referee:
         """Rebuild a match from its log: the rules core is deterministic, so replaying the
         accepted moves in order gives the identical state and version."""
-        referee = cls(row, store, None, store.seat_hashes(row.id))
+        referee = cls(row, store, None, store.seat_hashes(row.id), on_over)
         for seat, name in store.seat_names(row.id).items():
             referee.seats[seat].name = name
         for move in store.moves(row.id):
@@ -123,10 +134,10 @@ class Referee:
         with self._lock:
             if not isinstance(seat, int) or not 0 <= seat < len(self.seats):
                 raise EngineError(Reason.BAD_SEAT, f"seat must be 0..{len(self.seats) - 1}, "
-                                  f"got {seat!r}", self.version)
+                                  f"got {shown(seat)}", self.version)
             if bool(self.seats[seat].pool) != by_pool:
                 raise EngineError(Reason.POOL_SEAT, f"seat {seat} is filled from the bot pool "
-                                  f"{self.seats[seat].pool!r}", self.version)
+                                  f"{shown(self.seats[seat].pool)}", self.version)
             token = new_token()
             digest = hash_token(token)
             name = name if name and not self.seats[seat].name else ""
@@ -172,6 +183,11 @@ class Referee:
             if not self.match.over:
                 self.faults[seat]["disconnects"] += 1
 
+    def charge_spam(self, seat: int) -> None:
+        """The seat's stream sent too many refused moves in a row (rpc/play_session.py)."""
+        with self._lock:
+            self.faults[seat]["spam"] += 1
+
     def unfilled_pool_seats(self) -> list[int]:
         with self._lock:
             return [i for i, s in enumerate(self.seats) if s.pool and not s.claimed]
@@ -188,8 +204,9 @@ class Referee:
 
     def faults_by_name(self) -> dict:
         """Faults per seat name (a ladder's entrant), from the move log and the counters:
-        timeouts (the clock played), illegal, disconnects, and crashes (a seat that never
-        came, or that was still absent at the end)."""
+        timeouts (the clock played), illegal, disconnects, crashes (a seat that never
+        came, or that was still absent at the end) and spam (refused moves too many in a
+        row)."""
         with self._lock:
             timeouts = [0] * len(self.seats)
             for move in self._store.moves(self.id):
@@ -198,10 +215,12 @@ class Referee:
             out: dict[str, dict] = {}
             for i, seat in enumerate(self.seats):
                 f = out.setdefault(seat.name or f"seat{i}", {"timeouts": 0, "illegal": 0,
-                                                              "disconnects": 0, "crashes": 0})
+                                                              "disconnects": 0, "crashes": 0,
+                                                              "spam": 0})
                 f["timeouts"] += timeouts[i]
                 f["illegal"] += self.faults[i]["illegal"]
                 f["disconnects"] += self.faults[i]["disconnects"]
+                f["spam"] += self.faults[i]["spam"]
                 f["crashes"] += 1 if self.faults[i]["no_show"] or seat.absent else 0
             return out
 
@@ -276,10 +295,16 @@ class Referee:
             legal = self._legal(seat)[0]
             if not legal:
                 raise self._not_now(seat)
-            if not move_id.isdigit() or int(move_id) >= len(legal):
-                raise EngineError(Reason.UNKNOWN_MOVE_ID, f"no legal move has id {move_id!r} "
+            # isascii: "²" is a digit to isdigit() but no number to int()
+            if (len(move_id) > limits.MOVE_ID_MAX or not (move_id.isascii() and move_id.isdigit())
+                    or int(move_id) >= len(legal)):
+                raise EngineError(Reason.UNKNOWN_MOVE_ID, f"no legal move has id {shown(move_id)} "
                                   f"at version {self.version}", self.version, legal_ids(legal))
             return legal[int(move_id)]
+        if len(move_text) > limits.MOVE_TEXT_MAX:
+            raise EngineError(Reason.MALFORMED_MOVE, f"move_text is at most "
+                              f"{limits.MOVE_TEXT_MAX} characters", self.version,
+                              legal_ids(self.match.legal_moves(seat)), field="move_text")
         try:
             return rules.Move.parse(move_text)
         except rules.MalformedInput as e:
@@ -336,12 +361,14 @@ class Referee:
 
     def _finish(self) -> None:
         self.status = OVER
-        self._store.set_status(self.id, OVER, self.match.result)
+        self._store.set_status(self.id, OVER, self.match.result, self.version)
         self._cancel_alarm()
         if self._time_alarm:
             self._time_alarm.cancel()
         log.info("match %s over at version %d: %s", self.id, self.version,
                  json.dumps(self.match.result))
+        if self._on_over is not None:
+            self._on_over(self)
 
     # ----- clocks ---------------------------------------------------------------------
     def _autoplay_and_arm(self) -> None:
@@ -367,7 +394,18 @@ class Referee:
         self._alarm, self._deadline = None, 0.0
 
     def _timeout(self, seat: int, version: int) -> None:
-        """The clock ran out: play the documented default move, the first legal move."""
+        """The clock ran out: play the documented default move, the first legal move. A
+        failure is logged and tried again shortly: it holds up this match only."""
+        try:
+            self._play_for(seat, version)
+        except Exception:
+            log.exception("match %s: the turn clock could not play for seat %d at version "
+                          "%d; trying again in %.0f s", self.id, seat, version, RETRY_S)
+            with self._lock:
+                if self.version == version and self._clock is not None:
+                    self._alarm = self._clock.set(RETRY_S, lambda: self._timeout(seat, version))
+
+    def _play_for(self, seat: int, version: int) -> None:
         with self._lock:
             if self.version != version or self.match.over or self.status != LIVE:
                 return   # the seat moved in time; this alarm lost the race
@@ -395,10 +433,16 @@ class Referee:
         self._time_alarm = self._clock.set(max(left, 0.0), self._time_up)
 
     def _time_up(self) -> None:
-        with self._lock:
-            if not self.match.over:
-                self._apply(-1, None, TIME_UP, extra=(EngineEvent("time_up"),))
-                self._autoplay_and_arm()
+        try:
+            with self._lock:
+                if not self.match.over:
+                    self._apply(-1, None, TIME_UP, extra=(EngineEvent("time_up"),))
+                    self._autoplay_and_arm()
+        except Exception:
+            log.exception("match %s: ending it at its time limit failed; trying again in "
+                          "%.0f s", self.id, RETRY_S)
+            if self._clock is not None:
+                self._time_alarm = self._clock.set(RETRY_S, self._time_up)
 
     def close(self) -> None:
         """Stop the clocks and end every watcher's stream (engine shutdown)."""
@@ -444,7 +488,9 @@ class Referee:
             return {
                 "match_id": self.id, "variant": self.row.variant, "status": self.status,
                 "version": self.version, "num_seats": len(self.seats),
-                "to_move": self.match.to_move, "seats": [_public_seat(s) for s in self.seats],
+                "to_move": self.match.to_move,
+                "seats": [public_seat(s.kind, s.name, s.claimed, s.absent, s.timeouts_in_a_row,
+                                      s.clock_ms, s.pool) for s in self.seats],
                 "options": self.match.options, "created": self.row.created,
                 "result": self.match.result,
             }
@@ -457,8 +503,8 @@ def _same_move(text: str, applied: str) -> bool:
         return False
 
 
-def _public_seat(seat: Seat) -> dict:
-    # Never the token hash: summaries are public.
-    return {"kind": seat.kind, "name": seat.name, "claimed": seat.claimed,
-            "absent": seat.absent, "timeouts_in_a_row": seat.timeouts_in_a_row,
-            "clock_ms": seat.clock_ms, "pool": seat.pool}
+def public_seat(kind: str, name: str, claimed: bool, absent: bool, timeouts_in_a_row: int,
+                clock_ms: int, pool: str) -> dict:
+    """A seat as summaries show it: never its token's hash, since summaries are public."""
+    return {"kind": kind, "name": name, "claimed": claimed, "absent": absent,
+            "timeouts_in_a_row": timeouts_in_a_row, "clock_ms": clock_ms, "pool": pool}

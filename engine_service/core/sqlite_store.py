@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import queue
 import sqlite3
 import threading
@@ -11,6 +12,9 @@ import uuid
 
 from .store import MatchRow, MoveRow
 
+# Version 1 had matches, seats and moves; version 2 adds the matches' final version and
+# creator, API keys and pools. `_migrate` brings an older file up to date.
+SCHEMA_VERSION = 2
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
     id TEXT PRIMARY KEY,
@@ -21,8 +25,11 @@ CREATE TABLE IF NOT EXISTS matches (
     settings TEXT NOT NULL,
     created REAL NOT NULL,
     status TEXT NOT NULL,
-    result TEXT
+    result TEXT,
+    version INTEGER NOT NULL DEFAULT 0,    -- the final version, once over
+    created_by TEXT NOT NULL DEFAULT ''    -- the API key's name ("open" in open mode)
 );
+CREATE INDEX IF NOT EXISTS matches_by_status ON matches (status, created);
 CREATE TABLE IF NOT EXISTS seats (
     match_id TEXT NOT NULL REFERENCES matches(id),
     seat INTEGER NOT NULL,
@@ -39,11 +46,41 @@ CREATE TABLE IF NOT EXISTS moves (
     at REAL NOT NULL,
     PRIMARY KEY (match_id, version)
 ) WITHOUT ROWID;   -- rows kept in key order: one b-tree, so a commit writes one page, not two
+CREATE TABLE IF NOT EXISTS api_keys (
+    name TEXT PRIMARY KEY,
+    key_hash TEXT NOT NULL UNIQUE,
+    quotas TEXT NOT NULL,
+    created REAL NOT NULL,
+    revoked INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS pools (
+    name TEXT PRIMARY KEY,
+    secret_hash TEXT NOT NULL,
+    created REAL NOT NULL
+);
 """
+MIGRATIONS = {   # from version n to n + 1, for files made before SCHEMA existed as it is
+    1: """
+ALTER TABLE matches ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE matches ADD COLUMN created_by TEXT NOT NULL DEFAULT '';
+UPDATE matches SET version = (SELECT COALESCE(MAX(version), 0) FROM moves
+                              WHERE moves.match_id = matches.id) WHERE status = 'over';
+""",
+}
 
 
 BUSY_TIMEOUT_S = 10.0   # how long a statement waits for another connection's write
 CHECKPOINT_S = 0.5      # how often the WAL is folded into the database file (file stores)
+# When the WAL file is larger than this after a checkpoint, it is folded in completely and
+# cut back to nothing (TRUNCATE): writers wait for the milliseconds that takes, once in a
+# while, instead of the file growing for as long as writes never pause.
+WAL_TRUNCATE_BYTES = 4 * 1024 * 1024
+JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024   # what SQLite itself leaves of the WAL after a reset
+
+
+class StoreDamaged(Exception):
+    """The store file is damaged: the message names the file, what is damaged, and what
+    to do."""
 
 
 class _Connection:
@@ -71,7 +108,8 @@ class SQLiteStore:
     A file store folds its WAL into the database file on a thread of its own, every
     CHECKPOINT_S, instead of in whichever commit crosses SQLite's threshold: a checkpoint
     copies pages and syncs the file, milliseconds, and commits run on the move path of
-    every match (the engine's event loop)."""
+    every match (the engine's event loop). A WAL that still grew past WAL_TRUNCATE_BYTES is
+    truncated, so the file stays small however long the engine runs."""
 
     def __init__(self, path: str = ":memory:"):
         self._memory = path == ":memory:"
@@ -80,12 +118,14 @@ class SQLiteStore:
         self._all: list[_Connection] = []
         self._opening = threading.Lock()   # only while a connection is opened or at close
         self._closed = False
+        self.path = path
         first = self._open()
         if not self._memory:
             # WAL + NORMAL: a commit survives a killed process (not a power cut) and costs
             # no fsync per move.
             first.db.execute("PRAGMA journal_mode=WAL")
-        first.db.executescript(SCHEMA)
+            first.db.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
+        self._migrate(first.db)
         self._idle.put(first)
         # (frames in the WAL, frames of it in the database file) at the last checkpoint
         self.last_checkpoint = (0, 0)
@@ -95,6 +135,20 @@ class SQLiteStore:
             self._checkpointer = threading.Thread(target=self._checkpoints, daemon=True,
                                                   name="store-checkpoint")
             self._checkpointer.start()
+
+    @staticmethod
+    def _migrate(db: sqlite3.Connection) -> None:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        has_matches = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                 "name = 'matches'").fetchone()
+        if version == 0 and has_matches:
+            version = 1        # made before versions were kept
+        while has_matches and version < SCHEMA_VERSION:
+            db.executescript(f"BEGIN; {MIGRATIONS[version]} PRAGMA user_version = "
+                             f"{version + 1}; COMMIT;")
+            version += 1
+        db.executescript(SCHEMA)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _open(self) -> _Connection:
         with self._opening:
@@ -140,9 +194,51 @@ class SQLiteStore:
             try:
                 # PASSIVE: copies what it can without waiting for, or blocking, anyone.
                 (_, frames, done), = self._read("PRAGMA wal_checkpoint(PASSIVE)", ())
+                self.last_checkpoint = (frames, done)
+                if self.wal_bytes() > WAL_TRUNCATE_BYTES:
+                    self._read("PRAGMA wal_checkpoint(TRUNCATE)", ())
             except sqlite3.Error:   # closed meanwhile, or busy: the next round does it
                 continue
-            self.last_checkpoint = (frames, done)
+
+    def wal_bytes(self) -> int:
+        """The size of the WAL file now (0 for a memory store or no WAL)."""
+        if self._memory:
+            return 0
+        try:
+            return os.path.getsize(self.path + "-wal")
+        except OSError:
+            return 0
+
+    def check(self) -> None:
+        """Raise StoreDamaged when SQLite's quick_check finds the file damaged, naming the
+        matches whose rows can no longer be read."""
+        if self._memory:
+            return
+        try:
+            problems = [r[0] for r in self._read("PRAGMA quick_check(5)", ())]
+        except sqlite3.DatabaseError as e:
+            problems = [str(e)]
+        if problems == ["ok"]:
+            return
+        damaged, names = [], "no match could be named"
+        try:
+            ids = [r[0] for r in self._read("SELECT id FROM matches", ())]
+            for match_id in ids:
+                try:
+                    self.moves(match_id)
+                    self.seat_hashes(match_id)
+                    self.match(match_id)
+                except sqlite3.DatabaseError:
+                    damaged.append(match_id)
+            if damaged:
+                names = f"damaged match{'es' if len(damaged) > 1 else ''} " + ", ".join(
+                    damaged[:10]) + (f" and {len(damaged) - 10} more" if len(damaged) > 10 else "")
+        except sqlite3.DatabaseError:
+            names = "the list of matches itself cannot be read"
+        raise StoreDamaged(
+            f"store {self.path} is damaged ({names}; quick_check: {problems[0][:120]}): stop "
+            f"every engine on it, then restore it from a backup, or save what is readable with "
+            f"`sqlite3 {self.path} .recover | sqlite3 recovered.sqlite3` and start on that")
 
     def _write(self, sql: str, args: tuple) -> int:
         return self._execute(sql, args, fetch=False)
@@ -152,14 +248,16 @@ class SQLiteStore:
 
     def add_match(self, row: MatchRow) -> None:
         self._write(
-            "INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO matches ({MATCH_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.id, row.variant, json.dumps(row.options), row.seed,
              None if row.deals is None else json.dumps(row.deals), json.dumps(row.settings),
-             row.created, row.status, None if row.result is None else json.dumps(row.result)))
+             row.created, row.status, None if row.result is None else json.dumps(row.result),
+             row.version, row.created_by))
 
-    def set_status(self, match_id: str, status: str, result: dict | None = None) -> None:
-        self._write("UPDATE matches SET status = ?, result = ? WHERE id = ?",
-                    (status, None if result is None else json.dumps(result), match_id))
+    def set_status(self, match_id: str, status: str, result: dict | None = None,
+                   version: int = 0) -> None:
+        self._write("UPDATE matches SET status = ?, result = ?, version = ? WHERE id = ?",
+                    (status, None if result is None else json.dumps(result), version, match_id))
 
     def claim_seat(self, match_id: str, seat: int, token_hash: str, name: str = "") -> bool:
         """Store the hash of a seat's token (and the name of a pool bot seated there);
@@ -173,12 +271,50 @@ class SQLiteStore:
                     (match_id, row.version, row.seat, row.move_text, row.cause, row.at))
 
     def match(self, match_id: str) -> MatchRow | None:
-        rows = self._read("SELECT * FROM matches WHERE id = ?", (match_id,))
+        rows = self._read(f"SELECT {MATCH_COLUMNS} FROM matches WHERE id = ?", (match_id,))
         return _match_row(rows[0]) if rows else None
 
     def unfinished(self) -> list[MatchRow]:
-        rows = self._read("SELECT * FROM matches WHERE status != 'over' ORDER BY created", ())
+        rows = self._read(f"SELECT {MATCH_COLUMNS} FROM matches WHERE status != 'over' "
+                          "ORDER BY created", ())
         return [_match_row(r) for r in rows]
+
+    def finished(self, limit: int) -> list[MatchRow]:
+        """The latest finished matches, newest first."""
+        rows = self._read(f"SELECT {MATCH_COLUMNS} FROM matches WHERE status = 'over' "
+                          "ORDER BY created DESC LIMIT ?", (limit,))
+        return [_match_row(r) for r in rows]
+
+    # ----- operators' keys and pools ---------------------------------------------------
+    def add_key(self, name: str, key_hash: str, quotas: dict, created: float) -> bool:
+        """False when a key of that name exists already."""
+        return self._write("INSERT OR IGNORE INTO api_keys (name, key_hash, quotas, created) "
+                           "VALUES (?, ?, ?, ?)", (name, key_hash, json.dumps(quotas),
+                                                   created)) == 1
+
+    def key_by_hash(self, key_hash: str) -> tuple[str, dict] | None:
+        """(name, quotas) of the live key with this hash."""
+        rows = self._read("SELECT name, quotas FROM api_keys WHERE key_hash = ? AND "
+                          "revoked = 0", (key_hash,))
+        return (rows[0][0], json.loads(rows[0][1])) if rows else None
+
+    def keys(self) -> list[tuple[str, dict, float, bool]]:
+        """(name, quotas, created, revoked) of every key, by name."""
+        rows = self._read("SELECT name, quotas, created, revoked FROM api_keys ORDER BY name", ())
+        return [(n, json.loads(q), c, bool(r)) for n, q, c, r in rows]
+
+    def revoke_key(self, name: str) -> bool:
+        return self._write("UPDATE api_keys SET revoked = 1 WHERE name = ? AND revoked = 0",
+                           (name,)) == 1
+
+    def set_pool(self, name: str, secret_hash: str, created: float) -> None:
+        """Define a pool, or give it a new enlist secret."""
+        self._write("INSERT INTO pools VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET "
+                    "secret_hash = excluded.secret_hash", (name, secret_hash, created))
+
+    def pool_hash(self, name: str) -> str | None:
+        rows = self._read("SELECT secret_hash FROM pools WHERE name = ?", (name,))
+        return rows[0][0] if rows else None
 
     def seat_hashes(self, match_id: str) -> dict[int, str]:
         rows = self._read("SELECT seat, token_hash FROM seats WHERE match_id = ?", (match_id,))
@@ -204,8 +340,13 @@ class SQLiteStore:
                 conn.db.close()
 
 
+MATCH_COLUMNS = ("id, variant, options, seed, deals, settings, created, status, result, "
+                 "version, created_by")
+
+
 def _match_row(r: tuple) -> MatchRow:
-    id_, variant, options, seed, deals, settings, created, status, result = r
+    id_, variant, options, seed, deals, settings, created, status, result, version, by = r
     return MatchRow(id_, variant, json.loads(options), seed,
                     None if deals is None else json.loads(deals), json.loads(settings),
-                    created, status, None if result is None else json.loads(result))
+                    created, status, None if result is None else json.loads(result),
+                    version, by)

@@ -12,9 +12,11 @@ import time
 import orjson
 
 from domino_proto.domino.v1 import common_pb2, engine_pb2, play_pb2
+from domino_wire.jsontext import nesting_depth
 from domino_wire.names import MATCH_STATUS, SEAT_KIND, VARIANT
 
-from ..core.errors import EngineError, Reason
+from ..core import limits
+from ..core.errors import EngineError
 from ..core.referee import Accepted, Referee, SeatView
 from ..core.updates import Update
 
@@ -26,21 +28,43 @@ def dumps(value) -> str:
 
 
 def loads(text: str, what: str, default=None):
-    """JSON text from a request; empty means `default`."""
+    """JSON text from a request field `what`; empty means `default`. Bounded in size and
+    depth before it is parsed (core/limits.py)."""
     if not text:
         return default
+    if len(text) > limits.JSON_MAX_BYTES or len(text.encode()) > limits.JSON_MAX_BYTES:
+        raise limits.refuse(what, f"is at most {limits.JSON_MAX_BYTES} bytes")
+    if nesting_depth(text, limits.JSON_MAX_DEPTH + 1) > limits.JSON_MAX_DEPTH:
+        raise limits.refuse(what, f"is nested more than {limits.JSON_MAX_DEPTH} deep")
     try:
         return json.loads(text)
     except ValueError as e:
-        raise EngineError(Reason.MALFORMED_REQUEST, f"{what} is not valid JSON: {e}") from None
+        raise limits.refuse(what, f"is not valid JSON: {str(e)[:80]}") from None
 
 
 def variant_of(number: int) -> str:
     """The variant word of a request's Variant; UNSPECIFIED and unknown values refused."""
     word = VARIANT.word(number)
     if word is None:
-        raise EngineError(Reason.MALFORMED_REQUEST, "variant must be one of "
-                          f"{', '.join('VARIANT_' + w.upper() for w in VARIANT.words)}")
+        raise limits.refuse("variant", "must be one of "
+                            f"{', '.join('VARIANT_' + w.upper() for w in VARIANT.words)}")
+    return word
+
+
+def seat_kind_of(number: int, field: str) -> str:
+    word = SEAT_KIND.word(number)
+    if word is None:
+        raise limits.refuse(field, "must be SEAT_KIND_BOT or SEAT_KIND_PERSON")
+    return word
+
+
+def status_of(number: int) -> str:
+    """A MatchStatus filter: "" for all."""
+    if number == 0:
+        return ""
+    word = MATCH_STATUS.word(number)
+    if word is None:
+        raise limits.refuse("status", "must be a MatchStatus")
     return word
 
 
@@ -53,12 +77,13 @@ def legal_moves(pairs) -> list[common_pb2.LegalMove]:
 
 
 def refusal(err: EngineError) -> common_pb2.Refusal:
+    """The Refusal message; a version of None leaves the field absent (no match concerned)."""
     return common_pb2.Refusal(reason=err.reason, message=err.message, version=err.version,
-                              legal_moves=legal_moves(err.legal_moves))
+                              legal_moves=legal_moves(err.legal_moves), field=err.field)
 
 
-def summary(referee: Referee) -> common_pb2.MatchSummary:
-    s = referee.summary()
+def summary(s: dict) -> common_pb2.MatchSummary:
+    """A match's public summary (Referee.summary, or Engine.list_matches)."""
     return common_pb2.MatchSummary(
         match_id=s["match_id"], variant=VARIANT.number(s["variant"]),
         status=MATCH_STATUS.number(s["status"]), version=s["version"],
@@ -111,7 +136,8 @@ def event_batch(update: Update, seat: int | None) -> engine_pb2.EventBatch:
 
 
 def snapshot(referee: Referee, view: SeatView) -> engine_pb2.Snapshot:
-    return engine_pb2.Snapshot(summary=summary(referee), state=seat_state(referee.id, view))
+    return engine_pb2.Snapshot(summary=summary(referee.summary()),
+                               state=seat_state(referee.id, view))
 
 
 def match_over(referee: Referee) -> engine_pb2.MatchOver:

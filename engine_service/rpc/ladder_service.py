@@ -7,9 +7,9 @@ import math
 from domino_proto.domino.v1 import ladder_pb2, ladder_pb2_grpc
 from domino_wire.names import LADDER_FORMAT, LADDER_STATUS, VARIANT
 
-from ..core.ladder_director import Director
+from ..core.ladder_director import Director, pool_of
 from . import codec
-from .status import refusals
+from .status import bearer, refusals
 
 
 def info(d: Director) -> ladder_pb2.LadderInfo:
@@ -20,9 +20,10 @@ def info(d: Director) -> ladder_pb2.LadderInfo:
         options_json=codec.dumps(s["options"]), entrants=s["entrants"],
         format=LADDER_FORMAT.number(s["format"]),
         target_matches=0 if s["until_separated"] else s["matches"], until_separated=s["until_separated"],
-        max_matches=s["max_matches"], seed=s["seed"], status=LADDER_STATUS.number(i["status"]),
+        max_matches=s["max_matches"], seed=i["seed"], status=LADDER_STATUS.number(i["status"]),
         matches_counted=i["counted"], matches_voided=i["voided"], matches_playing=i["playing"],
-        leader=i["leader"], created_unix_s=i["created"])
+        leader=i["leader"], created_unix_s=i["created"], created_by=i["created_by"],
+        error=i["error"])
 
 
 def standings(d: Director) -> ladder_pb2.Standings:
@@ -39,10 +40,12 @@ def standings(d: Director) -> ladder_pb2.Standings:
 
 class LadderServicer(ladder_pb2_grpc.LadderServicer):
     def __init__(self, engine):
+        self.engine = engine
         self.ladders = engine.ladders
 
     @refusals
     def CreateLadder(self, request, context):
+        principal = self.engine.keys.principal(bearer(context))
         spec = {"variant": codec.variant_of(request.variant),
                 "options": codec.loads(request.options_json, "options_json"),
                 "entrants": list(request.entrants), "format": LADDER_FORMAT.word(request.format),
@@ -51,7 +54,16 @@ class LadderServicer(ladder_pb2_grpc.LadderServicer):
                 "clock_ms": request.clock_ms, "seat_wait_s": request.seat_wait_s}
         if request.HasField("seed"):
             spec["seed"] = request.seed
-        return info(self.ladders.create(spec))
+        d, enlist = self.ladders.create(spec, principal)
+        return ladder_pb2.CreateLadderResponse(ladder=info(d), pools=[
+            ladder_pb2.EntrantPool(entrant=e, pool=pool_of(d.spec["key"], e), enlist_secret=s)
+            for e, s in enlist.items()])
+
+    @refusals
+    def CancelLadder(self, request, context):
+        d = self.ladders.get(request.ladder_id)
+        d.cancel(self.engine.keys.principal(bearer(context)))
+        return info(d)
 
     @refusals
     def ListLadders(self, request, context):

@@ -14,6 +14,11 @@ each: a move travels from one bot's stream to the next seat's stream without a t
 hand-off. The match work itself (rules, store, publish) runs inline on the loop; it takes
 about 0.1 ms. Updates from other threads (the turn clock, Engine.SubmitMove calls, the
 pools) reach the loop through the stream's Inbox.
+
+A stream that sends no Hello within HELLO_TIMEOUT_S is ended. A bot whose moves are
+refused SPAM_AFTER times in a row at one version is charged a fault (Faults.spam), is not
+asked again at that version, and every further message it sends waits SPAM_DELAY_S before
+it is read, until one of its moves is accepted (docs/security.md).
 """
 
 from __future__ import annotations
@@ -25,15 +30,21 @@ from dataclasses import dataclass
 from domino_proto.domino.v1 import play_pb2
 from domino_wire.names import VARIANT
 
+from ..core import limits
 from ..core.engine import Engine
 from ..core.errors import EngineError, Reason
 from ..core.referee import Referee, SeatView
 from ..core.updates import Subscriber, Update
 from ..plumbing.inbox import CLOSED, Inbox
+from ..rules.errors import shown
 from . import codec
 from .streams import send_all, serve_inbox
 
 log = logging.getLogger(__name__)
+
+HELLO_TIMEOUT_S = 5.0
+SPAM_AFTER = 8          # refusals in a row at one version before the stream is slowed
+SPAM_DELAY_S = 0.5      # then each message of the bot waits this long before it is read
 
 
 @dataclass
@@ -43,6 +54,8 @@ class Seated:
     seat: int
     sub: Subscriber
     asked: int = -1    # the version of the last TurnRequest sent, so each is sent once
+    refused_at: int = -1   # the version of the latest refusals in a row
+    refusals: int = 0      # how many in a row at that version
 
 
 @dataclass(frozen=True)
@@ -57,6 +70,7 @@ class Answer:
     every answer, so it leaves ahead of the next seat's TurnRequest."""
     match_id: str = ""
     message: play_pb2.MoveAnswer | None = None   # None: nothing to send (skip_accepted)
+    ask_again: str = ""    # after a refusal: the match whose TurnRequest is sent again
 
 
 def out(**body) -> play_pb2.EngineMessage:
@@ -76,6 +90,7 @@ class PlaySession:
         self.name = ""          # a pool bot's public name
         self.events = True      # send EventBatch messages (Hello.skip_events turns them off)
         self.accepted = True    # answer accepted moves too (Hello.skip_accepted turns it off)
+        self.slowed = False     # the bot spams refused moves: its messages wait SPAM_DELAY_S
 
     @property
     def done(self) -> bool:
@@ -106,12 +121,12 @@ class PlaySession:
                 if self.done:
                     return          # the match was already over
             else:
-                self.pool = hello.pool.pool
                 self.capacity = max(hello.pool.capacity, 1)
                 self.name = hello.pool.name
+                self.engine.pools.enlist(hello.pool.pool, self, hello.pool.secret)
+                self.pool = hello.pool.pool
                 log.info("bot %r enlisted in pool %r as %r", hello.client, self.pool,
                          hello.pool.name)
-                self.engine.pools.enlist(self.pool, self)
             reader = asyncio.create_task(self._read_moves(request_iterator))
             await serve_inbox(self.inbox, self, write)
         finally:
@@ -126,16 +141,28 @@ class PlaySession:
 
     @staticmethod
     async def _hello(request_iterator):
-        first = await anext(request_iterator, None)
+        try:
+            first = await asyncio.wait_for(anext(request_iterator, None), HELLO_TIMEOUT_S)
+        except TimeoutError:
+            raise EngineError(Reason.HELLO_TIMEOUT, f"no Hello within {HELLO_TIMEOUT_S:.0f} "
+                              "s of connecting") from None
         if first is None or first.WhichOneof("body") != "hello":
-            raise EngineError(Reason.MALFORMED_REQUEST, "the first message must be a Hello")
+            raise EngineError(Reason.MALFORMED_REQUEST, "the first message must be a Hello",
+                              field="hello")
         hello = first.hello
         auth = hello.WhichOneof("auth")
         if auth is None:
             raise EngineError(Reason.MALFORMED_REQUEST, "Hello needs a seat (match id + "
-                              "token) or a pool")
-        if auth == "pool" and not hello.pool.pool:
-            raise EngineError(Reason.MALFORMED_REQUEST, "PoolEnlist needs a pool name")
+                              "token) or a pool", field="hello.auth")
+        limits.text(hello.client, "hello.client", limits.CLIENT_MAX)
+        if auth == "pool":
+            p = hello.pool
+            limits.text(p.pool, "hello.pool.pool", limits.POOL_MAX, required=True,
+                        pattern=limits.POOL_NAME)
+            limits.text(p.name, "hello.pool.name", limits.NAME_MAX)
+            limits.integer(p.capacity, "hello.pool.capacity", 1, limits.CAPACITY_MAX,
+                           zero_ok=True)
+            limits.text(p.secret, "hello.pool.secret", limits.TOKEN_MAX)
         return hello
 
     def handle(self, item):
@@ -156,8 +183,8 @@ class PlaySession:
             if item.message is None:
                 return
             yield out(answer=item.message)
-            seated = self.seated.get(item.match_id)
-            if seated is not None and not item.message.accepted:
+            seated = self.seated.get(item.ask_again)
+            if seated is not None:
                 yield from self._turn(seated, again=True)   # a refused bot gets its turn again
 
     def _join(self, referee: Referee, seat: int):
@@ -199,6 +226,8 @@ class PlaySession:
         stream ends."""
         try:
             async for message in request_iterator:
+                if self.slowed:
+                    await asyncio.sleep(SPAM_DELAY_S)
                 answer = Answer()
                 if self.accepted:
                     self.inbox.put(answer)      # filled in before the stream sends it
@@ -207,7 +236,7 @@ class PlaySession:
                     self.inbox.put(answer)
         except asyncio.CancelledError:
             raise
-        except Exception:   # a bug: never silent; this stream ends, the clocks cover its seats
+        except Exception:   # never silent: this stream ends, the clocks cover its seats
             log.exception("Play stream of matches %s: reading the bot's messages failed",
                           ", ".join(self.seated) or "(none)")
             self.inbox.put(CLOSED)
@@ -217,16 +246,40 @@ class PlaySession:
         when the bot asked for refusals only)."""
         choice = message.move
         answer.match_id = match_id = choice.match_id or self.single
+        # A seat stream plays one match: whatever went wrong, that is the turn to ask again.
+        seated = self.seated.get(self.single or match_id)
         try:
             if message.WhichOneof("body") != "move":
-                raise EngineError(Reason.MALFORMED_REQUEST, "only MoveChoice may follow Hello")
-            seated = self.seated.get(match_id)
-            if seated is None:
+                raise EngineError(Reason.MALFORMED_REQUEST, "only MoveChoice may follow Hello",
+                                  field="body")
+            if match_id not in self.seated:
                 raise EngineError(Reason.UNKNOWN_MATCH, f"this stream plays no match "
-                                  f"{match_id!r}")
+                                  f"{shown(match_id)}", field="move.match_id")
             accepted = seated.referee.submit(seated.seat, choice.version, choice.move_id,
                                              choice.move_text)
+            seated.refusals, self.slowed = 0, False
             if self.accepted:
                 answer.message = codec.answer(match_id, choice.version, accepted)
         except EngineError as err:
             answer.message = codec.answer(match_id, choice.version, err=err)
+            if seated is not None and self._counts_refusal(seated, err.version):
+                answer.ask_again = seated.referee.id
+        except Exception:   # a bug: logged; this move is refused, the stream goes on
+            log.exception("match %s: a MoveChoice failed", match_id)
+            err = EngineError(Reason.INTERNAL, "internal error; the engine logged it")
+            answer.message = codec.answer(match_id, choice.version, err=err)
+
+    def _counts_refusal(self, seated: Seated, version: int) -> bool:
+        """Count a refusal of the seat's move at `version`; False once they come too many
+        in a row (the bot is not asked again at that version, and is slowed)."""
+        if seated.refused_at != version:
+            seated.refused_at, seated.refusals = version, 0
+        seated.refusals += 1
+        if seated.refusals < SPAM_AFTER:
+            return True
+        if seated.refusals == SPAM_AFTER:
+            seated.referee.charge_spam(seated.seat)
+            log.warning("match %s seat %d: %d refused moves in a row at version %d; its "
+                        "stream is slowed", seated.referee.id, seated.seat, SPAM_AFTER, version)
+        self.slowed = True
+        return False

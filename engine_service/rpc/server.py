@@ -29,19 +29,21 @@ from domino_proto.domino.v1 import (
     play_pb2,
     play_pb2_grpc,
 )
-from domino_wire.names import MATCH_STATUS, SEAT_KIND
 
 from ..core.engine import Engine
 from . import codec
 from .ladder_service import LadderServicer
 from .play_session import PlaySession
-from .status import async_refusals, refusals
+from .status import async_refusals, bearer, refusals
 from .watch import WatchSession
 
 log = logging.getLogger(__name__)
 
 # HTTP/2 pings every 5 s, answered within 3 s, so a dead peer is noticed in under 10 s.
 SERVER_OPTIONS = [
+    # A second engine on a port in use must fail to start, not share the port (gRPC
+    # Python turns SO_REUSEPORT on by default).
+    ("grpc.so_reuseport", 0),
     ("grpc.keepalive_time_ms", 5000),
     ("grpc.keepalive_timeout_ms", 3000),
     ("grpc.keepalive_permit_without_calls", 1),
@@ -56,17 +58,19 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
 
     @refusals
     def CreateMatch(self, request, context):
+        principal = self.engine.keys.principal(bearer(context))
+        variant = codec.variant_of(request.variant)
         referee = self.engine.create_match(
-            codec.variant_of(request.variant), codec.loads(request.options_json, "options_json", {}),
+            variant, codec.loads(request.options_json, "options_json", {}),
             request.seed if request.HasField("seed") else None,
             codec.loads(request.deals_json, "deals_json"),
-            [SEAT_KIND.word(s.kind) for s in request.seats] or None,
+            [codec.seat_kind_of(s.kind, f"seats[{i}].kind") for i, s in enumerate(request.seats)]
+            or None,
             [s.name for s in request.seats] or None,
             request.bot_clock_ms, request.person_clock_ms,
-            [s.pool for s in request.seats] or None)
+            [s.pool for s in request.seats] or None, principal=principal)
         return engine_pb2.CreateMatchResponse(match_id=referee.id, num_seats=len(referee.seats),
-                                              seed=referee.row.seed,
-                                              summary=codec.summary(referee))
+                                              summary=codec.summary(referee.summary()))
 
     @refusals
     def ClaimSeat(self, request, context):
@@ -76,13 +80,13 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
 
     @refusals
     def ListMatches(self, request, context):
-        found = self.engine.list_matches(MATCH_STATUS.word(request.status) or "", request.limit)
-        return engine_pb2.ListMatchesResponse(matches=[codec.summary(r) for r in found])
+        found = self.engine.list_matches(codec.status_of(request.status), request.limit)
+        return engine_pb2.ListMatchesResponse(matches=[codec.summary(s) for s in found])
 
     @refusals
     def GetMatch(self, request, context):
         referee = self.engine.get(request.match_id)
-        return engine_pb2.GetMatchResponse(summary=codec.summary(referee),
+        return engine_pb2.GetMatchResponse(summary=codec.summary(referee.summary()),
                                            view_json=codec.dumps(referee.seat_view(None).view))
 
     # GetView and SubmitMove, the calls a REST client makes per move, run on the event
@@ -172,9 +176,13 @@ class EngineServer:
         play_pb2_grpc.add_PlayServicer_to_server(PlayServicer(engine), self._server)
         ladder_pb2_grpc.add_LadderServicer_to_server(LadderServicer(engine), self._server)
         await add_health_and_reflection(self._server)
-        bound = self._server.add_insecure_port(f"{host}:{port}")
+        try:
+            bound = self._server.add_insecure_port(f"{host}:{port}")
+        except RuntimeError:    # grpc refuses a port it cannot bind
+            bound = 0
         if bound == 0:
-            raise OSError(f"cannot listen on {host}:{port}")
+            raise OSError(f"cannot listen on {host}:{port}: the port is in use or the "
+                          "address is not this machine's")
         await self._server.start()
         return bound
 

@@ -12,7 +12,7 @@ A match is fully determined by (variant, options, seed or deals, moves).
 """
 
 from .domeng import DomengMatch
-from .errors import IllegalMove, MalformedInput
+from .errors import IllegalMove, MalformedInput, shown
 from .events import Event
 from .hhl import HHLMatch
 from .match import RECORD_FORMAT, Match, coerce_move
@@ -29,7 +29,7 @@ def new_match(variant, options=None, seed=0, deals=None) -> Match:
     """Start a match; its first hand/round is dealt and waits for its leader's move."""
     cls = VARIANTS.get(variant)
     if cls is None:
-        raise MalformedInput(f"unknown variant {variant!r}; use one of {', '.join(VARIANTS)}")
+        raise MalformedInput(f"unknown variant {shown(variant)}; use one of {', '.join(VARIANTS)}")
     return cls(options, seed, deals)
 
 

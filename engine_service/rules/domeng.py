@@ -13,8 +13,9 @@ from .errors import (
     OPENING_HAS_NO_PLACE,
     PLACE_REQUIRED,
     MalformedInput,
+    shown,
 )
-from .match import Match, ranking_of
+from .match import Match, Option, ranking_of
 from .moves import ENDS, OPEN, PLACE, Move
 from .position import Position
 from .tiles import DOUBLE_OF, FITS, HI, IS_DOUBLE, LO, OTHER, TEXT, Tile, mask_of, pips_of
@@ -104,7 +105,7 @@ class DomengPosition(Position):
     def play(self, seat: int, move: Move) -> None:
         t, at, mode = move
         if at is not None and at not in _END_INDEX:
-            raise MalformedInput(f"unknown end {at!r}; the Domeng line has ends left and right")
+            raise MalformedInput(f"unknown end {shown(at)}; the Domeng line has ends left and right")
         self._check_turn_and_tile(seat, t)
         if mode is not None:
             self._refuse(MODE_NOT_ALLOWED, "Domeng doubles have no mode: they lie crosswise (DOM-4)")
@@ -273,7 +274,12 @@ class DomengMatch(Match):
     num_seats = SEATS
     hand_size = HAND_SIZE
     rest_key = "sleeping"
-    option_defaults = {"cycles": 1, "round_cap": 200}  # DOM-11
+    OPTIONS = (  # DOM-11
+        Option("cycles", 1, 1, 100, "game cycles in the match; a cycle ends when a CAMAT is "
+               "named (DOM-10, DOM-11)"),
+        Option("round_cap", 200, 1, 1000, "rounds per cycle at most; a cycle cut by the cap "
+               "names no CAMAT (DOM-11)"),
+    )
 
     def __init__(self, options=None, seed=0, deals=None):
         self.stones = Stones()

@@ -24,14 +24,23 @@ REASONS = (NOT_YOUR_TURN, TILE_NOT_IN_HAND, END_MISMATCH, ARM_CLOSED, MUST_PLAY_
            MODE_NOT_ALLOWED, MATCH_OVER)
 
 
+def shown(value, limit: int = 40) -> str:
+    """`repr(value)` for a message, cut to about `limit` characters: a refusal names the
+    input at fault without echoing an arbitrarily long one back."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 class MalformedInput(ValueError):
-    """Input that cannot be parsed or is out of range; nothing was changed."""
+    """Input that cannot be parsed or is out of range; nothing was changed. `field` names
+    the input at fault where it is one of a few ("seed", "options.hands", "deals")."""
 
     reason = "MALFORMED"
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, field: str = ""):
         super().__init__(message)
         self.message = message
+        self.field = field
 
 
 class IllegalMove(Exception):

@@ -17,8 +17,9 @@ from .errors import (
     OPENING_HAS_NO_PLACE,
     PLACE_REQUIRED,
     MalformedInput,
+    shown,
 )
-from .match import Match, ranking_of
+from .match import Match, Option, ranking_of
 from .moves import ARMS, BARRICADE, DOUBLE_PLACE, NORMAL, OPEN, PLACE, Move
 from .position import Position
 from .tiles import DOUBLE_OF, FITS, IS_DOUBLE, OTHER, TEXT, Tile, mask_of, pips_of
@@ -82,7 +83,7 @@ class HHLPosition(Position):
     def play(self, seat: int, move: Move) -> None:
         t, at, mode = move
         if at is not None and at not in _ARM_INDEX:
-            raise MalformedInput(f"unknown arm {at!r}; HHL arms are {', '.join(ARMS)}")
+            raise MalformedInput(f"unknown arm {shown(at)}; HHL arms are {', '.join(ARMS)}")
         self._check_turn_and_tile(seat, t)
         ends = self.ends
         if ends is None:
@@ -255,11 +256,18 @@ class HHLMatch(Match):
     hand_size = HAND_SIZE
     rest_key = "stock"
     # HHL-10: a time limit (default 60 minutes) or, option, a number of hands.
-    option_defaults = {"minutes": None, "hands": None}
+    OPTIONS = (
+        Option("minutes", 60, 1, 24 * 60, "time limit in minutes of play, counted from the "
+               "match's creation; the hand in progress is finished (HHL-10). 60 unless hands "
+               "is set"),
+        Option("hands", None, 1, 1000, "play this many hands, then end (HHL-10); what "
+               "ladders and tests use"),
+    )
 
-    def _check_options(self, options):
-        if options["minutes"] is None and options["hands"] is None:
-            options["minutes"] = 60
+    def _check_options(self, options, given):
+        if given.get("minutes") is None:
+            # 60 minutes by default; a number of hands alone means no time limit
+            options["minutes"] = 60 if options["hands"] is None else None
         return options
 
     def __init__(self, options=None, seed=0, deals=None):

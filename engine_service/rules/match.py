@@ -7,13 +7,24 @@ turn order, refusing moves before any change, events, views and records — is h
 """
 
 import random
+from typing import NamedTuple
 
 from . import events as ev
-from .errors import MATCH_OVER, IllegalMove, MalformedInput
+from .errors import MATCH_OVER, IllegalMove, MalformedInput, shown
 from .moves import Move
 from .tiles import FULL_SET, TEXT, TILES, mask_of, parse_tiles, tiles_of
 
 RECORD_FORMAT = "domino-record/1"
+MAX_SEED = 2**63 - 1   # a seed is a signed 64-bit integer everywhere it is stored or sent
+
+
+class Option(NamedTuple):
+    """One rules option of a variant: an integer in lo..hi, or None for "not set"."""
+    name: str
+    default: int | None
+    lo: int
+    hi: int
+    help: str
 
 
 def coerce_move(move) -> Move:
@@ -45,16 +56,16 @@ class Match:
     num_seats: int
     hand_size: int
     rest_key: str  # "stock" (HHL) or "sleeping" (Domeng)
-    option_defaults: dict
+    OPTIONS: tuple[Option, ...]   # the variant's rules options, with their ranges
 
     def __init__(self, options=None, seed=0, deals=None):
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise MalformedInput(f"seed must be an integer, got {seed!r}")
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+            raise MalformedInput(f"seed must be an integer 0..2^63-1, got {shown(seed)}", "seed")
         self.options = self._normalize_options(options or {})
         self.seed = seed
         self._rng = random.Random(seed)
         if deals is not None and not isinstance(deals, list):
-            raise MalformedInput("deals must be a list of deals")
+            raise MalformedInput("deals must be a list of deals", "deals")
         self._scripted = [self._parse_deal(d, i) for i, d in enumerate(deals or [])]
         self.deals: list[Deal] = []
         self.events: list[ev.Event] = []
@@ -64,26 +75,38 @@ class Match:
         self._begin_hand()
 
     # ----- options and deals -------------------------------------------------------
+    @classmethod
+    def option_specs(cls) -> dict[str, Option]:
+        return {o.name: o for o in cls.OPTIONS}
+
     def _normalize_options(self, options: dict) -> dict:
         if not isinstance(options, dict):
-            raise MalformedInput(f"options must be an object, got {options!r}")
-        unknown = set(options) - set(self.option_defaults)
-        if unknown:
-            raise MalformedInput(
-                f"unknown option(s) {sorted(unknown)} for {self.variant}; "
-                f"known: {sorted(self.option_defaults)}"
-            )
-        out = dict(self.option_defaults)
+            raise MalformedInput("options must be an object", "options")
+        specs = self.option_specs()
+        for key in options:
+            if key not in specs:
+                raise MalformedInput(f"unknown option {shown(key)} for {self.variant}; known: "
+                                     f"{', '.join(specs)}", f"options.{str(key)[:40]}")
+        out = {o.name: o.default for o in self.OPTIONS}
         for key, value in options.items():
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-                raise MalformedInput(f"option {key} must be a positive integer, got {value!r}")
+            spec = specs[key]
+            if value is not None and (type(value) is not int or not spec.lo <= value <= spec.hi):
+                raise MalformedInput(f"option {key} must be an integer {spec.lo}..{spec.hi}, "
+                                     f"got {shown(value, 20)}", f"options.{key}")
             out[key] = value
-        return self._check_options(out)
+        return self._check_options(out, options)
 
-    def _check_options(self, options: dict) -> dict:
+    def _check_options(self, options: dict, given: dict) -> dict:
+        """Per-variant adjustments, knowing which options the caller gave."""
         return options
 
     def _parse_deal(self, deal, index: int):
+        try:
+            return self._parse_deal_of(deal, index)
+        except MalformedInput as e:
+            raise MalformedInput(e.message, f"deals[{index}]") from None
+
+    def _parse_deal_of(self, deal, index: int):
         what = f"deal {index}"
         if not isinstance(deal, dict) or "hands" not in deal:
             raise MalformedInput(f"{what} must be an object with 'hands' and '{self.rest_key}'")
@@ -151,7 +174,7 @@ class Match:
         Refuses (IllegalMove / MalformedInput) before changing anything.
         """
         if type(seat) is not int or not 0 <= seat < self.num_seats:
-            raise MalformedInput(f"seat must be 0..{self.num_seats - 1}, got {seat!r}")
+            raise MalformedInput(f"seat must be 0..{self.num_seats - 1}, got {shown(seat)}")
         if self.result is not None:
             raise IllegalMove(MATCH_OVER, "the match is over")
         state = self._state
@@ -185,7 +208,7 @@ class Match:
     def view(self, seat: int | None = None) -> dict:
         """What one seat (or a spectator, seat None) may see; never a hidden tile."""
         if seat is not None and (type(seat) is not int or not 0 <= seat < self.num_seats):
-            raise MalformedInput(f"seat must be 0..{self.num_seats - 1}, got {seat!r}")
+            raise MalformedInput(f"seat must be 0..{self.num_seats - 1}, got {shown(seat)}")
         state = self._state
         v = {
             "variant": self.variant,

@@ -12,7 +12,7 @@ legal, is for the game to say.
 
 from typing import NamedTuple
 
-from .errors import MalformedInput
+from .errors import MalformedInput, shown
 from .tiles import IS_DOUBLE, TILES, Tile
 
 ARMS = ("left", "right", "up", "down")  # HHL-3: the spinner's four arms
@@ -35,10 +35,10 @@ class Move(NamedTuple):
         if isinstance(text, Move):
             return text
         if not isinstance(text, str) or not text.split():
-            raise MalformedInput(f"a move is written like '3-1 left', got {text!r}")
+            raise MalformedInput(f"a move is written like '3-1 left', got {shown(text)}")
         parts = text.split()
         if len(parts) > 3:
-            raise MalformedInput(f"a move is written like '4-4 up barricade', got {text!r}")
+            raise MalformedInput(f"a move is written like '4-4 up barricade', got {shown(text)}")
         return make_move(Tile.parse(parts[0]), *parts[1:])
 
     def to_dict(self) -> dict:
@@ -52,19 +52,19 @@ class Move(NamedTuple):
     @staticmethod
     def from_dict(d) -> "Move":
         if not isinstance(d, dict) or "play" not in d:
-            raise MalformedInput(f"a move is an object like {{'play': '3-1', 'at': 'left'}}, got {d!r}")
+            raise MalformedInput(f"a move is an object like {{'play': '3-1', 'at': 'left'}}, got {shown(d)}")
         unknown = set(d) - {"play", "at", "mode", "seat"}
         if unknown:
-            raise MalformedInput(f"unknown move field(s) {sorted(unknown)} in {d!r}")
+            raise MalformedInput(f"unknown move field(s) {sorted(unknown)} in {shown(d)}")
         return make_move(Tile.parse(d["play"]), d.get("at"), d.get("mode"))
 
 
 def make_move(tile: Tile, at=None, mode=None) -> Move:
     """The interned Move for (tile, at, mode); refuses unknown places and modes."""
     if at not in _PLACES:
-        raise MalformedInput(f"unknown arm or end {at!r}; use one of {', '.join(ARMS)}")
+        raise MalformedInput(f"unknown arm or end {shown(at)}; use one of {', '.join(ARMS)}")
     if mode is not None and mode not in MODES:
-        raise MalformedInput(f"unknown double mode {mode!r}; use normal or barricade")
+        raise MalformedInput(f"unknown double mode {shown(mode)}; use normal or barricade")
     return _MOVES[(tile, at, mode)]
 
 

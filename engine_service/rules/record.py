@@ -5,7 +5,7 @@ payments and results are derived. Whatever else the record states is checked aga
 what the rules derive, and the first difference is reported with where it is.
 """
 
-from .errors import IllegalMove, MalformedInput
+from .errors import IllegalMove, MalformedInput, shown
 from .match import RECORD_FORMAT, Match
 from .moves import Move
 
@@ -35,7 +35,8 @@ def replay_record(record, new_match) -> Match:
     if not isinstance(record, dict):
         raise MalformedInput("a record is a JSON object")
     if record.get("format") != RECORD_FORMAT:
-        raise MalformedInput(f"record format must be {RECORD_FORMAT!r}, got {record.get('format')!r}")
+        raise MalformedInput(f"record format must be {RECORD_FORMAT!r}, "
+                             f"got {shown(record.get('format'))}")
     deals = record.get("deals")
     if not isinstance(deals, list) or not deals:
         raise MalformedInput("a record needs a non-empty 'deals' list")
@@ -58,10 +59,11 @@ def replay_record(record, new_match) -> Match:
         for j, entry in enumerate(moves):
             w = f"{where} move {j}"
             if not isinstance(entry, dict) or not isinstance(entry.get("seat"), int):
-                raise MalformedInput(f"{w}: each move is an object with an integer 'seat', got {entry!r}")
+                raise MalformedInput(f"{w}: each move is an object with an integer 'seat', "
+                                     f"got {shown(entry)}")
             if "play" not in entry:
                 if not ({"draw", "pass"} & set(entry)):
-                    raise MalformedInput(f"{w}: a move has 'play', 'draw' or 'pass', got {entry!r}")
+                    raise MalformedInput(f"{w}: a move has 'play', 'draw' or 'pass', got {shown(entry)}")
                 continue  # derived: checked against the rules below
             if state.over:
                 raise ReplayError(w, f"{entry} comes after the end of the hand")

@@ -6,7 +6,7 @@ tiles are bit masks (bit t set = tile t present), which makes "does any tile in 
 hand fit end v" a single AND with ``FITS[v]``.
 """
 
-from .errors import MalformedInput
+from .errors import MalformedInput, shown
 
 MAX_PIP = 6
 
@@ -27,7 +27,7 @@ class Tile(int):
             if 0 <= value < len(TILES):
                 return TILES[value]
         raise MalformedInput(f"a tile is an index 0..{len(TILES) - 1} or text like '6-4', "
-                             f"got {value!r}")
+                             f"got {shown(value)}")
 
     @staticmethod
     def of(a: int, b: int) -> "Tile":
@@ -41,14 +41,14 @@ class Tile(int):
         if isinstance(text, Tile):
             return text
         if not isinstance(text, str):
-            raise MalformedInput(f"a tile is written like '6-4', got {text!r}")
+            raise MalformedInput(f"a tile is written like '6-4', got {shown(text)}")
         tile = _BY_TEXT.get(text)
         if tile is not None:
             return tile
         body = text.strip().strip("[]").replace("|", "-").replace(" ", "")
         parts = body.split("-")
         if len(parts) != 2 or not all(len(p) == 1 and p in "0123456789" for p in parts):
-            raise MalformedInput(f"a tile is written like '6-4', got {text!r}")
+            raise MalformedInput(f"a tile is written like '6-4', got {shown(text)}")
         return Tile.of(int(parts[0]), int(parts[1]))
 
     @property
@@ -125,7 +125,7 @@ def pips_of(mask: int) -> int:
 
 def parse_tiles(texts, what: str) -> list[Tile]:
     if not isinstance(texts, (list, tuple)):
-        raise MalformedInput(f"{what} must be a list of tiles, got {texts!r}")
+        raise MalformedInput(f"{what} must be a list of tiles, got {shown(texts)}")
     try:
         return [Tile.parse(x) for x in texts]
     except MalformedInput as e:

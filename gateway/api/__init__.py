@@ -24,11 +24,13 @@ class Blueprint(flask_smorest.Blueprint):
 
 ERROR_TEXT = {
     400: "malformed request (MALFORMED_REQUEST, MALFORMED_MOVE, UNKNOWN_MOVE_ID, BAD_SEAT)",
-    401: "no or wrong seat token (NO_TOKEN, BAD_TOKEN)",
+    401: "no or wrong secret: seat token (NO_TOKEN, BAD_TOKEN) or API key (NO_KEY, BAD_KEY)",
+    403: "the key may not act on what another key created (NOT_YOURS)",
     404: "unknown match (UNKNOWN_MATCH)",
     409: "refused here and now: a rules refusal (NOT_YOUR_TURN, END_MISMATCH, ...; with the "
          "legal moves), STALE_VERSION, SEAT_TAKEN, POOL_SEAT or MATCH_NOT_OVER",
     413: "request body too large (BODY_TOO_LARGE)",
+    429: "over a quota of the key (QUOTA_EXCEEDED) or of the engine (ENGINE_FULL)",
     503: "engine unreachable (ENGINE_UNAVAILABLE)",
     504: "the engine did not answer in time (ENGINE_TIMEOUT)",
 }
@@ -75,3 +77,13 @@ def needs_token(query_too: bool = False):
 
 
 SECURITY = [{"seatToken": []}]
+KEY_SECURITY = [{"apiKey": []}, {}]    # a key, or nothing when the engine runs open
+
+
+def api_key() -> str:
+    """The operator API key of a request that creates work: `Authorization: Bearer <key>`,
+    or else the gateway's own key (config API_KEY, env DOMINO_GATEWAY_KEY), if it has one."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return current_app.config.get("API_KEY") or ""

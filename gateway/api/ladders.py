@@ -26,7 +26,7 @@ from ..schemas_ladders import (
     LadderSchema,
     StandingsSchema,
 )
-from . import PREFIX, Blueprint, engine
+from . import KEY_SECURITY, PREFIX, Blueprint, api_key, engine
 
 blp = Blueprint("ladders", __name__, url_prefix=PREFIX + "/ladders",
                 description="Bot ladders: the engine schedules, plays and rates matches "
@@ -34,7 +34,11 @@ blp = Blueprint("ladders", __name__, url_prefix=PREFIX + "/ladders",
 
 ERROR_TEXT = {
     400: "malformed request (MALFORMED_REQUEST): a bad field, entrant name or target",
+    401: "no or unknown operator API key (NO_KEY, BAD_KEY)",
+    403: "another key created this ladder (NOT_YOURS)",
     404: "unknown ladder (UNKNOWN_LADDER)",
+    409: "the ladder is over already (LADDER_OVER)",
+    429: "over the key's quota of running ladders (QUOTA_EXCEEDED)",
     503: "engine unreachable (ENGINE_UNAVAILABLE)",
     504: "the engine did not answer in time (ENGINE_TIMEOUT)",
 }
@@ -60,10 +64,12 @@ def ladder(info: ladder_pb2.LadderInfo) -> dict:
             "format": LADDER_FORMAT.word(info.format),
             "target_matches": None if info.until_separated else info.target_matches,
             "until_separated": info.until_separated, "max_matches": info.max_matches,
-            "seed": info.seed, "status": LADDER_STATUS.word(info.status),
+            "seed": info.seed if info.HasField("seed") else None,
+            "status": LADDER_STATUS.word(info.status),
             "matches_counted": info.matches_counted, "matches_voided": info.matches_voided,
             "matches_playing": info.matches_playing, "leader": info.leader or None,
-            "created_unix_ms": int(round(info.created_unix_s * 1000))}
+            "created_unix_ms": int(round(info.created_unix_s * 1000)),
+            "created_by": info.created_by, "error": info.error or None}
 
 
 def ladder_match(m: ladder_pb2.LadderMatch) -> dict:
@@ -87,11 +93,14 @@ def list_ladders(query):
 @blp.route("", methods=["POST"])
 @blp.arguments(CreateLadderSchema())
 @blp.response(201, LadderSchema())
-@documented(400)
+@blp.doc(security=KEY_SECURITY)
+@documented(400, 401, 429)
 def create_ladder(body):
     """Create a ladder; the engine starts scheduling its matches at once. Each entrant's
-    seats wait in the bot pool '<key>/<entrant>' of the answer until its bots enlist: the
-    gateway starts none (`domino bot --strategy S --pool <key>/S` for a built-in one)"""
+    seats wait in the bot pool '<key>/<entrant>' of the answer until its bots enlist with
+    that pool's enlist_secret (in this answer only): the gateway starts none (`domino bot
+    --strategy S --pool <key>/S` with DOMINO_POOL_SECRET for a built-in one). Needs an
+    operator API key unless the engine runs open"""
     request = ladder_pb2.CreateLadderRequest(
         variant=VARIANT.number(body["variant"]),
         options_json=json.dumps(body["options"]) if body.get("options") else "",
@@ -101,9 +110,22 @@ def create_ladder(body):
         clock_ms=body.get("clock_ms", 0), seat_wait_s=body.get("seat_wait_s", 0))
     if "seed" in body:
         request.seed = body["seed"]
-    created = ladder(engine().create_ladder(request))
+    answer = engine().create_ladder(request, api_key())
+    created = ladder(answer.ladder)
+    created["pools"] = [{"entrant": p.entrant, "pool": p.pool, "enlist_secret": p.enlist_secret}
+                        for p in answer.pools]
     location = url_for("ladders.get_ladder", ladder_id=created["ladder_id"])
     return created, 201, {"Location": location}
+
+
+@blp.route("/<ladder_id>/cancel", methods=["POST"])
+@blp.response(200, LadderSchema())
+@blp.doc(security=KEY_SECURITY)
+@documented(401, 403, 404, 409)
+def cancel_ladder(ladder_id):
+    """Cancel a running ladder: no match is scheduled any more, those in play are voided.
+    Only the key that created it may"""
+    return ladder(engine().cancel_ladder(ladder_id, api_key()))
 
 
 @blp.route("/<ladder_id>")

@@ -14,7 +14,7 @@ from ..errors import ApiError
 from ..house import pool_of
 from ..schemas import CreateMatchSchema, MatchListSchema, MatchQuerySchema, MatchSchema
 from ..variants import SEATS
-from . import PREFIX, Blueprint, documented, engine
+from . import KEY_SECURITY, PREFIX, Blueprint, api_key, documented, engine
 
 blp = Blueprint("matches", __name__, url_prefix=PREFIX + "/matches",
                 description="Create, list and read matches (public information)")
@@ -56,10 +56,12 @@ def list_matches(query):
 @blp.route("", methods=["POST"])
 @blp.arguments(CreateMatchSchema())
 @blp.response(201, MatchSchema())
-@documented(blp, 400)
+@blp.doc(security=KEY_SECURITY)
+@documented(blp, 400, 401, 429)
 def create_match(body):
     """Create a match: bot seats with a strategy are filled by house bots, the others are
-    claimed with POST .../seats/{seat}/claim"""
+    claimed with POST .../seats/{seat}/claim. Needs an operator API key (Authorization:
+    Bearer <key>) unless the engine runs open"""
     request = engine_pb2.CreateMatchRequest(
         variant=VARIANT.number(body["variant"]),
         options_json=json.dumps(body.get("options") or {}),
@@ -69,9 +71,8 @@ def create_match(body):
         person_clock_ms=body.get("person_clock_ms", 0))
     if "seed" in body:
         request.seed = body["seed"]
-    created = engine().create_match(request)
-    out = convert.match(created.summary)
-    out["seed"] = created.seed
+    created = engine().create_match(request, api_key())
+    out = convert.match(created.summary)   # no seed: it would tell every hidden tile
     location = url_for("matches.get_match", match_id=created.match_id)
     return out, 201, {"Location": location}
 

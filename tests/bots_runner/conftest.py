@@ -1,8 +1,10 @@
 """A real engine process per test, on 127.0.0.1 with port 0, restartable on its port."""
 
+import subprocess
+
 import pytest
 
-from .support import Client, start_engine
+from .support import DOMINO, Client, start_engine
 
 
 class EngineProcess:
@@ -15,6 +17,13 @@ class EngineProcess:
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    def define_pool(self, name: str) -> str:
+        """`domino pools create NAME` on this engine's store; returns the enlist secret."""
+        done = subprocess.run([*DOMINO, "pools", "create", name, "--db", str(self.db)],
+                              capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
 
     def kill(self) -> None:
         """kill -9: nothing is flushed or said goodbye."""

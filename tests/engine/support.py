@@ -78,7 +78,8 @@ def run_threads(targets):
         raise errors[0]
 
 
-def start_engine(db, port: int = 0, log_path=None):
+def start_engine(db, port: int = 0, log_path=None, env: dict | None = None,
+                 extra: tuple = ()):
     """`domino engine` as a real process (the product's own launcher); returns (process,
     port) once it listens. Its log goes to log_path (default: nowhere)."""
     import os
@@ -86,7 +87,7 @@ def start_engine(db, port: int = 0, log_path=None):
     from domino_cli.processes import start_engine as launch
 
     with open(log_path or os.devnull, "a") as log:
-        return launch("127.0.0.1", port, str(db), log=log)
+        return launch("127.0.0.1", port, str(db), log=log, env=env, extra=extra)
 
 
 def start_bot(address: str, match_id: str, seat: int, token: str, *extra: str):

@@ -24,6 +24,7 @@ def pool_match(served, pools, seed, tokens_for=()):
 
 
 def test_pool_bots_are_seated_in_several_matches_at_once_and_one_after_another(served):
+    secret = served.engine.pools.define("p")
     match_ids = [pool_match(served, ["p"] * 4, seed=s)[0] for s in range(3)]
     for match_id in match_ids:
         summary = served.summary(match_id).summary
@@ -35,6 +36,7 @@ def test_pool_bots_are_seated_in_several_matches_at_once_and_one_after_another(s
     def bot(b):
         def run():
             results[b] = play_pool(served.address, "p", f"bot{b}", matches=3, capacity=2,
+                                   secret=secret,
                                    make_bot=lambda match_id, seat: make_strategy("random", b),
                                    on_message=lambda m: batches.append(m))
         return run
@@ -54,6 +56,7 @@ def test_pool_bots_are_seated_in_several_matches_at_once_and_one_after_another(s
 
 
 def test_pool_seats_and_token_seats_mix_and_a_pool_seat_cannot_be_claimed(served):
+    secret = served.engine.pools.define("p")
     match_id, tokens = pool_match(served, ["p", "", "p", ""], seed=9, tokens_for=[1, 3])
     with pytest.raises(grpc.RpcError) as info:
         served.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=match_id, seat=0))
@@ -61,7 +64,8 @@ def test_pool_seats_and_token_seats_mix_and_a_pool_seat_cannot_be_claimed(served
     assert (code, r.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "POOL_SEAT")
     out = {}
     run_threads([
-        *(lambda b=b: out.__setitem__(b, play_pool(served.address, "p", f"b{b}"))
+        *(lambda b=b: out.__setitem__(b, play_pool(served.address, "p", f"b{b}",
+                                                   secret=secret))
           for b in range(2)),
         *(lambda s=s: out.__setitem__(s + 10, play(served.address, match_id, tokens[s]))
           for s in (1, 3)),

@@ -1,6 +1,8 @@
 """One real engine process and real house bot processes (pool "house-random") for the whole
 gateway suite, plus the gateway app as a Flask test client and behind a live server."""
 
+import json
+
 import pytest
 from gateway_support import STRATEGIES, LiveGateway, start_engine, start_house_bots
 
@@ -9,10 +11,14 @@ from gateway import create_app
 
 @pytest.fixture(scope="session")
 def engine_address(tmp_path_factory):
+    from domino_cli.serve_cmd import house_pools
+
     tmp = tmp_path_factory.mktemp("gateway-engine")
-    proc, port = start_engine(str(tmp / "engine.sqlite3"), 0, str(tmp / "engine.log"))
+    secrets = house_pools(STRATEGIES)
+    proc, port = start_engine(str(tmp / "engine.sqlite3"), 0, str(tmp / "engine.log"),
+                              env={"DOMINO_POOL_SECRETS": json.dumps(secrets)})
     address = f"127.0.0.1:{port}"
-    bots = start_house_bots(address, STRATEGIES, str(tmp / "bots.log"))
+    bots = start_house_bots(address, STRATEGIES, secrets, str(tmp / "bots.log"))
     yield address
     for p in [*bots, proc]:
         p.terminate()

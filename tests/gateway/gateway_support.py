@@ -25,15 +25,15 @@ def bot_seats(n, human=(0,)):
             for s in range(n)]
 
 
-def start_house_bots(address: str, strategies: list[str], log_path: str) -> list[subprocess.Popen]:
-    """The house bots `domino serve` would start, as real processes."""
+def start_house_bots(address: str, strategies: list[str], secrets: dict[str, str],
+                     log_path: str) -> list[subprocess.Popen]:
+    """The house bots `domino serve` would start, as real processes, with their pools'
+    secrets (domino_cli.serve_cmd.house_pools)."""
     from domino_cli.serve_cmd import house_bot_commands
+    from domino_cli.serve_cmd import start_house_bots as start
 
-    log = open(log_path, "a")
-    procs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
-             for cmd in house_bot_commands(address, strategies)]
-    log.close()
-    return procs
+    with open(log_path, "a") as log:
+        return start(house_bot_commands(address, strategies), secrets, strategies, log)
 
 
 class LiveGateway:

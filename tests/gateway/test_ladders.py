@@ -21,7 +21,7 @@ from ladders.standings import compute
 ENTRANTS = ["random", "greedy"]
 SMALL = {"variant": "hhl", "options": {"hands": 1}, "entrants": ENTRANTS, "matches": 4,
          "seed": 5, "concurrency": 2}
-FAULT_KINDS = {"timeouts", "illegal", "disconnects", "crashes"}
+FAULT_KINDS = {"timeouts", "illegal", "disconnects", "crashes", "spam"}
 
 
 class Bots:
@@ -38,7 +38,8 @@ class Bots:
                     [sys.executable, "-m", "domino_cli", "bot", "--engine", self.address,
                      "--strategy", pool["entrant"], "--pool", pool["pool"], "--bots", "2",
                      "--capacity", "2", "--matches", "0", "--seed", str(k)],
-                    stdout=subprocess.DEVNULL, stderr=log))
+                    stdout=subprocess.DEVNULL, stderr=log,
+                    env={**os.environ, "DOMINO_POOL_SECRET": pool["enlist_secret"]}))
 
     def stop(self) -> None:
         for p in self.procs:
@@ -85,11 +86,16 @@ def test_a_ladder_created_over_rest_plays_out_with_enlisted_bots(client, bots):
     assert created["variant"] == "hhl" and created["options"] == {"hands": 1}
     assert created["entrants"] == ENTRANTS and created["format"] == "rotation"
     assert created["target_matches"] == 4 and created["until_separated"] is False
-    assert created["seed"] == 5 and created["leader"] is None
-    assert created["pools"] == [{"entrant": e, "pool": f"{key}/{e}"} for e in ENTRANTS]
+    # The seed is secret while the ladder runs: it tells every hidden tile of its matches.
+    assert created["seed"] is None and created["leader"] is None
+    assert [(p["entrant"], p["pool"]) for p in created["pools"]] == [(e, f"{key}/{e}")
+                                                                     for e in ENTRANTS]
+    assert all(p["enlist_secret"].startswith("ps_") for p in created["pools"])
+    assert "enlist_secret" not in str(client.get(f"/api/v1/ladders/{ladder_id}").get_json())
 
     bots.enlist(created)
     info = wait_done(client, ladder_id)
+    assert info["seed"] == 5                       # over: the seed may be told
     assert info["matches_counted"] == 4 and info["matches_playing"] == 0
     assert info["matches_voided"] == 0 and info["leader"] in ENTRANTS
 
@@ -142,7 +148,7 @@ def test_a_ladder_created_over_rest_plays_out_with_enlisted_bots(client, bots):
 
 def test_until_separated_and_duplicate_are_taken_and_answered(client):
     created = create(client, matches=None, until_separated=True, max_matches=30,
-                     format="duplicate", entrants=["nobody-a", "nobody-b"], seat_wait_s=3600)
+                     format="duplicate", entrants=["nobody-a", "nobody-b"], seat_wait_s=600)
     # no bots enlist: its first set's matches wait for them
     assert created["until_separated"] is True and created["target_matches"] is None
     assert created["max_matches"] == 30 and created["format"] == "duplicate"
@@ -237,14 +243,14 @@ def test_the_ladder_view_shows_standings_and_a_chart_updating_live(browser, live
     b.js(f"document.querySelector('#lad-list a[data-ladder=\"{ladder_id}\"]').focus()")
     b.key("Enter", 13)
     b.wait(f"location.hash === '#/ladder/{ladder_id}'", timeout=5)
-    b.wait("document.querySelectorAll('#ld-rows tr').length === 2")
+    b.wait("document.querySelectorAll('#ld-entries tr').length === 2")
     assert b.js("document.getElementById('ld-status').dataset.status") == "running"
     assert "domino bot" in b.js("document.getElementById('ld-enlist').textContent")
     assert b.js("document.querySelectorAll('#ld-chart svg polyline').length") == 2
 
     bots.enlist(created)                                    # the page polls: it sees them play
     b.wait("document.getElementById('ld-status').dataset.status === 'done'", timeout=40)
-    cells = b.js("[...document.querySelectorAll('#ld-rows tr')].map(tr => "
+    cells = b.js("[...document.querySelectorAll('#ld-entries tr')].map(tr => "
                  "[...tr.children].map(td => td.textContent))")
     s = client.get(f"/api/v1/ladders/{ladder_id}/standings").get_json()
     assert [c[1] for c in cells] == [r["entrant"] for r in s["entries"]]
@@ -271,7 +277,7 @@ def test_the_ladder_view_shows_standings_and_a_chart_updating_live(browser, live
     b.wait("document.querySelector('#ld-legend button[data-entrant=\"greedy\"]')"
            ".getAttribute('aria-pressed') === 'true'", timeout=5)
     assert b.js("document.querySelector('#ld-chart g.line.dim').dataset.entrant") == "random"
-    assert b.js("document.querySelector('#ld-rows tr.hl').dataset.entrant") == "greedy"
+    assert b.js("document.querySelector('#ld-entries tr.hl').dataset.entrant") == "greedy"
     shots = [tmp_path / "ladder.png", tmp_path / "ladder-phone.png"]
     b.js("window.scrollTo(0, 0)")
     b.screenshot(str(shots[0]))
@@ -280,7 +286,7 @@ def test_the_ladder_view_shows_standings_and_a_chart_updating_live(browser, live
     b.send("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844,
                                                   "deviceScaleFactor": 1, "mobile": True})
     b.js("window.__before_reload = true; location.reload()")
-    b.wait("!window.__before_reload && document.querySelectorAll('#ld-rows tr').length === 2 && "
+    b.wait("!window.__before_reload && document.querySelectorAll('#ld-entries tr').length === 2 && "
            "!!document.querySelector('#ld-chart svg')")
     assert b.js("document.documentElement.scrollWidth") <= 400
     assert b.js("document.querySelector('#ld-chart svg').getBoundingClientRect().width") <= 390

@@ -102,7 +102,8 @@ def test_void_rows_count_for_nothing_and_faults_are_listed():
     assert s["matches"] == 1 and s["voided"] == 1
     by = {e["entrant"]: e for e in s["entries"]}
     assert by["a"]["mean"] == 75.0 and by["b"]["mean"] == -75.0
-    assert by["b"]["faults"] == {"timeouts": 2, "illegal": 0, "disconnects": 0, "crashes": 1}
+    assert by["b"]["faults"] == {"timeouts": 2, "illegal": 0, "disconnects": 0, "crashes": 1,
+                                 "spam": 0}
     assert s["entries"][0]["entrant"] == "a"
 
 

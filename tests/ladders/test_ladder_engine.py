@@ -1,6 +1,7 @@
 """Ladders run by the engine with real bot processes, as `domino ladder run` users see them."""
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -45,7 +46,8 @@ def test_small_ladder_end_to_end_with_real_bot_processes():
     assert all(r["matches"] >= 4 for r in rows)  # 3 entrants share 4 seats
     scores = [r["score"] for r in rows]
     assert scores == sorted(scores, reverse=True)  # ordered by mu - 3 sigma
-    assert all(r["faults"] == {"timeouts": 0, "illegal": 0, "disconnects": 0, "crashes": 0} for r in rows)
+    assert all(r["faults"] == {"timeouts": 0, "illegal": 0, "disconnects": 0, "crashes": 0,
+                               "spam": 0} for r in rows)
 
 
 def test_until_separated_separates_greedy_from_random_in_hhl_and_stops():
@@ -114,14 +116,14 @@ def test_engine_restart_mid_ladder_counts_every_match_once(engine):
     assert sum(r["matches"] for r in standings["entries"]) == 20  # 2 entrants in each match
 
 
-def hung_bot(address, pool, name, stop):
+def hung_bot(address, pool, name, secret, stop):
     """Enlists, takes seats, never answers a turn: the clocks play for it."""
     channel = grpc.insecure_channel(address)
     stub = play_pb2_grpc.PlayStub(channel)
 
     def requests():
-        yield play_pb2.BotMessage(hello=play_pb2.Hello(pool=play_pb2.PoolEnlist(pool=pool, name=name,
-                                                                                  capacity=4)))
+        yield play_pb2.BotMessage(hello=play_pb2.Hello(pool=play_pb2.PoolEnlist(
+            pool=pool, name=name, capacity=4, secret=secret)))
         stop.wait()
 
     try:
@@ -140,14 +142,17 @@ def test_a_hung_bot_and_a_missing_bot_are_charged_and_the_ladder_goes_on():
     stop = threading.Event()
     try:
         stub = ladder_stub(address)
-        info = stub.CreateLadder(ladder_pb2.CreateLadderRequest(
+        created = stub.CreateLadder(ladder_pb2.CreateLadderRequest(
             variant=common_pb2.VARIANT_HHL, options_json='{"hands": 1}', seed=2, matches=3,
             entrants=["greedy", "sleeper", "ghost"], concurrency=3, clock_ms=150, seat_wait_s=1), timeout=5)
+        info, enlist = created.ladder, {p.entrant: p.enlist_secret for p in created.pools}
         bots = subprocess.Popen([*DOMINO, "bot", "--engine", address, "--strategy", "greedy",
                                  "--pool", f"{info.key}/greedy", "--name", "greedy", "--bots", "2",
                                  "--capacity", "3", "--matches", "0"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        sleeper = threading.Thread(target=hung_bot, args=(address, info.key, "sleeper", stop), daemon=True)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                env={**os.environ, "DOMINO_POOL_SECRET": enlist["greedy"]})
+        sleeper = threading.Thread(target=hung_bot, args=(address, info.key, "sleeper",
+                                                          enlist["sleeper"], stop), daemon=True)
         sleeper.start()
         deadline = time.monotonic() + 120
         while stub.GetLadder(ladder_pb2.GetLadderRequest(ladder_id=info.ladder_id),
@@ -172,11 +177,12 @@ def test_a_voided_match_is_played_again_and_counted_once():
     engine = Engine()
     server, port = start_server(engine, "127.0.0.1", 0, max_workers=64)
     address = f"127.0.0.1:{port}"
-    d = engine.ladders.create({"variant": "hhl", "entrants": ["a", "b"], "matches": 3, "concurrency": 1,
-                               "options": {"hands": 1}, "seed": 3})
+    d, enlist = engine.ladders.create({"variant": "hhl", "entrants": ["a", "b"], "matches": 3,
+                                       "concurrency": 1, "options": {"hands": 1}, "seed": 3})
     bots = [subprocess.Popen([*DOMINO, "bot", "--engine", address, "--strategy", "random",
                               "--pool", f"{d.spec['key']}/{name}", "--bots", "2", "--matches", "0",
-                              "--delay", "0.05"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                              "--delay", "0.05"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             env={**os.environ, "DOMINO_POOL_SECRET": enlist[name]})
             for name in ("a", "b")]
     try:
         deadline = time.monotonic() + 60

@@ -15,7 +15,8 @@ def test_enum_words_are_the_words_of_the_code():
     assert SEAT_KIND.word(common_pb2.SEAT_KIND_UNSPECIFIED) == "bot"
     assert MATCH_STATUS.words == (referee.WAITING, referee.LIVE, referee.OVER)
     assert LADDER_FORMAT.words == FORMATS
-    assert LADDER_STATUS.words == (ladder_director.RUNNING, ladder_director.DONE)
+    assert LADDER_STATUS.words == (ladder_director.RUNNING, ladder_director.DONE,
+                                   ladder_director.CANCELLED, ladder_director.FAILED)
 
 
 def test_rest_takes_the_same_words():
