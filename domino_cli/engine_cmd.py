@@ -3,6 +3,7 @@ running engine and claim its seats)."""
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import json
 import logging
@@ -59,6 +60,28 @@ def open_mode(args) -> bool:
     return args.open or (not args.keys and is_loopback(args.host))
 
 
+def port_taken(host: str, port: int) -> str:
+    """Why `host:port` cannot be listened on ("" if it can), found before gRPC tries: its
+    own failure comes with a line of its internal log."""
+    import socket
+
+    if port == 0:
+        return ""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as e:
+        return f"cannot listen on {host}:{port}: {e.strerror or e}"
+    family, _, _, _, address = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(address)
+        except OSError as e:
+            why = "the port is in use" if e.errno == errno.EADDRINUSE else (e.strerror or str(e))
+            return f"cannot listen on {host}:{port}: {why}"
+    return ""
+
+
 def failed(command: str, message: str) -> int:
     """A start-up failure: one line on stderr (and on stdout, for whoever started us)."""
     print(f"domino {command}: {message}", file=sys.stderr, flush=True)
@@ -77,6 +100,9 @@ def run_engine(args) -> int:
     if args.db != ":memory:" and os.path.dirname(args.db):
         os.makedirs(os.path.dirname(args.db), exist_ok=True)
     is_open = open_mode(args)
+    taken = port_taken(args.host, args.port)
+    if taken:
+        return failed("engine", taken)
     try:
         engine = Engine.open(args.db, keys_required=not is_open,
                              max_live=args.max_live_matches)

@@ -372,15 +372,21 @@ class Referee:
 
     # ----- clocks ---------------------------------------------------------------------
     def _autoplay_and_arm(self) -> None:
-        """Play absent seats at once, then start the clock of the seat to move."""
+        """Play absent seats at once, then start the clock of the seat to move.
+
+        Only while someone is still at the table: when every seat is absent, nobody waits
+        for the moves, and playing them at once would spin through deal after deal (an HHL
+        match plays until its time limit) holding this match's lock. An abandoned match is
+        played at the pace of its turn clocks instead."""
         self._cancel_alarm()
         if self.status != LIVE:
             return
-        while not self.match.over:
-            seat = self.match.to_move
-            if not self.seats[seat].absent:
-                break
-            self._apply(seat, self._legal(seat)[0][0], BY_ABSENT)
+        if not all(s.absent for s in self.seats):
+            while not self.match.over:
+                seat = self.match.to_move
+                if not self.seats[seat].absent:
+                    break
+                self._apply(seat, self._legal(seat)[0][0], BY_ABSENT)
         if self.match.over or self._clock is None:
             return
         seat, version = self.match.to_move, self.version
@@ -415,7 +421,7 @@ class Referee:
             move = self._legal(seat)[0][0]
             extra = [EngineEvent("timeout", seat=seat, move=str(move),
                                  timeouts_in_a_row=held.timeouts_in_a_row)]
-            if held.timeouts_in_a_row >= ABSENT_AFTER:
+            if held.timeouts_in_a_row >= ABSENT_AFTER and not held.absent:
                 held.absent = True
                 extra.append(EngineEvent("absent", seat=seat))
             self._apply(seat, move, BY_TIMEOUT, extra=tuple(extra))

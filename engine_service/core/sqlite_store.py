@@ -236,7 +236,8 @@ class SQLiteStore:
         except sqlite3.DatabaseError:
             names = "the list of matches itself cannot be read"
         raise StoreDamaged(
-            f"store {self.path} is damaged ({names}; quick_check: {problems[0][:120]}): stop "
+            f"store {self.path} is damaged ({names}; quick_check: "
+            f"{' '.join(problems[0].split())[:120]}): stop "
             f"every engine on it, then restore it from a backup, or save what is readable with "
             f"`sqlite3 {self.path} .recover | sqlite3 recovered.sqlite3` and start on that")
 

@@ -146,7 +146,7 @@ class PlaySession:
         except TimeoutError:
             raise EngineError(Reason.HELLO_TIMEOUT, f"no Hello within {HELLO_TIMEOUT_S:.0f} "
                               "s of connecting") from None
-        if first is None or first.WhichOneof("body") != "hello":
+        if first is None or first.WhichOneof("body") != "hello":   # (or undecodable)
             raise EngineError(Reason.MALFORMED_REQUEST, "the first message must be a Hello",
                               field="hello")
         hello = first.hello
@@ -244,11 +244,15 @@ class PlaySession:
     def _answer(self, message, answer: Answer) -> None:
         """Play the bot's move and fill in `answer` (left empty for an accepted move
         when the bot asked for refusals only)."""
-        choice = message.move
+        decoded = message.WhichOneof("body") is not None
+        choice = message.move if decoded else play_pb2.MoveChoice()
         answer.match_id = match_id = choice.match_id or self.single
         # A seat stream plays one match: whatever went wrong, that is the turn to ask again.
         seated = self.seated.get(self.single or match_id)
         try:
+            if not decoded:
+                raise EngineError(Reason.MALFORMED_REQUEST, "the message is not a valid "
+                                  "BotMessage", field="body")
             if message.WhichOneof("body") != "move":
                 raise EngineError(Reason.MALFORMED_REQUEST, "only MoveChoice may follow Hello",
                                   field="body")
@@ -268,6 +272,8 @@ class PlaySession:
             log.exception("match %s: a MoveChoice failed", match_id)
             err = EngineError(Reason.INTERNAL, "internal error; the engine logged it")
             answer.message = codec.answer(match_id, choice.version, err=err)
+            if seated is not None and self._counts_refusal(seated, seated.referee.version):
+                answer.ask_again = seated.referee.id
 
     def _counts_refusal(self, seated: Seated, version: int) -> bool:
         """Count a refusal of the seat's move at `version`; False once they come too many

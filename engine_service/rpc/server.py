@@ -25,13 +25,13 @@ from domino_proto.domino.v1 import (
     engine_pb2,
     engine_pb2_grpc,
     ladder_pb2,
-    ladder_pb2_grpc,
     play_pb2,
     play_pb2_grpc,
 )
 
 from ..core.engine import Engine
 from . import codec
+from .decode import add_service
 from .ladder_service import LadderServicer
 from .play_session import PlaySession
 from .status import async_refusals, bearer, refusals
@@ -172,9 +172,10 @@ class EngineServer:
     async def _start(self, engine: Engine, host: str, port: int) -> int:
         self._server = grpc.aio.server(migration_thread_pool=self._pool,
                                        options=SERVER_OPTIONS)
-        engine_pb2_grpc.add_EngineServicer_to_server(EngineServicer(engine), self._server)
-        play_pb2_grpc.add_PlayServicer_to_server(PlayServicer(engine), self._server)
-        ladder_pb2_grpc.add_LadderServicer_to_server(LadderServicer(engine), self._server)
+        for servicer, module, name in ((EngineServicer(engine), engine_pb2, "Engine"),
+                                       (PlayServicer(engine), play_pb2, "Play"),
+                                       (LadderServicer(engine), ladder_pb2, "Ladder")):
+            add_service(self._server, servicer, module.DESCRIPTOR.services_by_name[name])
         await add_health_and_reflection(self._server)
         try:
             bound = self._server.add_insecure_port(f"{host}:{port}")

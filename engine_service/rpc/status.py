@@ -16,6 +16,7 @@ import grpc
 
 from ..core.errors import EngineError, Reason
 from . import codec
+from .decode import Undecodable
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +34,18 @@ def _internal(method) -> EngineError:
     return EngineError(Reason.INTERNAL, "internal error; the engine logged it")
 
 
+def _check_decoded(request) -> None:
+    if isinstance(request, Undecodable):
+        raise EngineError(Reason.MALFORMED_REQUEST, f"the request is not a valid "
+                          f"{request.type_name}: {request.error}")
+
+
 def refusals(method):
     """Turn an EngineError raised by a unary method into its gRPC status."""
     @functools.wraps(method)
     def call(self, request, context):
         try:
+            _check_decoded(request)
             return method(self, request, context)
         except EngineError as err:
             context.abort(*_status(context, err))
@@ -51,6 +59,7 @@ def async_refusals(method):
     @functools.wraps(method)
     async def call(self, request, context):
         try:
+            _check_decoded(request)
             return await method(self, request, context)
         except EngineError as err:
             await context.abort(*_status(context, err))

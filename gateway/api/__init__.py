@@ -7,6 +7,8 @@ import functools
 import flask_smorest
 from flask import current_app, request
 from flask_smorest.arguments import ArgumentsMixin
+from marshmallow import missing
+from webargs.flaskparser import is_json_request
 
 from ..engine_client import EngineClient
 from ..errors import ApiError
@@ -16,7 +18,26 @@ PREFIX = "/api/v1"
 
 
 class _Parser(type(ArgumentsMixin.ARGUMENTS_PARSER)):
+    """webargs' parser, with the gateway's JSON rules: bodies are parsed by the app's
+    strict JSON (gateway/json_body.py: no lone surrogates, no deep nesting), and a body
+    that is not sent as JSON is 415, saying what to send."""
+
     DEFAULT_VALIDATION_STATUS = 400   # malformed is 400 here (the error table), not 422
+
+    def _raw_load_json(self, req):
+        data = req.get_data(cache=True)
+        if not is_json_request(req):
+            if data:
+                raise ApiError(415, "UNSUPPORTED_MEDIA_TYPE", "send the body as JSON, with "
+                               "the header Content-Type: application/json")
+            return missing
+        if not data:
+            return missing
+        try:
+            return current_app.json.loads(data)
+        except ValueError as e:
+            raise ApiError(400, "MALFORMED_REQUEST", f"the body is not valid JSON: "
+                           f"{str(e)[:120]}", errors={"json": ["not valid JSON"]}) from None
 
 
 class Blueprint(flask_smorest.Blueprint):

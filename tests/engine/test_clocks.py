@@ -189,3 +189,21 @@ def test_a_bad_hello_ends_the_stream_with_its_code(served):
             raise AssertionError("the stream should have been refused")
         except grpc.RpcError as e:
             assert e.code() == code
+
+
+def test_an_abandoned_match_is_played_at_the_pace_of_its_clocks_not_at_once(served_manual):
+    """Every seat absent: playing them at once would spin through an hour-long HHL match
+    (hand after hand until its time limit) inside one clock callback, holding the match's
+    lock and the one clock thread."""
+    served = served_manual
+    match_id, _ = served.new_match("hhl", {}, seed=5, clock_ms=CLOCK_MS)   # 60 minutes
+    referee = served.engine.get(match_id)
+    while not all(s.absent for s in referee.seats):
+        clock_plays_for(served, match_id, referee.match.to_move)
+    for _ in range(5):                       # now one move per turn clock, no more
+        version = referee.version
+        served.clock.advance(CLOCK_MS / 1000)
+        assert referee.version == version + 1
+    assert not referee.match.over
+    kinds = [e.kind for t in referee.history for e in t.accepted.events]
+    assert kinds.count("absent") == 4        # said once per seat

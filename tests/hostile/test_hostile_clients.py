@@ -1,0 +1,259 @@
+"""Hostile clients (issue 12): hypothesis sends arbitrary values in every field of
+CreateMatch, ClaimSeat, SubmitMove, Hello and MoveChoice to a real `domino engine` process,
+and arbitrary JSON bodies to a real gateway in front of it, both on 127.0.0.1.
+
+Whatever is sent: no call ends with UNKNOWN or INTERNAL, no REST answer is a 5xx, nothing
+stored poisons the lobby, the turn clocks keep running, and the engine starts again on
+the same store. The loops are bounded (max_examples) to keep `make test` short.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import queue
+
+import grpc
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc, play_pb2, play_pb2_grpc
+from tests.engine.support import start_engine, wait_for
+
+ALLOWED = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND,
+           grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED,
+           grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED,
+           grpc.StatusCode.ALREADY_EXISTS, grpc.StatusCode.RESOURCE_EXHAUSTED,
+           grpc.StatusCode.DEADLINE_EXCEEDED}
+HOSTILE = settings(max_examples=150, deadline=None, derandomize=True,
+                   suppress_health_check=list(HealthCheck))
+
+# ----- values a hostile client sends -------------------------------------------------------
+any_char = st.characters(codec=None, exclude_categories=["Cs"])    # protobuf strings are UTF-8
+texts = st.one_of(st.text(any_char, max_size=40), st.just("x" * 70_000), st.just("²"),
+                  st.just("\x00\x07"), st.just("ladder-x/y"), st.just(""))
+int32s = st.integers(-(2**31), 2**31 - 1)
+int64s = st.integers(-(2**63), 2**63 - 1)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False)
+    | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner,
+                                                                 max_size=4),
+    max_leaves=12)
+option_values = st.dictionaries(st.sampled_from(["hands", "minutes", "cycles", "round_cap", "x"]),
+                                json_values, max_size=3)
+json_texts = st.one_of(option_values.map(json.dumps), json_values.map(json.dumps), texts,
+                       st.just("[" * 5000 + "]" * 5000))
+seat_specs = st.builds(engine_pb2.SeatSpec, kind=int32s, name=texts, pool=texts)
+
+
+class Engine:
+    """A real engine process, its store, and a canary match whose clocks must keep moving."""
+
+    def __init__(self, tmp_path):
+        self.db = tmp_path / "engine.sqlite3"
+        self.start()
+
+    def start(self, port: int = 0):
+        self.proc, self.port = start_engine(self.db, port, self.db.with_suffix(".log"))
+        self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
+        self.stub = engine_pb2_grpc.EngineStub(self.channel)
+
+    def stop(self):
+        self.channel.close()
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def canary(self) -> str:
+        """An hour-long HHL match nobody plays: its clocks play every move, all along."""
+        created = self.stub.CreateMatch(engine_pb2.CreateMatchRequest(
+            variant=common_pb2.VARIANT_HHL, bot_clock_ms=100), timeout=5)
+        for s in range(4):
+            self.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=created.match_id, seat=s),
+                                timeout=5)
+        return created.match_id
+
+    def version(self, match_id: str) -> int:
+        return self.stub.GetMatch(engine_pb2.GetMatchRequest(match_id=match_id),
+                                  timeout=5).summary.version
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    e = Engine(tmp_path_factory.mktemp("hostile"))
+    e.match_id = e.canary()
+    created = e.stub.CreateMatch(engine_pb2.CreateMatchRequest(
+        variant=common_pb2.VARIANT_HHL, options_json='{"hands": 1}', bot_clock_ms=3_600_000),
+        timeout=5)
+    e.target = created.match_id            # a match the fuzzer moves in and claims seats of
+    e.tokens = [e.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=e.target, seat=s),
+                                 timeout=5).seat_token for s in range(2)]
+    yield e
+    e.stop()
+
+
+def survives(call):
+    """The call answers, or refuses with an allowed code: never UNKNOWN or INTERNAL."""
+    try:
+        call()
+    except grpc.RpcError as err:
+        assert err.code() in ALLOWED, (err.code(), err.details())
+
+
+# ----- the Engine service -------------------------------------------------------------------
+@HOSTILE
+@given(variant=int32s, options_json=json_texts, seed=st.none() | int64s, deals_json=json_texts,
+       seats=st.lists(seat_specs, max_size=6), bot_clock_ms=int64s, person_clock_ms=int64s)
+def test_create_match_with_anything(engine, variant, options_json, seed, deals_json, seats,
+                                    bot_clock_ms, person_clock_ms):
+    request = engine_pb2.CreateMatchRequest(
+        variant=variant, options_json=options_json, deals_json=deals_json, seats=seats,
+        bot_clock_ms=bot_clock_ms, person_clock_ms=person_clock_ms)
+    if seed is not None:
+        request.seed = seed
+    survives(lambda: engine.stub.CreateMatch(request, timeout=10))
+
+
+@HOSTILE
+@given(match_id=texts | st.just("TARGET"), seat=int32s)
+def test_claim_seat_with_anything(engine, match_id, seat):
+    match_id = engine.target if match_id == "TARGET" else match_id
+    survives(lambda: engine.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=match_id,
+                                                                       seat=seat), timeout=5))
+
+
+@HOSTILE
+@given(match_id=texts | st.just("TARGET"), token=texts | st.sampled_from(["T0", "T1"]),
+       version=int64s | st.integers(0, 3), move=st.one_of(
+           st.builds(lambda t: {"move_id": t}, texts | st.sampled_from(["0", "1", "99"])),
+           st.builds(lambda t: {"move_text": t}, texts | st.sampled_from(["0-0", "6-6 up"]))))
+def test_submit_move_with_anything(engine, match_id, token, version, move):
+    match_id = engine.target if match_id == "TARGET" else match_id
+    token = {"T0": engine.tokens[0], "T1": engine.tokens[1]}.get(token, token)
+    request = engine_pb2.SubmitMoveRequest(match_id=match_id, seat_token=token,
+                                           expected_version=version, **move)
+    survives(lambda: engine.stub.SubmitMove(request, timeout=5))
+    survives(lambda: engine.stub.GetView(engine_pb2.GetViewRequest(match_id=match_id,
+                                                                   seat_token=token), timeout=5))
+
+
+# ----- the Play service ---------------------------------------------------------------------
+hellos = st.one_of(
+    st.builds(lambda m, t, c: play_pb2.Hello(seat=play_pb2.SeatAuth(match_id=m, seat_token=t),
+                                             client=c),
+              texts | st.just("TARGET"), texts | st.just("T0"), texts),
+    st.builds(lambda p, n, k, s: play_pb2.Hello(pool=play_pb2.PoolEnlist(
+        pool=p, name=n, capacity=k, secret=s)), texts, texts, int32s, texts),
+    st.just(play_pb2.Hello()))
+choices = st.builds(lambda m, v, i, t: play_pb2.MoveChoice(
+    match_id=m, version=v, **({"move_id": i} if t is None else {"move_text": t})),
+    texts, int64s | st.integers(0, 3), texts, st.none() | texts)
+
+
+@HOSTILE
+@given(hello=hellos, moves=st.lists(choices, max_size=4), first_is_move=st.booleans())
+def test_play_streams_with_anything(engine, hello, moves, first_is_move):
+    if hello.WhichOneof("auth") == "seat":
+        if hello.seat.match_id == "TARGET":
+            hello.seat.match_id = engine.target
+        if hello.seat.seat_token == "T0":
+            hello.seat.seat_token = engine.tokens[0]
+    messages = [play_pb2.BotMessage(move=m) for m in moves]
+    if not first_is_move:
+        messages.insert(0, play_pb2.BotMessage(hello=hello))
+    outbox = queue.SimpleQueue()
+    for m in messages:
+        outbox.put(m)
+    outbox.put(None)                     # then the bot half-closes its side
+    stream = play_pb2_grpc.PlayStub(engine.channel).Connect(iter(outbox.get, None), timeout=3)
+
+    def read():
+        for message in stream:
+            if message.WhichOneof("body") == "answer":
+                assert message.answer.accepted or message.answer.refusal.reason != "INTERNAL"
+    try:
+        read()
+    except grpc.RpcError as err:         # the 3 s deadline of a seat stream that plays on
+        assert err.code() in ALLOWED, (err.code(), err.details())
+
+
+# ----- REST ---------------------------------------------------------------------------------
+def rest(port, method, path, body=None, headers=None):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        # bytes go as they are; anything else as JSON (a lone surrogate as its \\u escape)
+        data = body if isinstance(body, bytes) or body is None else json.dumps(body)
+        conn.request(method, path, body=data, headers={"Content-Type": "application/json",
+                                                       **(headers or {})})
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="module")
+def gateway(engine):
+    from tests.gateway.gateway_support import LiveGateway
+
+    gw = LiveGateway(f"127.0.0.1:{engine.port}", ["random"])
+    yield gw
+    gw.close()
+
+
+surrogate_text = st.text(st.characters(codec=None), max_size=10)   # lone surrogates too
+rest_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | surrogate_text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(surrogate_text, inner,
+                                                                 max_size=4),
+    max_leaves=10)
+match_bodies = st.fixed_dictionaries({}, optional={
+    "variant": st.sampled_from(["hhl", "domeng", "chess"]) | rest_values,
+    "options": option_values | rest_values, "seed": int64s | rest_values,
+    "deals": rest_values, "bot_clock_ms": int64s, "person_clock_ms": int64s,
+    "seats": st.lists(st.fixed_dictionaries({}, optional={
+        "kind": st.sampled_from(["bot", "person", "human"]) | rest_values,
+        "strategy": st.sampled_from(["random", "nope"]) | rest_values,
+        "name": surrogate_text}), max_size=6) | rest_values})
+
+
+@HOSTILE
+@given(body=match_bodies | rest_values | st.just(b"[" * 10_000 + b"]" * 10_000)
+       | st.just(b'{"variant": "hhl", "seed": 1e999}') | st.just(b"\xff\xfe"))
+def test_rest_create_match_with_anything(gateway, body):
+    status, data = rest(gateway.port, "POST", "/api/v1/matches", body)
+    assert status < 500, (status, data[:300])
+    assert json.loads(data)                  # every answer is a JSON body
+
+
+@HOSTILE
+@given(body=st.fixed_dictionaries({}, optional={
+    "version": int64s | rest_values, "move_id": surrogate_text | rest_values,
+    "move_text": surrogate_text | rest_values}) | rest_values,
+    token=st.sampled_from(["T0", "nope", ""]), match=st.sampled_from(["TARGET", "x" * 9000]))
+def test_rest_moves_with_anything(engine, gateway, body, token, match):
+    match_id = engine.target if match == "TARGET" else match
+    token = engine.tokens[0] if token == "T0" else token
+    status, data = rest(gateway.port, "POST", f"/api/v1/matches/{match_id}/moves", body,
+                        {"Authorization": f"Bearer {token}"} if token else {})
+    assert status < 500, (status, data[:300])
+
+
+# ----- and afterwards ----------------------------------------------------------------------
+def test_after_all_of_it_the_engine_is_whole(engine):
+    """Runs last in this module: the lobby encodes, the clocks run, a restart works."""
+    listed = engine.stub.ListMatches(engine_pb2.ListMatchesRequest(limit=1000), timeout=10)
+    for m in listed.matches:
+        json.loads(m.options_json)
+        assert m.result_json == "" or json.loads(m.result_json)
+    before = engine.version(engine.match_id)
+    wait_for(lambda: engine.version(engine.match_id) > before + 2, timeout=10,
+             what="the canary's turn clock")
+    engine.stop()
+    engine.start(engine.port)                # kill -9, then the same store and port
+    after = engine.version(engine.match_id)
+    assert after >= before + 2
+    wait_for(lambda: engine.version(engine.match_id) > after, timeout=10,
+             what="the canary's clock after the restart")
+    again = engine.stub.ListMatches(engine_pb2.ListMatchesRequest(limit=1000), timeout=10)
+    assert len(again.matches) >= 1
