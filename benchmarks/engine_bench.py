@@ -51,16 +51,17 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _env() -> dict:
-    env = dict(os.environ)
+def _env(**extra) -> dict:
+    env = dict(os.environ, **extra)
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
 
-def _start(args: list[str], ready: str, log) -> tuple[subprocess.Popen, int]:
+def _start(args: list[str], ready: str, log, env: dict | None = None
+           ) -> tuple[subprocess.Popen, int]:
     """A Python child that prints `ready ... HOST:PORT ...` on its first line."""
     proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=log,
-                            text=True, cwd=ROOT, env=_env())
+                            text=True, cwd=ROOT, env=env or _env())
     line = proc.stdout.readline()
     if not line.startswith(ready):
         proc.kill()
@@ -82,14 +83,28 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 class Engine:
-    """`domino engine` on a fresh SQLite file in a temporary directory."""
+    """`domino engine` on a fresh SQLite file in a temporary directory, with one bot pool,
+    POOL, whose enlist secret is `pool_secret`."""
 
-    def __init__(self):
+    POOL = "bench"
+
+    def __init__(self, *extra: str, key_quotas: str = ""):
+        """`key_quotas` ("live_matches=1000,..."): make an API key with these quotas in
+        the store first (`domino keys create`), as `self.key`."""
         self.dir = tempfile.TemporaryDirectory(prefix="engine-bench-")
+        self.db = os.path.join(self.dir.name, "engine.sqlite3")
         self.log = open(os.path.join(self.dir.name, "engine.log"), "w")
+        self.pool_secret = "ps_bench-" + os.urandom(16).hex()
+        self.key = ""
+        if key_quotas:
+            self.key = subprocess.run(
+                [sys.executable, "-m", "domino_cli", "keys", "create", "bench", "--quota",
+                 key_quotas, "--db", self.db], capture_output=True, text=True, cwd=ROOT,
+                env=_env(), check=True).stdout.strip()
         self.proc, self.port = _start(
-            ["-m", "domino_cli", "engine", "--port", "0",
-             "--db", os.path.join(self.dir.name, "engine.sqlite3")], "engine listening", self.log)
+            ["-m", "domino_cli", "engine", "--port", "0", "--db", self.db, *extra],
+            "engine listening", self.log,
+            _env(DOMINO_POOL_SECRETS=json.dumps({self.POOL: self.pool_secret})))
         self.address = f"127.0.0.1:{self.port}"
         from domino_proto.domino.v1 import engine_pb2_grpc
         self.channel = grpc.insecure_channel(self.address)
@@ -601,10 +616,11 @@ def pooled_matches(seed: int) -> dict:
     engine = Engine()
     try:
         bots = [subprocess.Popen([sys.executable, "-m", "domino_cli", "bot", "--engine",
-                                  engine.address, "--strategy", "greedy", "--pool", "bench",
+                                  engine.address, "--strategy", "greedy", "--pool", engine.POOL,
                                   "--name", f"bot{i}", "--capacity", str(MULTI_MATCHES),
                                   "--matches", str(MULTI_MATCHES)],
-                                 stdout=subprocess.DEVNULL, stderr=engine.log, cwd=ROOT, env=_env())
+                                 stdout=subprocess.DEVNULL, stderr=engine.log, cwd=ROOT,
+                                 env=_env(DOMINO_POOL_SECRET=engine.pool_secret))
                 for i in range(4)]
         time.sleep(2.0)  # let the four streams enlist before the clock starts
         cpu, start = engine.cpu_s(), time.monotonic()
