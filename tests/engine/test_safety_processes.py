@@ -207,3 +207,26 @@ def test_an_engine_on_another_address_needs_keys_unless_told_open(tmp_path):
     assert not open_mode(Args("0.0.0.0")) and not open_mode(Args("192.168.1.5"))
     assert open_mode(Args("0.0.0.0", open_=True)) and not open_mode(Args("127.0.0.1", keys=True))
     assert is_loopback("127.0.0.7") and not is_loopback("example.com")
+
+
+def test_rest_creating_needs_a_key_when_the_engine_does(tmp_path):
+    from gateway import create_app
+
+    db = tmp_path / "engine.sqlite3"
+    key = domino("keys", "create", "web", "--db", str(db)).stdout.strip()
+    proc, port = start_engine(db, extra=("--keys",))
+    try:
+        body = {"variant": "hhl", "options": {"hands": 1}}
+        plain = create_app({"ENGINE_ADDRESS": f"127.0.0.1:{port}", "API_KEY": ""}).test_client()
+        r = plain.post("/api/v1/matches", json=body)
+        assert (r.status_code, r.get_json()["reason"]) == (401, "NO_KEY")
+        r = plain.post("/api/v1/matches", json=body, headers={"Authorization": "Bearer dk_no"})
+        assert (r.status_code, r.get_json()["reason"]) == (401, "BAD_KEY")
+        r = plain.post("/api/v1/matches", json=body, headers={"Authorization": f"Bearer {key}"})
+        assert r.status_code == 201 and "seed" not in r.get_json()
+        lobby = create_app({"ENGINE_ADDRESS": f"127.0.0.1:{port}", "API_KEY": key}).test_client()
+        assert lobby.post("/api/v1/matches", json=body).status_code == 201  # the gateway's own
+        assert plain.get("/api/v1/matches").status_code == 200              # reading is public
+    finally:
+        proc.terminate()
+        proc.wait(10)

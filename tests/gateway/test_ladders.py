@@ -294,3 +294,15 @@ def test_the_ladder_view_shows_standings_and_a_chart_updating_live(browser, live
     if os.environ.get("GATEWAY_SCREENSHOTS"):
         for shot in shots:
             shutil.copy(shot, os.path.join(os.environ["GATEWAY_SCREENSHOTS"], shot.name))
+
+
+def test_a_ladder_is_cancelled_by_its_creator_over_rest(client):
+    created = create(client, entrants=["nobody-x", "nobody-y"], seat_wait_s=600)
+    r = client.post(f"/api/v1/ladders/{created['ladder_id']}/cancel")
+    assert r.status_code == 200, r.get_json()
+    cancelled = r.get_json()
+    assert cancelled["status"] == "cancelled" and cancelled["seed"] == SMALL["seed"]
+    assert all(m["status"] == "void" for m in
+               client.get(f"/api/v1/ladders/{created['ladder_id']}/matches").get_json()["matches"])
+    error(client.post(f"/api/v1/ladders/{created['ladder_id']}/cancel"), 409, "LADDER_OVER")
+    error(client.post("/api/v1/ladders/nope/cancel"), 404, "UNKNOWN_LADDER")

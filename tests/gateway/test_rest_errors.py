@@ -188,3 +188,40 @@ def test_an_engine_that_is_away_is_503_and_a_slow_one_504():
         slow = create_app({"ENGINE_ADDRESS": f"127.0.0.1:{mute.getsockname()[1]}",
                            "ENGINE_TIMEOUT_S": 0.5}).test_client()
         error(slow.get("/api/v1/matches"), 504, "ENGINE_TIMEOUT")
+
+
+# ----- what a hostile client sent (issue 12) -------------------------------------------------
+def test_bodies_no_client_should_send_are_400_or_415_not_500(client, table):
+    match_id, tokens, state = table
+    leader = state["seat"]
+    auth = {"Authorization": f"Bearer {tokens[leader]}"}
+    moves = f"/api/v1/matches/{match_id}/moves"
+    # a lone surrogate is no character (and no protobuf string)
+    r = client.post(moves, data='{"version": 0, "move_text": "\\ud800"}',
+                    content_type="application/json", headers=auth)
+    assert "surrogate" in error(r, 400, "MALFORMED_REQUEST")["message"]
+    # nested 10,000 deep: no RecursionError
+    deep = "[" * 10_000 + "]" * 10_000
+    r = client.post("/api/v1/matches", data=deep, content_type="application/json")
+    assert "nested" in error(r, 400, "MALFORMED_REQUEST")["message"]
+    # "²" passes isdigit() and fails int()
+    body = error(move(client, match_id, tokens[leader], {"version": 0, "move_id": "²"}), 400,
+                 "UNKNOWN_MOVE_ID")
+    assert body["legal_moves"] and body["version"] == 0
+    # a body that is not sent as JSON: say what to send
+    r = client.post(moves, data='{"version": 0, "move_id": "0"}', content_type="text/plain",
+                    headers=auth)
+    assert "Content-Type: application/json" in error(r, 415, "UNSUPPORTED_MEDIA_TYPE")["message"]
+    assert client.get(f"/api/v1/matches/{match_id}").get_json()["version"] == 0
+
+
+def test_an_option_out_of_range_names_the_option(client):
+    r = client.post("/api/v1/matches", json={"variant": "hhl",
+                                             "options": {"hands": 18446744073709551616}})
+    body = error(r, 400, "MALFORMED_REQUEST")
+    assert body["errors"] == {"options.hands": [body["message"]]} and body["version"] is None
+    listed = client.get("/api/v1/matches?limit=100")
+    assert listed.status_code == 200              # the lobby is not poisoned
+    r = client.post("/api/v1/matches", json={"variant": "hhl", "seats": [
+        {"kind": "person", "name": "n" * 1_000}] * 4})
+    assert r.status_code in (400, 413)
