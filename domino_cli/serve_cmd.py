@@ -13,11 +13,12 @@ import logging
 import os
 import signal
 import subprocess
+import sys
 import threading
 
 from gateway.house import pool_of
 
-from .engine_cmd import DEFAULT_DB, is_loopback
+from .engine_cmd import DEFAULT_DB, is_loopback, port_taken
 from .processes import DOMINO, start_engine, stop_processes
 
 BOTS_PER_STRATEGY = 5      # the most seats at a table (Domeng)
@@ -52,8 +53,8 @@ def _gateway_options(p, bots_help: str) -> None:
     from gateway.house import DEFAULT_STRATEGIES
 
     p.add_argument("--bots", default=",".join(DEFAULT_STRATEGIES), help=bots_help)
-    p.add_argument("--threads", type=int, default=48,
-                   help="HTTP worker threads (each live event stream holds one)")
+    p.add_argument("--threads", type=int, default=32,
+                   help="worker threads for the REST routes (event streams take none)")
     p.add_argument("--cors", action="append", default=[], metavar="ORIGIN",
                    help="allow this origin to call the API ('*' for any); repeatable")
 
@@ -64,17 +65,12 @@ def _strategies(text: str) -> list[str]:
 
 
 def make_server(engine_address: str, host: str, port: int, strategies: list[str],
-                threads: int = 48, cors: list[str] | None = None):
-    """A waitress server for the gateway app (not yet running); .effective_port is bound."""
-    import waitress
+                threads: int = 32, cors: list[str] | None = None, **guards):
+    """The gateway's server (gateway/server.py), bound but not yet serving."""
+    from gateway.server import GatewayServer
 
-    from gateway import create_app
-
-    app = create_app({"ENGINE_ADDRESS": engine_address, "HOUSE_STRATEGIES": strategies,
-                      "CORS_ORIGINS": cors or []})
-    # No access log: tokens may ride in ?token= of event streams.
-    return waitress.create_server(app, host=host, port=port, threads=threads,
-                                  channel_timeout=60, ident="domino")
+    return GatewayServer({"ENGINE_ADDRESS": engine_address, "HOUSE_STRATEGIES": strategies,
+                          "CORS_ORIGINS": cors or []}, host, port, workers=threads, **guards)
 
 
 def _stop_on_signals() -> threading.Event:
@@ -99,11 +95,49 @@ def _serve_until_signal(server, cleanup, stop: threading.Event | None = None, ti
     return 0
 
 
+def _wait_for_house_bots(engine: str, strategies: list[str], timeout: float = 30.0) -> None:
+    """Serve only once every house bot has enlisted: a match asking for one at once would
+    be refused (NO_HOUSE_BOT)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while missing := house_bots_missing(engine, strategies):
+        if time.monotonic() > deadline:
+            raise SystemExit(f"no house bot for {', '.join(missing)} enlisted within "
+                             f"{timeout:.0f} s")
+        time.sleep(0.2)
+
+
+def house_bots_missing(engine: str, strategies: list[str]) -> list[str]:
+    """The strategies whose house pool has no bot enlisted at the engine right now."""
+    from gateway.engine_client import EngineClient
+    from gateway.errors import ApiError
+
+    client = EngineClient(engine, timeout=5)
+    try:
+        return [s for s in strategies if not client.get_pool(pool_of(s)).bots]
+    except ApiError as e:
+        raise SystemExit(f"domino gateway: the engine at {engine}: {e.reason}: {e.message}") \
+            from None
+    finally:
+        client.close()
+
+
 def run_gateway(args) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    server = make_server(args.engine, args.host, args.port, _strategies(args.bots),
-                         args.threads, args.cors)
-    print(f"gateway listening on http://{args.host}:{server.effective_port}/ "
+    strategies = _strategies(args.bots)
+    missing = house_bots_missing(args.engine, strategies)
+    if missing:
+        print(f"domino gateway: warning: no house bot plays {', '.join(missing)} at {args.engine}"
+              f": matches asking for one are refused (NO_HOUSE_BOT) until `domino bot --pool "
+              f"house-<strategy>` enlists (domino serve starts them)", file=sys.stderr, flush=True)
+    try:
+        server = make_server(args.engine, args.host, args.port, strategies, args.threads,
+                             args.cors)
+    except OSError as e:
+        raise SystemExit(f"domino gateway: cannot listen on {args.host}:{args.port}: "
+                         f"{e.strerror or e}") from None
+    print(f"gateway listening on http://{args.host}:{server.port}/ "
           f"(engine {args.engine})", flush=True)
     return _serve_until_signal(server, lambda: None)
 
@@ -141,6 +175,9 @@ def run_serve(args) -> int:
         os.makedirs(os.path.dirname(args.db), exist_ok=True)
     strategies = _strategies(args.bots)
     is_open = args.open or is_loopback(args.host)
+    taken = port_taken(args.host, args.port)
+    if taken:
+        raise SystemExit(f"domino serve: {taken}")
     stop = _stop_on_signals()   # from the start: a signal during startup still stops the children
     secrets = house_pools(strategies)
     engine, engine_port = start_engine("127.0.0.1", args.engine_port, args.db,
@@ -151,12 +188,14 @@ def run_serve(args) -> int:
     bots = start_house_bots(commands, secrets, strategies)
     try:
         server = make_server(address, args.host, args.port, strategies, args.threads, args.cors)
-    except OSError as e:
+        _wait_for_house_bots(address, strategies)
+    except (OSError, SystemExit) as e:
         stop_processes(bots)
         stop_processes([engine])
-        raise SystemExit(f"domino serve: cannot listen on {args.host}:{args.port}: {e}") from None
+        raise SystemExit(f"domino serve: cannot start: {getattr(e, 'strerror', None) or e}") \
+            from None
     host = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
-    print(f"domino serving on http://{host}:{server.effective_port}/ (engine {address}, "
+    print(f"domino serving on http://{host}:{server.port}/ (engine {address}, "
           f"house bots: {', '.join(strategies) or 'none'}); Ctrl-C stops", flush=True)
     print("domino serve: open: anyone who reaches it may create matches and ladders"
           if is_open else "domino serve: creating matches and ladders needs an API key "

@@ -94,21 +94,32 @@ def create_app(config: dict | None = None) -> Flask:
     return app
 
 
+def cors_headers(origins, origin: str, method: str = "GET") -> dict:
+    """The CORS headers an answer to `origin` gets under CORS_ORIGINS `origins` ({} when
+    that origin is not allowed)."""
+    if not origins or not origin or not (origins == "*" or "*" in origins or origin in origins):
+        return {}
+    allow_any = origins == "*" or "*" in origins
+    headers = {"Access-Control-Allow-Origin": "*" if allow_any else origin, "Vary": "Origin",
+               "Access-Control-Expose-Headers": "Location"}
+    if method == "OPTIONS":
+        headers.update({"Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+                        "Access-Control-Allow-Headers": "Authorization, Content-Type",
+                        "Access-Control-Max-Age": "600"})
+    return headers
+
+
 def _cors(app: Flask) -> None:
     origins = app.config["CORS_ORIGINS"]
     if not origins:
         return
-    allow_any = origins == "*" or "*" in origins
 
     @app.after_request
     def add_cors_headers(response):
-        origin = request.headers.get("Origin")
-        if origin and (allow_any or origin in origins):
-            response.headers["Access-Control-Allow-Origin"] = "*" if allow_any else origin
-            response.vary.add("Origin")
-            response.headers["Access-Control-Expose-Headers"] = "Location"
-            if request.method == "OPTIONS":
-                response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
-                response.headers["Access-Control-Allow-Headers"] = "Authorization, Content-Type"
-                response.headers["Access-Control-Max-Age"] = "600"
+        for key, value in cors_headers(origins, request.headers.get("Origin", ""),
+                                       request.method).items():
+            if key == "Vary":
+                response.vary.add("Origin")
+            else:
+                response.headers[key] = value
         return response

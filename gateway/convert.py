@@ -46,6 +46,13 @@ def seat_state(state: common_pb2.SeatState) -> dict:
             "deadline_unix_ms": state.deadline_unix_ms or None}
 
 
+def spectator_state(summary: common_pb2.MatchSummary, view_json: str) -> dict:
+    """A spectator's state, as GetMatch tells it (the seat state of a Watch without a token)."""
+    return {"match_id": summary.match_id, "seat": None, "version": summary.version,
+            "to_move": _seat_or_none(summary.to_move), "view": _json(view_json, {}),
+            "legal_moves": [], "deadline_unix_ms": None}
+
+
 def event(e) -> dict:
     """An Event as one object: its JSON plus the version it happened at."""
     return {"version": e.version, **_json(e.event_json, {"kind": e.kind})}

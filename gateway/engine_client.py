@@ -164,6 +164,9 @@ class EngineClient:
             request.move_text = move_text
         return self._call("SubmitMove", request)
 
+    def get_pool(self, name: str):
+        return self._call("GetPool", engine_pb2.GetPoolRequest(name=name))
+
     def get_record(self, match_id: str):
         return self._call("GetRecord", engine_pb2.GetRecordRequest(match_id=match_id))
 

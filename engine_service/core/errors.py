@@ -95,6 +95,8 @@ class EngineError(Exception):
     def __init__(self, reason: Reason | str, message: str, version: int | None = None,
                  legal_moves: list[tuple[str, str]] | None = None, field: str = ""):
         reason = Reason(reason)   # an unknown reason is a bug here, not a new code on the wire
+        if STATUS[reason] == INVALID and not field:
+            raise ValueError(f"a {reason} refusal must name its field")   # (a bug here too)
         super().__init__(f"{reason}: {message}")
         self.reason = reason
         self.message = message

@@ -114,6 +114,13 @@ class Pools:
         with self._lock:
             return len(self._seats.get(pool, ()))
 
+    def info(self, pool: str) -> dict:
+        """Public facts of a pool: does it exist, bots enlisted, seats waiting."""
+        exists = self.exists(pool)
+        with self._lock:
+            return {"name": pool, "exists": exists, "bots": len(self._bots.get(pool, ())),
+                    "seats_waiting": len(self._seats.get(pool, ()))}
+
     def _assign(self, pool: str) -> None:
         """Hand waiting seats, oldest first, to the least loaded bot with room that is not
         already in that match (a stream plays one seat per match)."""

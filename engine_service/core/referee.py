@@ -134,7 +134,7 @@ class Referee:
         with self._lock:
             if not isinstance(seat, int) or not 0 <= seat < len(self.seats):
                 raise EngineError(Reason.BAD_SEAT, f"seat must be 0..{len(self.seats) - 1}, "
-                                  f"got {shown(seat)}", self.version)
+                                  f"got {shown(seat)}", self.version, field="seat")
             if bool(self.seats[seat].pool) != by_pool:
                 raise EngineError(Reason.POOL_SEAT, f"seat {seat} is filled from the bot pool "
                                   f"{shown(self.seats[seat].pool)}", self.version)
@@ -299,7 +299,8 @@ class Referee:
             if (len(move_id) > limits.MOVE_ID_MAX or not (move_id.isascii() and move_id.isdigit())
                     or int(move_id) >= len(legal)):
                 raise EngineError(Reason.UNKNOWN_MOVE_ID, f"no legal move has id {shown(move_id)} "
-                                  f"at version {self.version}", self.version, legal_ids(legal))
+                                  f"at version {self.version}", self.version, legal_ids(legal),
+                                  field="move_id")
             return legal[int(move_id)]
         if len(move_text) > limits.MOVE_TEXT_MAX:
             raise EngineError(Reason.MALFORMED_MOVE, f"move_text is at most "
@@ -309,7 +310,7 @@ class Referee:
             return rules.Move.parse(move_text)
         except rules.MalformedInput as e:
             raise EngineError(Reason.MALFORMED_MOVE, e.message, self.version,
-                              legal_ids(self.match.legal_moves(seat))) from None
+                              legal_ids(self.match.legal_moves(seat)), field="move_text") from None
 
     def _not_now(self, seat: int) -> EngineError:
         """The refusal for a seat that has nothing to play now (same reasons as the rules)."""
@@ -329,7 +330,7 @@ class Referee:
                               legal_ids(self.match.legal_moves(seat))) from None
         except rules.MalformedInput as e:
             raise EngineError(Reason.MALFORMED_MOVE, e.message, version,
-                              legal_ids(self.match.legal_moves(seat))) from None
+                              legal_ids(self.match.legal_moves(seat)), field="move_text") from None
         if cause == TIME_UP:
             self.match.time_up()
         text = "" if cause == TIME_UP else str(move)

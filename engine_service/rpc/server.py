@@ -29,6 +29,7 @@ from domino_proto.domino.v1 import (
     play_pb2_grpc,
 )
 
+from ..core import limits
 from ..core.engine import Engine
 from . import codec
 from .decode import add_service
@@ -106,6 +107,12 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
     @async_refusals
     async def Watch(self, request, context):
         await WatchSession(self.engine, request.match_id, request.seat_token).run(context.write)
+
+    @refusals
+    def GetPool(self, request, context):
+        limits.text(request.name, "name", limits.POOL_MAX, required=True,
+                    pattern=limits.POOL_NAME)
+        return engine_pb2.PoolInfo(**self.engine.pools.info(request.name))
 
     @refusals
     def GetRecord(self, request, context):

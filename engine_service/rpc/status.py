@@ -37,7 +37,7 @@ def _internal(method) -> EngineError:
 def _check_decoded(request) -> None:
     if isinstance(request, Undecodable):
         raise EngineError(Reason.MALFORMED_REQUEST, f"the request is not a valid "
-                          f"{request.type_name}: {request.error}")
+                          f"{request.type_name}: {request.error}", field="request")
 
 
 def refusals(method):

@@ -315,7 +315,9 @@ class DomengMatch(Match):
         return result, []
 
     def _end_cycle(self, camat) -> ev.Event:
-        """DOM-10/11: rank the cycle, then all 25 stones go back to the table."""
+        """DOM-10/11: rank the cycle, then all 25 stones go back to the table for the next
+        one. After the match's last cycle they stay where they are, so that the final view
+        shows the match as it ended."""
         held = list(self.stones.held)
         others = ranking_of(held, best_high=False)
         if camat is not None:
@@ -326,8 +328,9 @@ class DomengMatch(Match):
         cycle = {"cycle": len(self.cycles), "camat": camat, "held": held,
                  "rounds": self.cycle_rounds, "ranking": ranking}
         self.cycles.append(cycle)
-        self.stones.table, self.stones.held = STONES, [0] * SEATS
-        self.cycle_rounds = 0
+        if not self._match_is_over():
+            self.stones.table, self.stones.held = STONES, [0] * SEATS
+            self.cycle_rounds = 0
         return ev.Event(ev.CYCLE_OVER, info=cycle)
 
     def _match_is_over(self):
@@ -342,4 +345,6 @@ class DomengMatch(Match):
         return {"camat_titles": titles, "stones": stones, "ranking": ranking, "cycles": self.cycles}
 
     def _score_view(self):
-        return {"camat": self.camat, "cycle": len(self.cycles), "round_in_cycle": self.cycle_rounds}
+        # Once over, the cycle shown is the last one played, not the next that never starts.
+        cycle = len(self.cycles) - 1 if self.over else len(self.cycles)
+        return {"camat": self.camat, "cycle": cycle, "round_in_cycle": self.cycle_rounds}

@@ -1,19 +1,17 @@
-"""GET /matches/{match_id}/events: Server-Sent Events.
+"""GET /matches/{match_id}/events: Server-Sent Events (the format: gateway/sse.py).
 
-The stream opens with `snapshot` (the match and the view: the seat's with a token, the
-spectator's without), then `events` batches as they happen, a `keepalive` every few
-seconds, and `match_over` last. Each message's `id` is the match version. A client that
-reconnects gets a fresh snapshot, so it never has to replay anything.
+`domino gateway` and `domino serve` serve this path on their event loop (gateway/streams.py:
+a thousand streams cost no thread, and spectators of one match share one engine stream).
+This route is the same stream for any other WSGI server, one thread per stream, and the
+place the route is documented in OpenAPI.
 """
 
 from __future__ import annotations
 
-import json
-
 import grpc
 from flask import Response, stream_with_context
 
-from .. import convert
+from .. import sse
 from ..engine_client import api_error
 from ..errors import ApiError
 from . import PREFIX, Blueprint, documented, engine
@@ -21,7 +19,6 @@ from . import PREFIX, Blueprint, documented, engine
 blp = Blueprint("events", __name__, url_prefix=PREFIX + "/matches/<match_id>/events",
                 description="Live events of a match as Server-Sent Events")
 
-RETRY_MS = 2000
 SSE_DOC = {
     "description": "text/event-stream of `snapshot` {match, state}, `events` {match_id, "
                    "version, events}, `keepalive` {server_unix_ms, version} and `match_over` "
@@ -29,32 +26,6 @@ SSE_DOC = {
                    "engine goes away (the client reconnects)",
     "content": {"text/event-stream": {"schema": {"type": "string"}}},
 }
-
-
-def sse(kind: str, data: dict, version: int | None = None) -> str:
-    head = f"id: {version}\n" if version is not None else ""
-    return f"{head}event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
-
-
-def message_text(message) -> str:
-    body = message.WhichOneof("body")
-    if body == "snapshot":
-        state = convert.seat_state(message.snapshot.state)
-        return sse("snapshot", {"match": convert.match(message.snapshot.summary),
-                                "state": state}, state["version"])
-    if body == "events":
-        batch = message.events
-        version = batch.events[0].version if batch.events else None
-        return sse("events", {"match_id": batch.match_id, "version": version,
-                              "events": convert.events(batch.events)}, version)
-    if body == "keepalive":
-        k = message.keepalive
-        return sse("keepalive", {"server_unix_ms": k.server_unix_ms, "version": k.version})
-    if body == "match_over":
-        m = message.match_over
-        return sse("match_over", {"match_id": m.match_id, "version": m.version,
-                                  "result": json.loads(m.result_json or "null")}, m.version)
-    return ""
 
 
 def _token() -> str:
@@ -86,14 +57,14 @@ def stream_events(match_id):
 
     def generate():
         try:
-            yield f"retry: {RETRY_MS}\n\n"
-            yield message_text(first)
+            yield sse.RETRY
+            yield sse.message_text(first)
             for message in call:
-                yield message_text(message)
+                yield sse.message_text(message)
         except grpc.RpcError as err:
             if err.code() != grpc.StatusCode.CANCELLED:
                 e = api_error(err)
-                yield sse("error", {"reason": e.reason, "message": e.message})
+                yield sse.error(e.reason, e.message)
         finally:
             call.cancel()
 

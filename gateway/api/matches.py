@@ -28,12 +28,25 @@ def _seat_specs(variant: str, seats: list[dict] | None) -> list[engine_pb2.SeatS
     for i, seat in enumerate(seats):
         strategy = seat.get("strategy")
         if strategy and strategy not in strategies:
-            raise ApiError(400, "MALFORMED_REQUEST", f"seats[{i}]: no house bot plays "
-                           f"{strategy!r}; use one of {', '.join(strategies)}")
+            raise ApiError(400, "MALFORMED_REQUEST", f"seats[{i}].strategy: no house bot "
+                           f"plays {strategy!r}; use one of {', '.join(strategies)}",
+                           errors={f"seats.{i}.strategy": [f"one of {', '.join(strategies)}"]})
+        if strategy:
+            _house_bot_is_there(strategy)
         specs.append(engine_pb2.SeatSpec(
             kind=SEAT_KIND.number(seat["kind"]), name=seat.get("name") or strategy or "",
             pool=pool_of(strategy) if strategy else ""))
     return specs
+
+
+def _house_bot_is_there(strategy: str) -> None:
+    """A seat for a house bot waits for one: refuse it, saying why, when none is enlisted
+    (a gateway in front of an engine that runs no house bots)."""
+    pool = engine().get_pool(pool_of(strategy))
+    if not pool.bots:
+        raise ApiError(409, "NO_HOUSE_BOT", f"no house bot plays {strategy!r} now: the engine "
+                       f"has {'no bot in' if pool.exists else 'no'} pool {pool.name!r}; run "
+                       f"`domino serve`, or `domino bot --pool {pool.name}` next to the engine")
 
 
 @blp.route("", methods=["GET"])
@@ -57,7 +70,7 @@ def list_matches(query):
 @blp.arguments(CreateMatchSchema())
 @blp.response(201, MatchSchema())
 @blp.doc(security=KEY_SECURITY)
-@documented(blp, 400, 401, 429)
+@documented(blp, 400, 401, 409, 429)
 def create_match(body):
     """Create a match: bot seats with a strategy are filled by house bots, the others are
     claimed with POST .../seats/{seat}/claim. Needs an operator API key (Authorization:

@@ -177,11 +177,11 @@ def hhl(served):
 
 
 @pytest.mark.parametrize("move,reason,field", [
-    ({"move_id": "²"}, "UNKNOWN_MOVE_ID", ""),           # isdigit() but no int()
-    ({"move_id": "٣"}, "UNKNOWN_MOVE_ID", ""),
-    ({"move_id": "9" * 400}, "UNKNOWN_MOVE_ID", ""),
+    ({"move_id": "²"}, "UNKNOWN_MOVE_ID", "move_id"),           # isdigit() but no int()
+    ({"move_id": "٣"}, "UNKNOWN_MOVE_ID", "move_id"),
+    ({"move_id": "9" * 400}, "UNKNOWN_MOVE_ID", "move_id"),
     ({"move_text": "6-6" * 1000}, "MALFORMED_MOVE", "move_text"),
-    ({"move_text": "\x00"}, "MALFORMED_MOVE", ""),
+    ({"move_text": "\x00"}, "MALFORMED_MOVE", "move_text"),
 ])
 def test_malformed_moves_are_invalid_argument(hhl, move, reason, field):
     served, match_id, tokens, seat = hhl

@@ -37,14 +37,14 @@ def start_house_bots(address: str, strategies: list[str], secrets: dict[str, str
 
 
 class LiveGateway:
-    """The gateway app behind a real waitress server in a thread of the test process."""
+    """The gateway behind its real server (gateway/server.py) in a thread of the test process."""
 
-    def __init__(self, engine_address: str, strategies: list[str], **config):
+    def __init__(self, engine_address: str, strategies: list[str], cors=None, **guards):
         from domino_cli.serve_cmd import make_server
 
         self.server = make_server(engine_address, "127.0.0.1", 0, strategies, threads=16,
-                                  cors=config.get("cors"))
-        self.port = self.server.effective_port
+                                  cors=cors, **guards)
+        self.port = self.server.port
         self.url = f"http://127.0.0.1:{self.port}"
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()

@@ -7,8 +7,10 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
+import pytest
 from gateway_support import start_engine, wait_for
 
 
@@ -61,8 +63,16 @@ def test_serve_runs_everything_and_stops_cleanly_on_sigterm(tmp_path):
         os.kill(dead, signal.SIGKILL)
         wait_for(lambda: len(house_bots(proc.pid)) == 1 and house_bots(proc.pid) != [dead],
                  timeout=20, step=0.2)
-        status, again = post(url + "/api/v1/matches", {
-            "variant": "hhl", "options": {"hands": 1}, "seats": [{"kind": "bot", "strategy": "random"}] * 4})
+        body = {"variant": "hhl", "options": {"hands": 1},
+                "seats": [{"kind": "bot", "strategy": "random"}] * 4}
+
+        def created_once_the_bot_enlisted():
+            try:
+                return post(url + "/api/v1/matches", body)
+            except urllib.error.HTTPError as e:   # refused, saying why, until it enlists
+                assert json.loads(e.read())["reason"] == "NO_HOUSE_BOT"
+                return None
+        status, again = wait_for(created_once_the_bot_enlisted, timeout=20, step=0.2)
         assert status == 201
         wait_for(lambda: get(f"{url}/api/v1/matches/{again['match_id']}")["status"] == "over",
                  timeout=60, step=0.2)
@@ -93,11 +103,19 @@ def test_gateway_alone_fronts_a_running_engine(tmp_path):
          f"127.0.0.1:{port}", "--port", "0", "--bots", "greedy"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
+        warning = gw.stdout.readline()     # no house bot runs at this engine: said at once
+        assert "warning: no house bot plays greedy" in warning, warning
         line = gw.stdout.readline()
         assert line.startswith("gateway listening on http://127.0.0.1:"), line
         url = line.split()[3].rstrip("/")
         assert get(url + "/api/v1/variants")["strategies"] == ["greedy"]
         assert get(url + "/api/v1/matches") == {"matches": []}
+        with pytest.raises(urllib.error.HTTPError) as refused:   # and explained when asked
+            post(url + "/api/v1/matches", {"variant": "hhl", "seats": [
+                {"kind": "bot", "strategy": "greedy"}] * 4})
+        answer = json.loads(refused.value.read())
+        assert refused.value.code == 409 and answer["reason"] == "NO_HOUSE_BOT"
+        assert "domino bot --pool house-greedy" in answer["message"]
     finally:
         gw.send_signal(signal.SIGINT)
         gw.communicate(timeout=20)

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc, play_pb2, play_pb2_grpc
-from tests.engine.support import start_engine, wait_for
+from tests.engine.support import refusal, start_engine, wait_for
 
 ALLOWED = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND,
            grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED,
@@ -94,11 +94,14 @@ def engine(tmp_path_factory):
 
 
 def survives(call):
-    """The call answers, or refuses with an allowed code: never UNKNOWN or INTERNAL."""
+    """The call answers, or refuses with an allowed code: never UNKNOWN or INTERNAL; a
+    malformed request names the field at fault."""
     try:
         call()
     except grpc.RpcError as err:
         assert err.code() in ALLOWED, (err.code(), err.details())
+        if err.code() == grpc.StatusCode.INVALID_ARGUMENT:
+            assert refusal(err)[1].field, err.details()
 
 
 # ----- the Engine service -------------------------------------------------------------------

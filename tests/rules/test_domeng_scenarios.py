@@ -978,3 +978,20 @@ def test_DOM_3_10_CAMAT_leads_the_next_cycle_with_any_tile_and_stones_return():
     assert (v["table"], v["held"], v["camat"], v["cycle"]) == (25, [0] * 5, 0, 1)
     assert m.to_move == 0 and sorted(v["legal_moves"]) == sorted(v["hand"])  # any tile
     assert len(v["hand"]) == 5
+
+
+def test_the_final_view_shows_the_match_as_it_ended():
+    """After the last cycle the stones stay where they were (DOM-10 returns them to the
+    table only for a next cycle): the view, a spectator's and each seat's, agrees with the
+    result, and names the cycle that was played, not one that never starts."""
+    for seed in range(20):
+        m = new_match("domeng", {"cycles": 1}, seed)
+        rng = random.Random(seed)
+        while not m.over:
+            m.play(m.to_move, rng.choice(m.legal_moves(m.to_move)))
+        last = m.result["cycles"][-1]
+        for seat in (None, 0, 3):
+            v = m.view(seat)
+            assert v["held"] == last["held"] == m.result["stones"]
+            assert v["table"] == 25 - sum(last["held"])
+            assert v["cycle"] == 0 and v["over"]

@@ -413,8 +413,10 @@ def run_domeng(seed, options, choose_seed, *, views=True, try_all=False, ledger_
 
 def apply_ledger(ledger, events, m):
     """DOM-9 followed event by event: every payment moves stones that exist, from the
-    table or a seat, and table + held stays 25 after each event."""
-    for e in events:
+    table or a seat, and table + held stays 25 after each event. A cycle's end puts every
+    stone back on the table, unless it ends the match: the final view shows the match as
+    it ended."""
+    for i, e in enumerate(events):
         moves = []
         if e.kind == "pass":
             moves = [(src, n, e.seat) for src, n in e.stones]
@@ -423,7 +425,8 @@ def apply_ledger(ledger, events, m):
             moves = [(t["from"], t["count"], t["to"]) for t in e.info["transfers"]]
         elif e.kind == "cycle_over":
             assert ledger[0] + sum(ledger[1]) == 25
-            ledger[0], ledger[1] = 25, [0] * 5
+            if not (i + 1 < len(events) and events[i + 1].kind == "match_over"):
+                ledger[0], ledger[1] = 25, [0] * 5
         for src, n, to in moves:
             assert n > 0
             if src == "table":

@@ -1,0 +1,266 @@
+"""GET /api/v1/matches/{match_id}/events on the gateway's event loop (ASGI, grpc.aio).
+
+An open event stream costs a coroutine and a queue, not a thread. Spectators of one match
+share one engine Watch stream per gateway process (a Fanout): the engine sends each
+update once to the gateway, and the gateway writes the same text to every spectator. A
+seat's stream (with its seat token) is private: it has an engine Watch of its own.
+
+A spectator joining a match that is under way gets a snapshot from GetMatch, taken after
+its Fanout is subscribed, and then only the updates past that snapshot's version, so it
+misses nothing and sees nothing twice. A spectator that stops reading (its queue passes
+MAX_BEHIND updates) is dropped; its browser reconnects and starts from a fresh snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from typing import NamedTuple
+from urllib.parse import parse_qs
+
+import grpc
+
+from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+
+from . import convert, sse
+from .engine_client import CHANNEL_OPTIONS, api_error
+from .errors import ApiError
+
+log = logging.getLogger(__name__)
+
+PATH = re.compile(r"/api/v1/matches/([^/]+)/events/?")
+MAX_BEHIND = 1000      # updates a spectator may have unread before it is dropped
+END = object()
+
+
+class Update(NamedTuple):
+    version: int | None      # None: a keepalive or an error, for everyone
+    text: str                # the SSE text, made once for every spectator
+    last: bool               # the stream ends after it
+
+
+class Fanout:
+    """One engine Watch stream of one match, as a spectator, and the spectators sharing it."""
+
+    def __init__(self, streams: EventStreams, match_id: str):
+        self.streams, self.match_id = streams, match_id
+        self.queues: set[asyncio.Queue] = set()
+        self.ready = asyncio.Event()          # the engine stream is subscribed (or failed)
+        self.failure: ApiError | None = None
+        self.task = asyncio.get_running_loop().create_task(self._run())
+
+    def join(self) -> asyncio.Queue:
+        queue: asyncio.Queue = asyncio.Queue()
+        self.queues.add(queue)
+        return queue
+
+    def leave(self, queue: asyncio.Queue) -> None:
+        self.queues.discard(queue)
+        if not self.queues and not self.task.done():
+            self.task.cancel()               # nobody watches any more
+
+    def _broadcast(self, item) -> None:
+        for queue in list(self.queues):
+            if queue.qsize() >= MAX_BEHIND:
+                self.queues.discard(queue)   # a spectator that does not read: let it go
+                queue.put_nowait(END)
+            else:
+                queue.put_nowait(item)
+
+    async def _run(self) -> None:
+        call = self.streams.stub().Watch(engine_pb2.WatchRequest(match_id=self.match_id),
+                                         timeout=self.streams.watch_timeout)
+        try:
+            async for message in call:
+                kind = message.WhichOneof("body")
+                if kind == "snapshot":
+                    self.ready.set()          # subscribed: every later update comes here
+                    continue
+                self._broadcast(Update(sse.version_of(message), sse.message_text(message),
+                                       kind == "match_over"))
+        except asyncio.CancelledError:
+            raise
+        except grpc.RpcError as err:
+            self.failure = api_error(err)
+            if self.ready.is_set() and err.code() != grpc.StatusCode.CANCELLED:
+                self._broadcast(Update(None, sse.error(self.failure.reason,
+                                                       self.failure.message), True))
+        except Exception:      # never silent: the spectators reconnect to a new Fanout
+            log.exception("the event stream of match %s failed", self.match_id)
+            self.failure = ApiError(502, "ENGINE_ERROR", "the event stream failed")
+        finally:
+            call.cancel()
+            self.ready.set()
+            self._broadcast(END)
+            if self.streams.fanouts.get(self.match_id) is self:
+                del self.streams.fanouts[self.match_id]
+
+
+class EventStreams:
+    """Every event stream of one gateway process; made with the app, used on the loop."""
+
+    def __init__(self, address: str, watch_timeout: float, cors_headers):
+        self.address, self.watch_timeout = address, watch_timeout
+        self.cors_headers = cors_headers          # origin -> extra response headers
+        self.fanouts: dict[str, Fanout] = {}
+        self._channel: grpc.aio.Channel | None = None
+        self._stub = None
+
+    def stub(self) -> engine_pb2_grpc.EngineStub:
+        if self._stub is None:               # made on the loop it will be used on
+            self._channel = grpc.aio.insecure_channel(self.address, options=CHANNEL_OPTIONS)
+            self._stub = engine_pb2_grpc.EngineStub(self._channel)
+        return self._stub
+
+    async def close(self) -> None:
+        for fanout in list(self.fanouts.values()):
+            fanout.task.cancel()
+        if self._channel is not None:
+            await self._channel.close()
+
+    # ----- one HTTP request ---------------------------------------------------------------
+    async def serve(self, scope, receive, send) -> None:
+        match_id = PATH.fullmatch(scope["path"])[1]
+        headers = dict(scope["headers"])
+        extra = self.cors_headers(headers.get(b"origin", b"").decode("latin-1"))
+        try:
+            token = _seat_token(headers, scope.get("query_string", b""))
+            if len(match_id) > 64:
+                raise ApiError(400, "MALFORMED_REQUEST", "match_id: is at most 64 characters",
+                               errors={"match_id": ["is at most 64 characters"]})
+            if token:
+                await self._private(match_id, token, receive, send, extra)
+            else:
+                await self._public(match_id, receive, send, extra)
+        except ApiError as err:
+            await _json_error(send, err, extra)
+
+    async def _public(self, match_id: str, receive, send, extra: dict) -> None:
+        fanout = self.fanouts.get(match_id)
+        if fanout is None or fanout.task.done():
+            fanout = self.fanouts[match_id] = Fanout(self, match_id)
+        queue = fanout.join()
+        try:
+            await fanout.ready.wait()
+            if fanout.failure is not None and fanout.task.done():
+                raise fanout.failure
+            try:
+                got = await self.stub().GetMatch(engine_pb2.GetMatchRequest(match_id=match_id),
+                                                 timeout=10)
+            except grpc.RpcError as err:
+                raise api_error(err) from None
+            seen = got.summary.version
+            async with Stream(send, extra) as out:
+                await out.write(sse.RETRY + sse.snapshot(
+                    got.summary, convert.spectator_state(got.summary, got.view_json)))
+                if got.summary.status == common_pb2.MATCH_STATUS_OVER:
+                    await out.write(sse.match_over(match_id, seen, got.summary.result_json))
+                    return
+                await _pump(queue, seen, receive, out, match_id)
+        finally:
+            fanout.leave(queue)
+
+    async def _private(self, match_id: str, token: str, receive, send, extra: dict) -> None:
+        call = self.stub().Watch(engine_pb2.WatchRequest(match_id=match_id, seat_token=token),
+                                 timeout=self.watch_timeout)
+        try:
+            try:
+                first = await call.read()
+            except grpc.RpcError as err:
+                raise api_error(err) from None
+            if first is grpc.aio.EOF:
+                raise ApiError(502, "ENGINE_ERROR", "the engine ended the stream at once")
+            async with Stream(send, extra) as out:
+                await out.write(sse.RETRY + sse.message_text(first))
+
+                async def forward() -> None:
+                    try:   # read(), as for the first: grpc.aio refuses to mix it with async for
+                        while (message := await call.read()) is not grpc.aio.EOF:
+                            await out.write(sse.message_text(message))
+                    except grpc.RpcError as err:
+                        if err.code() != grpc.StatusCode.CANCELLED:
+                            failure = api_error(err)
+                            await out.write(sse.error(failure.reason, failure.message))
+
+                await _until_done_or_gone(forward(), receive, match_id)
+        finally:
+            call.cancel()
+
+
+async def _pump(queue: asyncio.Queue, seen: int, receive, out: Stream, match_id: str) -> None:
+    """Write the updates past version `seen` until the match is over, the client goes
+    away or the stream ends. The writer waits on its queue alone (an update costs each
+    spectator one queue hand-over and one socket write, nothing more); keepalives come
+    through the queue too, from the engine's stream."""
+    async def write() -> None:
+        while (update := await queue.get()) is not END:
+            if update.version is not None and update.version <= seen:
+                continue          # already in the snapshot
+            await out.write(update.text)
+            if update.last:
+                return
+
+    await _until_done_or_gone(write(), receive, match_id)
+
+
+async def _until_done_or_gone(writing, receive, match_id: str) -> None:
+    """Run the coroutine `writing` until it ends or the client goes away; a writer that
+    fails is logged (never silent), and its stream ends."""
+    writer = asyncio.ensure_future(writing)
+    gone = asyncio.ensure_future(_disconnected(receive))
+    try:
+        await asyncio.wait({writer, gone}, return_when=asyncio.FIRST_COMPLETED)
+        if writer.done() and not writer.cancelled() and writer.exception() is not None:
+            log.error("an event stream%s failed", f" of match {match_id}" if match_id else "",
+                      exc_info=writer.exception())
+    finally:
+        writer.cancel()
+        gone.cancel()
+
+
+# ----- ASGI details -------------------------------------------------------------------------
+def _seat_token(headers: dict, query_string: bytes) -> str:
+    scheme, _, token = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    if headers.get(b"authorization"):
+        raise ApiError(401, "NO_TOKEN", "send the seat token as Authorization: Bearer "
+                       "<seat_token> or ?seat_token=",
+                       headers={"WWW-Authenticate": 'Bearer realm="seat"'})
+    return parse_qs(query_string.decode("latin-1")).get("seat_token", [""])[0]
+
+
+async def _disconnected(receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+class Stream:
+    """An event-stream response: started on entry, finished on exit."""
+
+    def __init__(self, send, extra: dict):
+        self.send, self.extra = send, extra
+
+    async def __aenter__(self) -> Stream:
+        headers = [(b"content-type", b"text/event-stream; charset=utf-8"),
+                   (b"cache-control", b"no-cache"), (b"x-accel-buffering", b"no"),
+                   *((k.lower().encode(), v.encode()) for k, v in self.extra.items())]
+        await self.send({"type": "http.response.start", "status": 200, "headers": headers})
+        return self
+
+    async def write(self, text: str) -> None:
+        await self.send({"type": "http.response.body", "body": text.encode(), "more_body": True})
+
+    async def __aexit__(self, *exc) -> None:
+        await self.send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _json_error(send, err: ApiError, extra: dict) -> None:
+    body = json.dumps(err.body()).encode()
+    headers = [(b"content-type", b"application/json"),
+               (b"content-length", str(len(body)).encode()),
+               *((k.lower().encode(), v.encode()) for k, v in {**err.headers, **extra}.items())]
+    await send({"type": "http.response.start", "status": err.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
