@@ -9,6 +9,7 @@ sent one.
 from __future__ import annotations
 
 import os
+import re
 import threading
 
 import grpc
@@ -77,10 +78,11 @@ def _key_metadata(key: str) -> tuple:
 
 def rest_field(field: str) -> str:
     """The REST name of a field the engine named: its JSON text fields are objects here
-    ("options_json.hands" is "options.hands"), and a seat kind or name is in "seats"."""
+    ("options_json.hands" is "options.hands"), and an index is one more dotted part, as
+    marshmallow names them ("deals[0]" is "deals.0")."""
     head, dot, rest = field.partition(".")
     head = {"options_json": "options", "deals_json": "deals"}.get(head, head)
-    return head + dot + rest
+    return re.sub(r"\[(\d+)\]", r".\1", head + dot + rest)
 
 
 class EngineClient:

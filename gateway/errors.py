@@ -66,22 +66,29 @@ def respond(err: ApiError):
     return response
 
 
-def _flatten(messages, prefix="") -> list[str]:
-    """webargs' nested {location: {field: [msg]}} as 'field: msg' lines."""
+LOCATIONS = ("json", "query", "headers", "path", "view_args", "form", "cookies")
+
+
+def field_errors(messages, prefix: str = "") -> dict[str, list[str]]:
+    """webargs' nested {location: {field: {index: [msg]}}} as the documented flat
+    {"seats.0.kind": [msg]}: one dotted path per field, as the engine names them."""
     if isinstance(messages, dict):
-        out = []
+        out: dict[str, list[str]] = {}
         for key, value in messages.items():
-            if key in ("json", "query", "headers", "path", "view_args", "form") and not prefix:
-                out += _flatten(value, "")
-            else:
-                out += _flatten(value, f"{prefix}{key}." if not isinstance(value, list)
-                                else f"{prefix}{key}: ")
+            path = prefix if (not prefix and key in LOCATIONS) else f"{prefix}{key}"
+            for field, lines in field_errors(value, path + "." if path else "").items():
+                out.setdefault(field, []).extend(lines)
         return out
-    if isinstance(messages, list):
-        if all(isinstance(m, str) for m in messages):
-            return [prefix + " ".join(messages)]
-        return [line for m in messages for line in _flatten(m, prefix)]
-    return [prefix + str(messages)]
+    lines = messages if isinstance(messages, list) else [messages]
+    field = prefix.rstrip(".") or "body"
+    out = {}
+    for line in lines:
+        if isinstance(line, (dict, list)):
+            for sub, sublines in field_errors(line, prefix).items():
+                out.setdefault(sub, []).extend(sublines)
+        else:
+            out.setdefault(field, []).append(str(line))
+    return out
 
 
 def from_http_exception(err: HTTPException) -> ApiError:
@@ -89,9 +96,9 @@ def from_http_exception(err: HTTPException) -> ApiError:
     data = getattr(err, "data", None) or {}
     if status == 422 or data.get("messages"):   # webargs / marshmallow validation
         messages = data.get("messages") or data.get("errors") or {}
-        lines = _flatten(messages)
-        return ApiError(400, "MALFORMED_REQUEST", "; ".join(lines) or "invalid request",
-                        errors=messages if isinstance(messages, dict) else None)
+        errors = field_errors(messages) or {"body": ["invalid request"]}
+        message = "; ".join(f"{field}: {' '.join(lines)}" for field, lines in errors.items())
+        return ApiError(400, "MALFORMED_REQUEST", message, errors=errors)
     reason = GATEWAY_REASONS.get(status, "HTTP_" + str(status))
     message = data.get("message") or err.description or _name(status)
     headers = {}

@@ -205,4 +205,7 @@ class ErrorSchema(Schema):
                              **_d("the match's current version when the engine told it"))
     legal_moves = fields.List(fields.Nested(LegalMoveSchema), required=True,
                               **_d("for a rules refusal: the seat's legal moves now"))
-    errors = fields.Dict(**_d("per-field messages of a malformed request"))
+    errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()),
+                         **_d("on a 400 only: each field at fault by its dotted path "
+                              "(\"seats.0.kind\", \"options.hands\", \"body\"), "
+                              "with its messages"))

@@ -37,7 +37,7 @@ class _Parser(type(ArgumentsMixin.ARGUMENTS_PARSER)):
             return current_app.json.loads(data)
         except ValueError as e:
             raise ApiError(400, "MALFORMED_REQUEST", f"the body is not valid JSON: "
-                           f"{str(e)[:120]}", errors={"json": ["not valid JSON"]}) from None
+                           f"{str(e)[:120]}", errors={"body": ["is not valid JSON"]}) from None
 
 
 class Blueprint(flask_smorest.Blueprint):

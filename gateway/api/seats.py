@@ -16,7 +16,8 @@ def claim_seat(match_id, seat):
     """Claim an open seat; answers its token once (a seat already claimed is 409 SEAT_TAKEN,
     a house bot's seat 409 POOL_SEAT)"""
     if not 0 <= seat < 2**31:   # the engine's seat is an int32; anything else is no seat
-        raise ApiError(400, "BAD_SEAT", f"seat {seat} is out of range")
+        raise ApiError(400, "BAD_SEAT", f"seat {seat} is out of range",
+                       errors={"seat": ["is out of range"]})
     claimed = engine().claim_seat(match_id, seat)
     return {"match_id": claimed.match_id, "seat": claimed.seat,
             "seat_token": claimed.seat_token}
