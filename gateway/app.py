@@ -11,6 +11,7 @@ from . import errors
 from .engine_client import EngineClient
 from .house import DEFAULT_STRATEGIES
 from .json_body import StrictJSONProvider
+from .rules_page import RULES_PATH
 from .schemas import ErrorSchema
 
 DEFAULTS = {
@@ -31,6 +32,8 @@ DEFAULTS = {
     # The operator API key the gateway uses for requests that create work and send none
     # (docs/security.md); empty: such requests need their own key unless the engine is open.
     "API_KEY": os.environ.get("DOMINO_GATEWAY_KEY", ""),
+    # The Markdown file GET /rules renders; when it is missing /rules answers 404 NO_RULES.
+    "RULES_PATH": RULES_PATH,
     # flask-smorest / OpenAPI
     "API_TITLE": "domino-server REST gateway",
     "API_VERSION": "v1",

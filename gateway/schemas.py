@@ -175,7 +175,8 @@ class VariantSchema(Schema):
     name = fields.String(required=True)
     seats = fields.Integer(required=True)
     options = fields.List(fields.Nested(OptionSchema), required=True)
-    rules = fields.String(required=True, **_d("where the rules are explained"))
+    rules = fields.String(required=True,
+                          **_d("the rules of this game: a link into the rules page, /rules#..."))
 
 
 class VariantListSchema(Schema):

@@ -1,8 +1,10 @@
 """The games this server runs, their seat counts and rules options with defaults.
 
 Static facts of the rules (docs/rules.md), not game state; tests/gateway checks them
-against the rules core.
+against the rules core. Each `rules` link is an anchor of the rules page (GET /rules).
 """
+
+from .rules_page import ANCHORS
 
 VARIANTS = [
     {
@@ -17,7 +19,7 @@ VARIANTS = [
              "description": "time limit in minutes of play; the hand in progress is finished "
                             "(HHL-10). Used when hands is not set"},
         ],
-        "rules": "docs/rules.md#homo-homini-lupus-hhl",
+        "rules": "/rules#" + ANCHORS["hhl"],
     },
     {
         "id": "domeng",
@@ -31,7 +33,7 @@ VARIANTS = [
              "description": "rounds per cycle at most; a cycle cut by the cap names no CAMAT "
                             "(DOM-11)"},
         ],
-        "rules": "docs/rules.md#domeng",
+        "rules": "/rules#" + ANCHORS["domeng"],
     },
 ]
 

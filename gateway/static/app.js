@@ -1,10 +1,11 @@
-// The web client: a thin client of /api/v1. Routes: #/ (lobby), #/match/ID (play or watch),
-// #/replay/ID (step through a finished match), #/ladders and #/ladder/ID (ladders.js). Seat
-// tokens stay in this browser's storage.
+// The web client: a thin client of /api/v1. Routes: #/ (lobby), #/finished (every finished
+// match), #/match/ID (play or watch), #/replay/ID (step through a finished match), #/ladders
+// and #/ladder/ID (ladders.js). Seat tokens stay in this browser's storage.
 
-import { board, el, replaySteps, tileNode, halves } from "./board.js";
-import { describe, describeMatch, describeResult, seatName } from "./narrate.js";
+import { drawBoard, el, replaySteps, tileNode, halves } from "./board.js";
+import { describe, describeMatch, describeResult, plural } from "./narrate.js";
 import { ladderListPage, ladderPage } from "./ladders.js";
+import { glossary, termId, termText } from "./terms.js";
 
 const API = "/api/v1";
 const main = document.getElementById("main");
@@ -48,6 +49,37 @@ function variantName(id) {
   return id === "domeng" ? "Domeng" : "Homo Homini Lupus";
 }
 
+// Where the rules of a game are: GET /variants says (an anchor of /rules).
+function rulesLink(id) {
+  const v = meta.variants.find((x) => x.id === id);
+  return (v && v.rules) || "/rules";
+}
+
+// The Domeng glossary under a log: filled once, shown for Domeng only.
+function glossaryPanel(details, dl, variant) {
+  details.hidden = variant !== "domeng";
+  if (!details.hidden && !dl.children.length) glossary(dl);
+}
+
+// A click (or tap: a touch screen shows no title tooltip) on a Domeng word of the page opens
+// the glossary at that word.
+main.addEventListener("click", (ev) => {
+  const word = ev.target instanceof Element && ev.target.closest("abbr.term");
+  const details = word && main.querySelector("details.glossary:not([hidden])");
+  if (!details) return;
+  details.open = true;
+  for (const x of details.querySelectorAll(".hl")) x.classList.remove("hl");
+  const dt = document.getElementById(termId(word.textContent));
+  if (dt) { dt.classList.add("hl"); dt.scrollIntoView({ block: "nearest" }); }
+});
+
+// One line of a match list: the game, who sits where, how far it got.
+function matchItem(m, action) {
+  const who = m.seats.map((s) => s.strategy ? `${s.strategy} bot` : (s.open ? "open seat" : s.kind)).join(", ");
+  return el("li", {}, el("span", { class: "m-title", text: `${variantName(m.variant)} · ${m.match_id}` }),
+    el("span", { class: "m-meta", text: ` — ${who}; ${plural(m.version, "move")}` }), " ", action);
+}
+
 // ----- router -------------------------------------------------------------------------------
 function template(id) {
   return document.getElementById(id).content.cloneNode(true);
@@ -60,6 +92,7 @@ async function route() {
   const [, page, id] = (location.hash || "#/").split("/");
   try {
     if (page === "match" && id) await tablePage(id);
+    else if (page === "finished") await finishedPage();
     else if (page === "replay" && id) await replayPage(id);
     else if (page === "ladders") cleanup = await ladderListPage({ main, api, template });
     else if (page === "ladder" && id) cleanup = await ladderPage({ main, api, template, id });
@@ -123,24 +156,21 @@ async function lobbyPage() {
   });
 
   const fill = async () => {
+    // Only the latest few finished matches: the rest are one link away (#/finished).
     const [waiting, live, over] = await Promise.all(
-      ["waiting", "live", "over"].map((s) => api(`/matches?status=${s}&limit=20`)));
-    const item = (m, action) => {
-      const who = m.seats.map((s) => s.strategy || (s.open ? "open" : s.kind)).join(", ");
-      return el("li", {}, el("span", { class: "m-title", text: `${variantName(m.variant)} · ${m.match_id}` }),
-        el("span", { class: "m-meta", text: ` — ${who}; version ${m.version}` }), " ", action);
-    };
+      [["waiting", 20], ["live", 20], ["over", FINISHED_IN_LOBBY]].map(([s, n]) => api(`/matches?status=${s}&limit=${n}`)));
     const openList = document.getElementById("list-open");
     if (!openList) return;
     openList.replaceChildren(...waiting.matches.filter((m) => m.seats.some((s) => s.open)).map((m) => {
       const buttons = m.seats.filter((s) => s.open).map((s) =>
-        el("button", { class: "join", onclick: () => join(m.match_id, s.seat), text: `Join seat ${s.seat}` }));
-      return item(m, el("span", {}, ...buttons, " ", el("a", { href: `#/match/${m.match_id}`, text: "Watch" })));
+        el("button", { class: "join", "data-match": m.match_id, "data-seat": s.seat, onclick: () => join(m.match_id, s.seat),
+                       text: `Join seat ${s.seat}` }));
+      return matchItem(m, el("span", {}, ...buttons, " ", el("a", { href: `#/match/${m.match_id}`, text: "Watch" })));
     }));
     document.getElementById("list-live").replaceChildren(...[...live.matches, ...waiting.matches.filter((m) => !m.seats.some((s) => s.open))]
-      .map((m) => item(m, el("a", { href: `#/match/${m.match_id}`, text: seats.get(m.match_id) ? "Play" : "Watch" }))));
+      .map((m) => matchItem(m, el("a", { href: `#/match/${m.match_id}`, "data-match": m.match_id, text: seats.get(m.match_id) ? "Play" : "Watch" }))));
     document.getElementById("list-over").replaceChildren(...over.matches.map((m) =>
-      item(m, el("a", { href: `#/replay/${m.match_id}`, text: "Replay" }))));
+      matchItem(m, el("a", { href: `#/replay/${m.match_id}`, text: "Replay" }))));
     for (const id of ["list-open", "list-live", "list-over"]) {
       const list = document.getElementById(id);
       if (!list.children.length) list.append(el("li", { class: "empty", text: "none" }));
@@ -158,6 +188,22 @@ async function lobbyPage() {
   await fill();
   const timer = setInterval(() => fill().catch(() => {}), 4000);
   cleanup = () => clearInterval(timer);
+}
+
+// ----- every finished match -------------------------------------------------------------
+const FINISHED_IN_LOBBY = 5;
+const FINISHED_MAX = 100;   // the most GET /matches answers at once
+
+async function finishedPage() {
+  main.append(template("t-finished"));
+  document.title = "Dominoes — finished matches";
+  const { matches } = await api(`/matches?status=over&limit=${FINISHED_MAX}`);
+  const list = document.getElementById("fin-list");
+  list.replaceChildren(...matches.map((m) => matchItem(m, el("a", { href: `#/replay/${m.match_id}`, text: "Replay" }))));
+  if (!matches.length) list.append(el("li", { class: "empty", text: "none yet" }));
+  document.getElementById("fin-count").textContent = matches.length === FINISHED_MAX
+    ? `The latest ${FINISHED_MAX} finished matches, newest first.`
+    : `${plural(matches.length, "finished match", "finished matches")}, newest first.`;
 }
 
 // ----- table (play or watch) -----------------------------------------------------------
@@ -189,7 +235,7 @@ async function tablePage(matchId) {
     if (!ol) return;
     const nm = names(st.match, token ? mine.seat : null);
     for (const e of events) {
-      const li = el("li", { class: `ev ev-${e.kind}`, text: describe(e, nm, st.match.variant) });
+      const li = el("li", { class: `ev ev-${e.kind}` }, termText(describe(e, nm, st.match.variant)));
       ol.append(li);
     }
     ol.scrollTop = ol.scrollHeight;
@@ -202,6 +248,9 @@ async function tablePage(matchId) {
     const nm = names(match, token ? mine.seat : null);
     document.title = `${variantName(match.variant)} — ${match.match_id}`;
     $("tb-title").textContent = `${variantName(match.variant)} · ${match.match_id}`;
+    $("tb-rules").href = rulesLink(match.variant);
+    $("tb-rules").textContent = `the rules of ${variantName(match.variant)}`;
+    glossaryPanel($("tb-glossary"), $("tb-terms"), match.variant);
     const unit = match.variant === "domeng" ? "Round" : "Hand";
     const extra = match.variant === "domeng" ? `cycle ${view.cycle + 1}, ` : "";
     $("tb-status").textContent = `${match.status} · ${extra}${unit.toLowerCase()} ${view.deal_number + 1} · version ${state.version}` +
@@ -211,23 +260,23 @@ async function tablePage(matchId) {
     const scores = match.variant === "domeng" ? view.held : view.totals;
     $("tb-seats").replaceChildren(...match.seats.map((s) => {
       const turn = state.to_move === s.seat;
-      const score = match.variant === "domeng" ? `${scores[s.seat]} stones held` : `${scores[s.seat]} points`;
+      const score = match.variant === "domeng" ? `${plural(scores[s.seat], "STONE")} held` : plural(scores[s.seat], "point");
       const camat = view.camat === s.seat ? " · CAMAT" : "";
       return el("li", { class: `seat${turn ? " to-move" : ""}${token && s.seat === mine.seat ? " me" : ""}`, "aria-current": turn ? "true" : null },
         el("strong", { text: nm[s.seat] }),
-        el("span", { text: ` · ${view.counts[s.seat]} tiles · ${score}${camat}${s.absent ? " · absent" : ""}${turn ? " · to move" : ""}` }));
+        el("span", {}, termText(` · ${plural(view.counts[s.seat], "tile")} · ${score}${camat}${s.absent ? " · absent" : ""}${turn ? " · to move" : ""}`)));
     }));
-    $("tb-pool").textContent = match.variant === "domeng"
-      ? `Stones on the table: ${view.table}${view.last_mappano !== null && view.last_mappano !== undefined ? ` · LAST MAPPANO ${nm[view.last_mappano]}` : ""}`
-      : `Stock: ${view.stock} tiles`;
-    $("tb-board").replaceChildren(board(view));
+    $("tb-pool").replaceChildren(termText(match.variant === "domeng"
+      ? `STONES on the table: ${view.table}${view.last_mappano !== null && view.last_mappano !== undefined ? ` · LAST MAPPANO ${nm[view.last_mappano]}` : ""}`
+      : `Stock: ${plural(view.stock, "tile")}`));
+    drawBoard($("tb-board"), view);
     // hand
     if (token) drawHand();
     // result
     if (match.status === "over" && match.result) {
       const box = $("tb-result");
       box.hidden = false;
-      box.replaceChildren(el("h2", { text: "Result" }), el("p", { class: "final", text: describeMatch(match.result, nm) }),
+      box.replaceChildren(el("h2", { text: "Result" }), el("p", { class: "final" }, termText(describeMatch(match.result, nm))),
         el("p", {}, el("a", { href: `#/replay/${matchId}`, text: "Replay this match" }), " · ", el("a", { href: "#/", text: "Lobby" })));
     }
     tick();
@@ -338,6 +387,7 @@ async function replayPage(matchId) {
     : m.pass ? { kind: "pass", ...m } : { kind: "play", ...m }, nm, record.variant));
   const $ = (id) => document.getElementById(id);
   $("rp-title").textContent = `Replay · ${variantName(record.variant)} · ${matchId}`;
+  glossaryPanel($("rp-glossary"), $("rp-terms"), record.variant);
   document.title = `Replay — ${matchId}`;
   const slider = $("rp-slider");
   slider.max = String(steps.length - 1);
@@ -350,16 +400,16 @@ async function replayPage(matchId) {
     const step = steps[at];
     const v = step.view;
     const what = step.result ? describeResult(step.result, nm) : step.text || `${unit} ${step.deal + 1} dealt.`;
-    $("rp-where").textContent = `Step ${at} of ${steps.length - 1} · ${unit} ${step.deal + 1} of ${record.deals.length} · ${what}`;
+    $("rp-where").replaceChildren(termText(`Step ${at} of ${steps.length - 1} · ${unit} ${step.deal + 1} of ${record.deals.length} · ${what}`));
     $("rp-seats").replaceChildren(...v.hands.map((h, s) => el("li", { class: `seat${step.move && step.move.seat === s ? " to-move" : ""}` },
       el("strong", { text: nm[s] }),
-      el("span", { text: ` · ${record.variant === "domeng" ? v.held[s] + " stones" : v.totals[s] + " points"} · ` }),
+      el("span", {}, termText(` · ${record.variant === "domeng" ? plural(v.held[s], "STONE") : plural(v.totals[s], "point")} · `)),
       el("span", { class: "small-hand" }, ...h.map((t) => { const [a, b] = halves(t); return tileNode(a, b); })))));
-    $("rp-pool").textContent = record.variant === "domeng" ? `Stones on the table: ${v.table}` : `Stock: ${v.stock} tiles`;
-    $("rp-board").replaceChildren(board(v));
+    $("rp-pool").replaceChildren(termText(record.variant === "domeng" ? `STONES on the table: ${v.table}` : `Stock: ${plural(v.stock, "tile")}`));
+    drawBoard($("rp-board"), v);
     const lines = steps.slice(0, at + 1).filter((s) => s.deal === step.deal && (s.text || s.result))
-      .map((s) => el("li", { text: s.result ? describeResult(s.result, nm) : s.text }));
-    if (at === steps.length - 1 && record.result) lines.push(el("li", { class: "final", text: describeMatch(record.result, nm) }));
+      .map((s) => el("li", {}, termText(s.result ? describeResult(s.result, nm) : s.text)));
+    if (at === steps.length - 1 && record.result) lines.push(el("li", { class: "final" }, termText(describeMatch(record.result, nm))));
     $("rp-log").replaceChildren(...lines);
   };
   $("rp-first").addEventListener("click", () => show(0));

@@ -1,5 +1,11 @@
-// Events in words, for the event log and the replay viewer (mirrors engine_service/narrate.py,
-// with the Domeng terms: PASSEBUNGE, CEKI, POLLO, MANGUNO, MATTIKKENG, CUCUQ, CAMAT).
+// Events in words, for the event log and the replay viewer, with the Domeng terms as the
+// rules write them (PASSEBUNGE, CEKI, POLLO, MANGUNO, MATTIKKENG, CUCUQ, CAMAT, STONES:
+// terms.js explains each on the page).
+//
+// `names[s]` is "You" for the reader's own seat: sentences then say "you lead" and "Seat 2
+// leads", and a sentence starts with a capital whoever comes first.
+
+const YOU = "You";
 
 export function seatName(names, s) {
   if (s === null || s === undefined) return "nobody";
@@ -7,93 +13,118 @@ export function seatName(names, s) {
   return n ? n : `Seat ${s}`;
 }
 
+function isYou(names, s) {
+  return seatName(names, s) === YOU;
+}
+
+// A seat inside a sentence: "you", "Seat 2 (random bot)".
+function who(names, s) {
+  return isYou(names, s) ? "you" : seatName(names, s);
+}
+
+// A seat and its verb, agreeing: does(names, 0, "lead", "leads") -> "you lead".
+function does(names, s, base, third) {
+  return `${who(names, s)} ${isYou(names, s) ? base : third}`;
+}
+
+function cap(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+// "1 tile", "2 tiles"; "1 STONE", "2 STONES" (a rules word keeps its capitals).
+export function plural(n, word, many = word + (word === word.toUpperCase() ? "S" : "s")) {
+  return `${n} ${n === 1 ? word : many}`;
+}
+
+function list(names, seats) {
+  return seats.map((s) => who(names, s)).join(" and ");
+}
+
 function source(names, src) {
-  return src === "table" ? "the table" : seatName(names, src);
+  return src === "table" ? "the table" : who(names, src);
 }
 
-function stones(names, list) {
-  if (!list || !list.length) return "nothing paid";
-  return list.map((x) => `${x.count} from ${source(names, x.from)}`).join(", ");
+function stones(names, paid) {
+  if (!paid || !paid.length) return "nothing paid";
+  return paid.map((x) => `${x.count} from ${source(names, x.from)}`).join(", ");
 }
 
-function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
+function given(v) {
+  return v !== null && v !== undefined;
 }
 
 export function describeResult(r, names) {
   if (!r) return "";
   if (r.points) { // HHL hand
     const how = r.end === "domino" ? "domino!" : "blocked";
-    const winners = r.winners.map((s) => seatName(names, s)).join(" and ");
-    const points = r.points.map((p, s) => `${seatName(names, s)} ${p > 0 ? "+" : ""}${p}`).join(", ");
-    return `Hand over (${how}). Won by ${winners}. Points: ${points}.`;
+    const points = r.points.map((p, s) => `${who(names, s)} ${p > 0 ? "+" : ""}${p}`).join(", ");
+    return `Hand over (${how}). Won by ${list(names, r.winners)}. Points: ${points}.`;
   }
   let head;
   if (r.end === "cappu") {
     const kind = { plain: "FIRST CAPPU", ceki: "CEKI", pollo: "POLLO" }[r.kind] || "FIRST CAPPU";
-    head = `${kind} by ${seatName(names, r.winner)}; CUCUQ is ${seatName(names, r.cucuq)}`;
+    head = `${kind} by ${who(names, r.winner)}; ${does(names, r.cucuq, "are", "is")} the CUCUQ`;
   } else {
     const matt = r.mattikkeng && r.mattikkeng.length
-      ? `, MATTIKKENG ${r.mattikkeng.map((s) => seatName(names, s)).join(", ")}`
-      : ", no MATTIKKENG";
-    head = `Blocked: MANGUNO ${seatName(names, r.manguno)}${matt}; won by ${seatName(names, r.winner)}`;
+      ? `MATTIKKENG ${list(names, r.mattikkeng)}` : "no MATTIKKENG";
+    head = `Blocked: ${does(names, r.manguno, "are", "is")} the MANGUNO, ${matt}; won by ${who(names, r.winner)}`;
   }
   const moved = (r.transfers || []).map((t) =>
-    `${plural(t.count, "stone")} to ${seatName(names, t.to)} from ${source(names, t.from)}`).join("; ");
-  const camat = r.camat !== null && r.camat !== undefined ? ` ${seatName(names, r.camat)} is CAMAT!` : "";
-  return `Round over. ${head}. ${moved || "No stones move"}. Table ${r.table}.${camat}`;
+    `${plural(t.count, "STONE")} to ${who(names, t.to)} from ${source(names, t.from)}`).join("; ");
+  const camat = given(r.camat) ? ` ${cap(does(names, r.camat, "are", "is"))} CAMAT!` : "";
+  return `Round over. ${head}. ${moved ? cap(moved) : "No STONES move"}. ` +
+    `${plural(r.table, "STONE")} on the table.${camat}`;
 }
 
 export function describeMatch(r, names) {
   if (!r) return "";
-  const places = (r.ranking || []).map((group, i) =>
-    `${i + 1}. ${group.map((s) => seatName(names, s)).join(" and ")}`).join("; ");
+  const places = (r.ranking || []).map((group, i) => `${i + 1}. ${cap(list(names, group))}`).join("; ");
   if (r.totals) return `Match over. Totals ${r.totals.join(", ")}. Ranking: ${places}.`;
-  const titles = r.camat_titles ? ` CAMAT titles ${r.camat_titles.join(", ")}; stones ${r.stones.join(", ")}.` : "";
+  const titles = r.camat_titles ? ` CAMAT titles ${r.camat_titles.join(", ")}; STONES ${r.stones.join(", ")}.` : "";
   return `Match over. Ranking: ${places}.${titles}`;
 }
 
-// "You play" but "Seat 2 plays".
-function verb(who, third, base) {
-  return who === "You" ? `${who} ${base}` : `${who} ${third}`;
-}
-
 export function describe(e, names, variant) {
-  const who = seatName(names, e.seat);
+  const s = e.seat;
   switch (e.kind) {
     case "deal_start": {
       const unit = variant === "domeng" || "cycle" in e ? "Round" : "Hand";
-      const camat = e.camat !== null && e.camat !== undefined ? `; CAMAT ${seatName(names, e.camat)} leads` : "";
+      let camat = "";
+      if (given(e.camat)) camat = e.camat === e.leader ? " as CAMAT" : `; the CAMAT is ${who(names, e.camat)}`;
       const mine = e.tiles ? `; your tiles ${e.tiles.join(" ")}` : "";
-      return `${unit} ${e.deal + 1} dealt; ${seatName(names, e.leader)} leads${camat}${mine}.`;
+      return `${unit} ${e.deal + 1} dealt; ${does(names, e.leader, "lead", "leads")}${camat}${mine}.`;
     }
     case "play": {
       const where = e.at ? ` on the ${e.at}` : " to open";
       const mode = e.mode === "barricade" ? " as a barricade (face down: that arm is closed)" : "";
       const kul = e.mappakuling ? " — MAPPAKULING" : "";
-      return `${verb(who, "plays", "play")} ${e.play}${where}${mode}${kul}.`;
+      return `${cap(does(names, s, "play", "plays"))} ${e.play}${where}${mode}${kul}.`;
     }
     case "draw":
-      return `${verb(who, "draws", "draw")} ${plural(e.count, "tile")}${e.tiles ? ": " + e.tiles.join(" ") : ""}.`;
+      return `${cap(does(names, s, "draw", "draws"))} ${plural(e.count, "tile")}${e.tiles ? ": " + e.tiles.join(" ") : ""}.`;
     case "pass":
-      if (!("stones" in e)) return `${verb(who, "passes", "pass")} (the stock is empty).`;
-      if (e.cost === 0) return `${who} cannot play either: the round is blocked and ${verb(who, "is", "are")} the MANGUNO.`;
-      return `${who} ${e.passebunge ? "PASSEBUNGE" : "PASS"}: owes ${plural(e.cost, "stone")}, ${stones(names, e.stones)}.`;
+      if (!("stones" in e)) return `${cap(does(names, s, "pass", "passes"))} (the stock is empty).`;
+      if (e.cost === 0) {
+        return `${cap(who(names, s))} cannot play either: the round is blocked and ` +
+          `${does(names, s, "are", "is")} the MANGUNO.`;
+      }
+      return `${cap(who(names, s))}: ${e.passebunge ? "PASSEBUNGE" : "PASS"}, ` +
+        `${isYou(names, s) ? "owe" : "owes"} ${plural(e.cost, "STONE")}: ${stones(names, e.stones)}.`;
     case "deal_over":
       return describeResult(e.result, names);
     case "cycle_over": {
       const r = e.result;
-      const camat = r.camat !== null && r.camat !== undefined ? `CAMAT ${seatName(names, r.camat)}` : "no CAMAT (round cap)";
-      return `Cycle ${r.cycle + 1} over after ${plural(r.rounds, "round")}: ${camat}; stones held ${r.held.join(", ")}.`;
+      const camat = given(r.camat) ? `${does(names, r.camat, "are", "is")} CAMAT` : "no CAMAT (round cap)";
+      return `Cycle ${r.cycle + 1} over after ${plural(r.rounds, "round")}: ${camat}; STONES held ${r.held.join(", ")}.`;
     }
     case "match_over":
       return describeMatch(e.result, names);
     case "timeout":
-      return `${verb(who, "ran", "ran")} out of time; the clock played ${e.move}.`;
+      return `${cap(who(names, s))} ran out of time; the clock played ${e.move}.`;
     case "absent":
-      return `${who} missed three turns and ${who === "You" ? "are" : "is"} now played automatically.`;
+      return `${cap(who(names, s))} missed three turns and ${isYou(names, s) ? "are" : "is"} now played automatically.`;
     case "returned":
-      return `${verb(who, "is", "are")} back.`;
+      return `${cap(does(names, s, "are", "is"))} back.`;
     case "time_up":
       return "Time is up: the hand in progress is the last.";
     default:

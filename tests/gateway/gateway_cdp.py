@@ -84,13 +84,21 @@ class Browser:
         self.send("Page.navigate", {"url": url})
 
     def wait(self, expression: str, timeout: float = 20.0, step: float = 0.05):
+        """Until `expression` is truthy. A TypeError counts as not yet: the page may not have
+        drawn the element the expression reads (a route is changing)."""
         deadline = time.monotonic() + timeout
+        last = None
         while time.monotonic() < deadline:
-            value = self.js(expression)
+            try:
+                value = self.js(expression)
+            except RuntimeError as e:
+                if "TypeError" not in str(e):
+                    raise
+                value, last = None, e
             if value:
                 return value
             time.sleep(step)
-        raise AssertionError(f"timed out waiting for {expression}")
+        raise AssertionError(f"timed out waiting for {expression}" + (f" (last: {last})" if last else ""))
 
     def click(self, selector: str) -> None:
         """A real mouse click in the middle of the element."""
@@ -126,8 +134,15 @@ class Browser:
             self.send("Input.dispatchKeyEvent", {"type": kind, "key": key, "code": key,
                                                  "windowsVirtualKeyCode": code})
 
-    def screenshot(self, path: str) -> None:
-        data = self.send("Page.captureScreenshot", {"format": "png"})["data"]
+    def screenshot(self, path: str, selector: str | None = None) -> None:
+        """The viewport, or only the element `selector` (wherever it is on the page)."""
+        params = {"format": "png"}
+        if selector:
+            box = self.js(f"""(() => {{ const r = document.querySelector({json.dumps(selector)})
+                .getBoundingClientRect(); return {{x: r.x + scrollX, y: r.y + scrollY,
+                width: r.width, height: r.height}}; }})()""")
+            params.update(clip={**box, "scale": 1}, captureBeyondViewport=True)
+        data = self.send("Page.captureScreenshot", params)["data"]
         with open(path, "wb") as f:
             f.write(base64.b64decode(data))
 

@@ -126,3 +126,33 @@ def error(r, status, reason):
     assert isinstance(body["message"], str) and body["message"]
     assert isinstance(body["legal_moves"], list)
     return body
+
+
+def seat_everyone(client, variant: str, seed: int, options: dict) -> tuple[str, list[dict]]:
+    """A match whose every seat is a person's, claimed here: (match_id, auth headers by seat).
+    The test then chooses every move, so the position it reaches is always the same."""
+    r = client.post("/api/v1/matches", json={"variant": variant, "seed": seed, "options": options})
+    assert r.status_code == 201, r.get_json()
+    match = r.get_json()
+    auths = []
+    for seat in range(match["num_seats"]):
+        r = client.post(f"/api/v1/matches/{match['match_id']}/seats/{seat}/claim")
+        assert r.status_code == 200, r.get_json()
+        auths.append({"Authorization": f"Bearer {r.get_json()['seat_token']}"})
+    return match["match_id"], auths
+
+
+def play_until(client, match_id: str, auths: list[dict], choose, stop) -> dict:
+    """Play the seat to move, `choose(legal_texts, move_number)`, until `stop(view)` says so;
+    returns the spectator's match then."""
+    for number in range(200):
+        match = client.get(f"/api/v1/matches/{match_id}").get_json()
+        if stop(match["view"]) or match["to_move"] is None:
+            return match
+        seat = match["to_move"]
+        state = client.get(f"/api/v1/matches/{match_id}/view", headers=auths[seat]).get_json()
+        text = choose([m["text"] for m in state["legal_moves"]], number)
+        r = client.post(f"/api/v1/matches/{match_id}/moves", headers=auths[seat],
+                        json={"version": state["version"], "move_text": text})
+        assert r.status_code == 200, r.get_json()
+    raise AssertionError("no stop in 200 moves")

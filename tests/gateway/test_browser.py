@@ -6,6 +6,7 @@ import json
 import os
 
 from gateway_cdp import needs_chromium
+from table_page import assert_good_grammar, page_sentences
 
 pytestmark = needs_chromium
 
@@ -70,6 +71,7 @@ def test_play_a_match_against_bots_by_clicking_then_replay_it(browser, live, tmp
     assert any(line.startswith("Hand over") for line in log), log
     result = b.js("document.getElementById('tb-result').textContent")
     assert "Match over" in result and "Ranking" in result
+    assert_good_grammar(page_sentences(b))
     assert b.js("document.getElementById('tb-turn').textContent") == "The match is over."
     b.screenshot(str(tmp_path / "table.png"))
 
@@ -119,7 +121,8 @@ def test_a_domeng_table_is_readable_on_a_phone(browser, live, tmp_path):
     b.wait("document.querySelectorAll('#tb-log li').length > 0")
     width = b.js("document.documentElement.scrollWidth")
     assert width <= 400, width     # no sideways scrolling of the page
-    assert "Stones on the table" in b.js("document.getElementById('tb-pool').textContent")
+    assert "STONES on the table" in b.js("document.getElementById('tb-pool').textContent")
+    assert b.js("document.querySelector('#tb-pool abbr.term').title").startswith("penalty counters")
     b.screenshot(str(tmp_path / "phone.png"))
     if os.environ.get("GATEWAY_SCREENSHOTS"):
         import shutil

@@ -110,7 +110,7 @@ def test_an_unknown_match_with_a_token_is_still_refused(client):
 
 def test_unknown_routes_and_methods_answer_json(client):
     error(client.get("/api/v1/nothing-here"), 404, "NO_SUCH_ROUTE")
-    error(client.get("/favicon.ico"), 404, "NO_SUCH_ROUTE")
+    error(client.get("/nothing-here.png"), 404, "NO_SUCH_ROUTE")
     r = error(client.delete("/api/v1/matches"), 405, "METHOD_NOT_ALLOWED")
     assert "POST" in r["message"]
     error(client.put("/api/v1/variants"), 405, "METHOD_NOT_ALLOWED")
