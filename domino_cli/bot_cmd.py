@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 import threading
+import traceback
 
 from .argtypes import COUNT, POSITIVE, SEED, seconds
 
@@ -138,6 +139,7 @@ def run_bot(args) -> int:
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("asyncio").addFilter(_PollerNoise())
     try:
         probe = make_strategy(args.strategy, args.seed)
     except ValueError as e:
@@ -172,6 +174,7 @@ def run_bot(args) -> int:
             entries = run_pool_bots(args, make_bot, options)
     else:
         tickets = bot_tickets(args)
+        signal.signal(signal.SIGINT, _interrupted)
         with running(progress):
             entries = play_seats(args.engine, tickets, make_bot, **options)
     for entry in entries:
@@ -184,6 +187,24 @@ def run_bot(args) -> int:
         more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
         print(f"domino bot: {why}{more}", file=sys.stderr, flush=True)
     return 1 if failed else 0
+
+
+class _PollerNoise(logging.Filter):
+    """grpc.aio's completion queue may wake once more after the last channel closed and
+    report the closed descriptor through asyncio's logger, a traceback with the results
+    already in: a known grpc.aio shutdown race, which nobody can act on."""
+
+    def filter(self, record) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not (isinstance(error, OSError) and any(
+            "completion_queue" in frame.filename for frame in traceback.extract_tb(error.__traceback__)))
+
+
+def _interrupted(*_):
+    """Ctrl-C: the way out closes every seat's stream, and each seat's thread would log
+    its stream's end as a failure; the user asked for it."""
+    logging.disable(logging.CRITICAL)
+    raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
