@@ -9,6 +9,7 @@ from engine_service.rules import NUM_SEATS, VARIANTS, MalformedInput, ReplayErro
 
 from . import narrate
 from .argtypes import POSITIVE, SEED, integer
+from .failures import USAGE, Failure
 from .options import OPTION_HELP, options_help, parse_options
 
 
@@ -20,7 +21,7 @@ def cmd_simulate(args) -> int:
     if len(bots) == 1:
         bots = bots * seats
     if len(bots) != seats:
-        raise SystemExit(f"domino: {args.variant} has {seats} seats; --bots lists {len(bots)}")
+        raise Failure(f"{args.variant} has {seats} seats; --bots lists {len(bots)}", USAGE)
 
     def progress(done, total):
         if not args.json and sys.stderr.isatty():
@@ -87,7 +88,7 @@ def cmd_demo(args) -> int:
         bots = [make_strategy(n, args.seed + s) for s, n in enumerate(names)]
         m = play_match(variant, options, args.seed, bots)
         for e in m.events:
-            print(narrate.describe(e.to_dict(None)))
+            print(narrate.describe(e.to_dict(None), variant))
     return 0
 
 
