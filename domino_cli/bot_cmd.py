@@ -69,7 +69,7 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("--capacity", type=POSITIVE, default=1, help="pool matches at once (per stream)")
     p.add_argument("--bots", type=POSITIVE, default=1, help="pool streams enlisted from this process, "
                    "named NAME-1..NAME-N (a stream plays one seat per match)")
-    # dest differs from simulate's --matches, which `domino` checks to be at least 1.
+    # Its own dest: a pool bot's --matches means something else than simulate's or a ladder's.
     p.add_argument("--matches", type=COUNT, default=1, dest="pool_matches",
                    help="pool matches to play, then stop (0: until interrupted)")
     p.add_argument("--margin-ms", type=COUNT, help="answer this long before the deadline "

@@ -29,7 +29,7 @@ from engine_service.rules import NUM_SEATS as SEATS
 from ladders.formats import FORMATS
 
 from .argtypes import COUNT, POSITIVE, SEED
-from .failures import Failure, from_rpc
+from .failures import USAGE, Failure, from_rpc
 from .ladder_view import print_standings, progress_display
 from .options import OPTION_HELP, effective, options_help, parse_options
 from .processes import DOMINO, start_engine, stop_processes
@@ -165,10 +165,10 @@ def run_ladder(args) -> int:
     unknown = [b for b in builtin if b not in STRATEGIES or b == "oracle"]
     if unknown:
         raise Failure(f"unknown strategy {', '.join(unknown)}; built-in: "
-                      f"{', '.join(s for s in STRATEGIES if s != 'oracle')}", 2)
+                      f"{', '.join(s for s in STRATEGIES if s != 'oracle')}", USAGE)
     entrants = builtin + args.external
     if not args.until_separated and args.ladder_matches < 1:
-        raise Failure("give --matches N or --until-separated", 2)
+        raise Failure("give --matches N or --until-separated", USAGE)
     options = parse_options(args.option)
     if options:
         effective(args.variant, options)    # a bad option is refused before anything starts
