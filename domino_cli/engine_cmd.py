@@ -51,9 +51,8 @@ def add_subcommands(subparsers) -> None:
         "new-match", help="create a match and claim its seats; prints JSON {match_id, "
         "seat_tokens}", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Create a match on a running engine and claim every seat; prints JSON "
-        "{match_id, seat_tokens} on stdout and, on stderr, when the match ends.",
-        epilog=options_help() + "\n\nWithout options, an hhl match " + limit_sentence("hhl", {})
-        + ".")
+        "{match_id, seat_tokens}\non stdout and, on stderr, when the match ends.",
+        epilog=_new_match_epilog)
     p.add_argument("--engine", default="127.0.0.1:50051", help="HOST:PORT of the engine")
     p.add_argument("--variant", choices=list(VARIANTS), default="hhl")
     p.add_argument("--option", action="append", metavar="KEY=VALUE", help=OPTION_HELP)
@@ -68,6 +67,13 @@ def add_subcommands(subparsers) -> None:
                    help="operator API key, when the engine needs one (default: the "
                    "environment variable DOMINO_API_KEY, which keeps it out of ps)")
     p.set_defaults(func=run_new_match)
+
+
+def _new_match_epilog() -> str:
+    import textwrap
+
+    return (options_help() + "\n\n"
+            + textwrap.fill(f"Without options, an hhl match {limit_sentence('hhl', {})}.", 88))
 
 
 def open_mode(args) -> bool:

@@ -41,7 +41,8 @@ def _run_options() -> str:
     from engine_service.core.ladder_director import DEFAULT_OPTIONS
 
     return (options_help(DEFAULT_OPTIONS, "ladder run") + "\n\nGiving any option replaces "
-            "the ladder's defaults (so --option minutes=5 plays 5 minutes, not 4 hands).")
+            "the ladder's defaults: --option minutes=5 alone\nplays 5 minutes a match, with no "
+            "number of hands.")
 
 
 def add_subcommands(subparsers) -> None:

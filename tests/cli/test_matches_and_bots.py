@@ -2,6 +2,7 @@
 options in --help from the Option specs, the match's limit, progress lines while it lasts,
 and a quiet Ctrl-C. Against a real `domino engine` process."""
 
+import functools
 import json
 import re
 import signal
@@ -21,6 +22,11 @@ def _shown(value):
     return "not set" if value is None else str(value)
 
 
+@functools.cache
+def _help(*command) -> str:
+    return run(*command, "--help").stdout
+
+
 def _option_lines(help_text: str, variant: str) -> dict:
     """name -> its line under the variant's heading in the options list of --help."""
     found = {}
@@ -34,7 +40,7 @@ def _option_lines(help_text: str, variant: str) -> dict:
 
 @pytest.mark.parametrize("variant,spec", SPECS, ids=[f"{v}-{o.name}" for v, o in SPECS])
 def test_new_match_help_lists_every_rules_option_with_its_range_and_default(variant, spec):
-    lines = _option_lines(run("new-match", "--help").stdout, variant)
+    lines = _option_lines(_help("new-match"), variant)
     assert lines[spec.name].startswith(f"{spec.name} ")
     assert f"{spec.lo}..{spec.hi}, default {_shown(spec.default)}" in lines[spec.name]
 
@@ -42,7 +48,7 @@ def test_new_match_help_lists_every_rules_option_with_its_range_and_default(vari
 @pytest.mark.parametrize("command,defaults", [(("simulate",), SIM_DEFAULTS),
                                               (("ladder", "run"), DEFAULT_OPTIONS)])
 def test_simulate_and_ladder_help_show_the_options_and_their_own_defaults(command, defaults):
-    text = run(*command, "--help").stdout
+    text = _help(*command)
     for variant, spec in SPECS:
         line = _option_lines(text, variant)[spec.name]
         own = defaults.get(variant, {}).get(spec.name, spec.default)
@@ -82,8 +88,8 @@ def test_new_match_says_when_the_match_ends_and_makes_it_so(engine, args, limit,
 
 
 @pytest.mark.parametrize("variant,options,words", [
-    ("hhl", "hands=120", r"hand \d+, totals( [+-]\d+){4}"),
-    ("domeng", "cycles=12", r"round \d+ \(cycle \d+\), STONES held( \d+){5}, table \d+"),
+    ("hhl", "hands=60", r"hand \d+, totals( [+-]\d+){4}"),
+    ("domeng", "cycles=8", r"round \d+ \(cycle \d+\), STONES held( \d+){5}, table \d+"),
 ])
 def test_bots_print_progress_lines_while_a_long_match_goes_on(engine, tmp_path, variant, options,
                                                               words):
@@ -91,7 +97,7 @@ def test_bots_print_progress_lines_while_a_long_match_goes_on(engine, tmp_path, 
     seats = tmp_path / "m.json"
     seats.write_text(json.dumps(created))
     p = run("bot", "--engine", engine.address, "--seats-file", str(seats), "--progress-every",
-            "0.2", timeout=60)
+            "0.1", timeout=60)
     entries = [json.loads(line) for line in p.stdout.splitlines()]
     assert [e["seat"] for e in entries] == list(range(len(created["seat_tokens"])))
     assert all(e["result"] and "error" not in e for e in entries)
