@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
 import signal
 import sys
 import threading
+import traceback
+
+from .argtypes import COUNT, POSITIVE, SEED, seconds
 
 BOT_HELP = """Play with a strategy from bots/strategies over the engine's Play service.
 
@@ -28,7 +32,9 @@ ladder's creator gets one per entrant).
 The bot answers every turn before the engine's deadline (the first legal move if the
 strategy is too slow), reconnects with backoff after a drop and resumes with its token.
 It prints one JSON line per seat ({"match_id", "seat", "result", "stats"}) or, for a pool,
-{"pool", "name", "results", "matches", "stats"} per stream; exit status 1 if one failed.
+{"pool", "name", "results", "matches", "stats"} per stream; exit status 1 if one failed,
+with a line on stderr saying why. While a match goes on, a line on stderr every
+--progress-every seconds (default 10) gives its version, hand or round and score.
 
   domino new-match --variant hhl --options '{"hands": 2}' > m.json
   domino bot --seats-file m.json --strategy heuristic --seed 1
@@ -44,10 +50,10 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("--strategy", default="greedy",
                    help="strategy name from bots.strategies (default greedy): random, greedy, "
                    "heuristic, search (oracle plays only in-process)")
-    p.add_argument("--seed", type=int, help="seed of the strategies: seat N plays with SEED+N "
+    p.add_argument("--seed", type=SEED, help="seed of the strategies: seat N plays with SEED+N "
                    "(a pool bot's k-th match with SEED+k)")
     p.add_argument("--match", help="match id (for --seat/--seat-token pairs)")
-    p.add_argument("--seat", type=int, action="append", default=[],
+    p.add_argument("--seat", type=COUNT, action="append", default=[],
                    help="seat number; repeat with --seat-token to play several seats")
     p.add_argument("--seat-token", action="append", default=[], dest="seat_tokens",
                    help="seat token, paired in order with --seat; write --seat-token=T, as a "
@@ -60,20 +66,22 @@ def add_subcommands(subparsers) -> None:
                    "DOMINO_POOL_SECRET, which keeps it out of ps)")
     p.add_argument("--name", default="", help="the bot's name in the pool (default: the "
                    "strategy name)")
-    p.add_argument("--capacity", type=int, default=1, help="pool matches at once (per stream)")
-    p.add_argument("--bots", type=int, default=1, help="pool streams enlisted from this process, "
+    p.add_argument("--capacity", type=POSITIVE, default=1, help="pool matches at once (per stream)")
+    p.add_argument("--bots", type=POSITIVE, default=1, help="pool streams enlisted from this process, "
                    "named NAME-1..NAME-N (a stream plays one seat per match)")
-    # dest differs from simulate's --matches, which `domino` checks to be at least 1.
-    p.add_argument("--matches", type=int, default=1, dest="pool_matches",
+    # Its own dest: a pool bot's --matches means something else than simulate's or a ladder's.
+    p.add_argument("--matches", type=COUNT, default=1, dest="pool_matches",
                    help="pool matches to play, then stop (0: until interrupted)")
-    p.add_argument("--margin-ms", type=int, help="answer this long before the deadline "
+    p.add_argument("--margin-ms", type=COUNT, help="answer this long before the deadline "
                    "(default: a tenth of the clock, 250..1000 ms)")
-    p.add_argument("--give-up", type=float, default=120.0, help="seconds the engine may stay "
+    p.add_argument("--give-up", type=seconds(), default=120.0, help="seconds the engine may stay "
                    "unreachable before the bot gives up (default 120; 0: never)")
-    p.add_argument("--delay", type=float, default=0.0, help="seconds to think per move "
+    p.add_argument("--delay", type=seconds(), default=0.0, help="seconds to think per move "
                    "(testing)")
     p.add_argument("--answers", action="store_true", help="ask for a MoveAnswer to every move, "
                    "not only to refused ones")
+    p.add_argument("--progress-every", type=seconds(), default=10.0, metavar="SECONDS",
+                   help="a progress line on stderr per match this often (default 10; 0: none)")
     p.add_argument("-v", "--verbose", action="store_true", help="log every connection step")
     p.set_defaults(func=run_bot)
 
@@ -90,8 +98,11 @@ def bot_tickets(args) -> list:
             else:
                 with open(args.seats_file) as f:
                     data = json.load(f)
-        except (OSError, ValueError) as e:
-            raise SystemExit(f"domino bot: cannot read --seats-file {args.seats_file}: {e}") from None
+        except OSError as e:
+            raise SystemExit(f"domino bot: cannot read --seats-file {args.seats_file}: "
+                             f"{e.strerror or e}") from None
+        except ValueError as e:
+            raise SystemExit(f"domino bot: --seats-file {args.seats_file} is not JSON: {e}") from None
         if isinstance(data, dict) and "seat_tokens" in data:
             seats = args.seat or range(len(data["seat_tokens"]))
             try:
@@ -123,8 +134,12 @@ def run_bot(args) -> int:
     from bots.runner import listens, play_seats
     from bots.strategies import make_strategy
 
+    from .bot_progress import Progress
+    from .failures import unreachable
+
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("asyncio").addFilter(_PollerNoise())
     try:
         probe = make_strategy(args.strategy, args.seed)
     except ValueError as e:
@@ -150,20 +165,59 @@ def run_bot(args) -> int:
 
     # A strategy that does not listen to events gets none: the engine sends it only its
     # turns, answers to refused moves and match ends (Hello.skip_events, skip_accepted).
+    progress = Progress(args.engine, args.progress_every, args.give_up or None)
     options = {"margin": None if args.margin_ms is None else args.margin_ms / 1000,
                "give_up_after": args.give_up or None, "events": listens(probe),
-               "answers": args.answers}
+               "answers": args.answers, "on_message": progress.on_message}
     if args.pool:
-        return run_pool_bots(args, make_bot, options)
-    tickets = bot_tickets(args)
-    outcomes = play_seats(args.engine, tickets, make_bot, **options)
-    for entry in outcomes:
+        with running(progress):
+            entries = run_pool_bots(args, make_bot, options)
+    else:
+        tickets = bot_tickets(args)
+        signal.signal(signal.SIGINT, _interrupted)
+        with running(progress):
+            entries = play_seats(args.engine, tickets, make_bot, **options)
+    for entry in entries:
         print(json.dumps(entry), flush=True)
-    return 1 if any("error" in e for e in outcomes) else 0
+    failed = [e["error"] for e in entries if "error" in e]
+    if failed:
+        why = failed[0]
+        if not progress.heard and "unreachable" in why:    # never reached: say what to do
+            why = unreachable(args.engine, f"tried for {args.give_up:g} s")
+        more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+        print(f"domino bot: {why}{more}", file=sys.stderr, flush=True)
+    return 1 if failed else 0
 
 
-def run_pool_bots(args, make_bot, options) -> int:
-    """--pool: `--bots` streams enlisted in the pool, each printing one JSON line."""
+class _PollerNoise(logging.Filter):
+    """grpc.aio's completion queue may wake once more after the last channel closed and
+    report the closed descriptor through asyncio's logger, a traceback with the results
+    already in: a known grpc.aio shutdown race, which nobody can act on."""
+
+    def filter(self, record) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not (isinstance(error, OSError) and any(
+            "completion_queue" in frame.filename for frame in traceback.extract_tb(error.__traceback__)))
+
+
+def _interrupted(*_):
+    """Ctrl-C: the way out closes every seat's stream, and each seat's thread would log
+    its stream's end as a failure; the user asked for it."""
+    logging.disable(logging.CRITICAL)
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def running(progress):
+    progress.start()
+    try:
+        yield
+    finally:
+        progress.stop()
+
+
+def run_pool_bots(args, make_bot, options) -> list[dict]:
+    """--pool: `--bots` streams enlisted in the pool; one JSON entry each."""
     from bots.runner import Runner, RunnerError, pool_hello
 
     base = args.name or args.strategy
@@ -191,13 +245,14 @@ def run_pool_bots(args, make_bot, options) -> int:
     for t in threads:
         while t.is_alive():         # join with a timeout so signals get through
             t.join(0.5)
+    out = []
     for i, (name, runner) in enumerate(zip(names, runners, strict=True)):
-        out = {"pool": args.pool, "name": name, "results": runner.results,
-               "matches": runner.finished,
-               "stats": {"moves": runner.stats.moves, "fallbacks": runner.stats.fallbacks,
-                         "refusals": runner.stats.refusals,
-                         "reconnects": runner.stats.reconnects}}
+        entry = {"pool": args.pool, "name": name, "results": runner.results,
+                 "matches": runner.finished,
+                 "stats": {"moves": runner.stats.moves, "fallbacks": runner.stats.fallbacks,
+                           "refusals": runner.stats.refusals,
+                           "reconnects": runner.stats.reconnects}}
         if i in errors:
-            out["error"] = errors[i]
-        print(json.dumps(out), flush=True)
-    return 1 if errors else 0
+            entry["error"] = errors[i]
+        out.append(entry)
+    return out

@@ -3,6 +3,7 @@ running engine and claim its seats)."""
 
 from __future__ import annotations
 
+import argparse
 import errno
 import ipaddress
 import json
@@ -13,6 +14,10 @@ import sys
 import threading
 
 from engine_service.rules import VARIANTS
+
+from .argtypes import COUNT, PORT, POSITIVE, SEED
+from .match_limit import limit_sentence
+from .options import OPTION_HELP, options_help
 
 DEFAULT_DB = os.path.join("data", "engine.sqlite3")
 
@@ -30,7 +35,7 @@ def add_subcommands(subparsers) -> None:
     p = subparsers.add_parser("engine", help="run the gRPC engine service")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default "
                    "127.0.0.1: this machine only, and open: no API key needed)")
-    p.add_argument("--port", type=int, default=50051, help="0 picks a free port")
+    p.add_argument("--port", type=PORT, default=50051, help="0 picks a free port")
     p.add_argument("--db", default=DEFAULT_DB,
                    help=f"SQLite file (default {DEFAULT_DB}); ':memory:' keeps nothing")
     mode = p.add_mutually_exclusive_group()
@@ -38,21 +43,37 @@ def add_subcommands(subparsers) -> None:
                       "listening on another address than 127.0.0.1 (docs/security.md)")
     mode.add_argument("--keys", action="store_true", help="need an API key to create "
                       "matches and ladders even on 127.0.0.1")
-    p.add_argument("--max-live-matches", type=int, default=5000,
+    p.add_argument("--max-live-matches", type=POSITIVE, default=5000,
                    help="matches not over, at most, for the whole engine (default 5000)")
     p.set_defaults(func=run_engine)
 
-    p = subparsers.add_parser("new-match", help="create a match and claim its seats; prints "
-                              "JSON {match_id, seat_tokens}")
+    p = subparsers.add_parser(
+        "new-match", help="create a match and claim its seats; prints JSON {match_id, "
+        "seat_tokens}", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Create a match on a running engine and claim every seat; prints JSON "
+        "{match_id, seat_tokens}\non stdout and, on stderr, when the match ends.",
+        epilog=_new_match_epilog)
     p.add_argument("--engine", default="127.0.0.1:50051", help="HOST:PORT of the engine")
     p.add_argument("--variant", choices=list(VARIANTS), default="hhl")
-    p.add_argument("--options", default="", help='rules options as JSON, e.g. {"hands": 2}')
-    p.add_argument("--seed", type=int)
-    p.add_argument("--clock-ms", type=int, default=0, help="bot turn clock (default 10000)")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE", help=OPTION_HELP)
+    p.add_argument("--options", default="", metavar="JSON",
+                   help='the rules options as one JSON object, e.g. \'{"hands": 2}\' (--option '
+                   "KEY=VALUE goes over it)")
+    p.add_argument("--seed", type=SEED, help="the match's seed (default: the engine picks one "
+                   "and keeps it secret until the match is over)")
+    p.add_argument("--clock-ms", type=COUNT, default=0, help="bot turn clock in ms, 100..3600000 "
+                   "(default 0: the engine's, 10000)")
     p.add_argument("--key", default=os.environ.get("DOMINO_API_KEY", ""),
                    help="operator API key, when the engine needs one (default: the "
                    "environment variable DOMINO_API_KEY, which keeps it out of ps)")
     p.set_defaults(func=run_new_match)
+
+
+def _new_match_epilog() -> str:
+    import textwrap
+
+    return (options_help() + "\n\n"
+            + textwrap.fill(f"Without options, an hhl match {limit_sentence('hhl', {})}.", 88))
 
 
 def open_mode(args) -> bool:
@@ -65,8 +86,6 @@ def port_taken(host: str, port: int) -> str:
     own failure comes with a line of its internal log."""
     import socket
 
-    if port == 0:
-        return ""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError as e:
@@ -141,10 +160,14 @@ def run_new_match(args) -> int:
     from domino_proto.domino.v1 import engine_pb2, engine_pb2_grpc
     from domino_wire.names import VARIANT
 
+    from .options import parse_options
+
+    options = parse_options(args.option, args.options)
+    limit = limit_sentence(args.variant, options)   # also refuses a bad option, here and now
     with grpc.insecure_channel(args.engine) as channel:
         stub = engine_pb2_grpc.EngineStub(channel)
         request = engine_pb2.CreateMatchRequest(variant=VARIANT.number(args.variant),
-                                                options_json=args.options,
+                                                options_json=json.dumps(options) if options else "",
                                                 bot_clock_ms=args.clock_ms)
         if args.seed is not None:
             request.seed = args.seed
@@ -153,5 +176,6 @@ def run_new_match(args) -> int:
         seat_tokens = [stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=created.match_id,
                                                                   seat=s), timeout=10).seat_token
                        for s in range(created.num_seats)]
-    print(json.dumps({"match_id": created.match_id, "seat_tokens": seat_tokens}))
+    print(json.dumps({"match_id": created.match_id, "seat_tokens": seat_tokens}), flush=True)
+    print(f"{args.variant} match {created.match_id}: {limit}", file=sys.stderr, flush=True)
     return 0

@@ -11,6 +11,7 @@ import json
 import sys
 
 from .engine_cmd import DEFAULT_DB
+from .failures import Failure
 
 
 def add_subcommands(subparsers) -> None:
@@ -43,14 +44,29 @@ def add_subcommands(subparsers) -> None:
     pc.set_defaults(func=create_pool)
 
 
-def _store(db: str):
+def _store(db: str, create: bool = True):
+    """The engine's store at ``db``; ``create``: make it (and its folder) when missing, as
+    the engine would. Anything else than a store there is said in one line."""
     import os
+    import sqlite3
 
     from engine_service.core.sqlite_store import SQLiteStore
 
-    if db != ":memory:" and os.path.dirname(db):
-        os.makedirs(os.path.dirname(db), exist_ok=True)
-    return SQLiteStore(db)
+    if db != ":memory:" and not os.path.exists(db):
+        if not create:
+            raise Failure(f"no store at {db}: give --db the engine's store (the engine makes "
+                          "it when it first starts)")
+        try:
+            if os.path.dirname(db):
+                os.makedirs(os.path.dirname(db), exist_ok=True)
+        except OSError as e:
+            raise Failure(f"cannot make the store {db}: {e.strerror or e}") from None
+    try:
+        return SQLiteStore(db)
+    except sqlite3.DatabaseError as e:
+        raise Failure(f"{db} is not an engine store ({e}): give --db the engine's store") from None
+    except (OSError, sqlite3.Error) as e:
+        raise Failure(f"cannot open the store {db}: {e}") from None
 
 
 def create_key(args) -> int:
@@ -78,7 +94,7 @@ def create_key(args) -> int:
 
 
 def list_keys(args) -> int:
-    store = _store(args.db)
+    store = _store(args.db, create=False)
     try:
         for name, quotas, _created, revoked in store.keys():
             print(json.dumps({"name": name, "quotas": quotas, "revoked": revoked}))
@@ -88,7 +104,7 @@ def list_keys(args) -> int:
 
 
 def revoke_key(args) -> int:
-    store = _store(args.db)
+    store = _store(args.db, create=False)
     try:
         if not store.revoke_key(args.name):
             raise SystemExit(f"domino keys revoke: no live key named {args.name!r}")

@@ -1,13 +1,16 @@
 """The in-process commands: `domino simulate`, `domino replay`, `domino demo`. No engine,
 no network: matches are played by the rules core and the strategies in this process."""
 
+import argparse
 import json
 import sys
 
 from engine_service.rules import NUM_SEATS, VARIANTS, MalformedInput, ReplayError, replay_record
 
 from . import narrate
-from .options import parse_options
+from .argtypes import POSITIVE, SEED, integer
+from .failures import USAGE, Failure
+from .options import OPTION_HELP, options_help, parse_options
 
 
 def cmd_simulate(args) -> int:
@@ -18,7 +21,7 @@ def cmd_simulate(args) -> int:
     if len(bots) == 1:
         bots = bots * seats
     if len(bots) != seats:
-        raise SystemExit(f"domino: {args.variant} has {seats} seats; --bots lists {len(bots)}")
+        raise Failure(f"{args.variant} has {seats} seats; --bots lists {len(bots)}", USAGE)
 
     def progress(done, total):
         if not args.json and sys.stderr.isatty():
@@ -85,18 +88,25 @@ def cmd_demo(args) -> int:
         bots = [make_strategy(n, args.seed + s) for s, n in enumerate(names)]
         m = play_match(variant, options, args.seed, bots)
         for e in m.events:
-            print(narrate.describe(e.to_dict(None)))
+            print(narrate.describe(e.to_dict(None), variant))
     return 0
 
 
+def _simulate_options() -> str:
+    from bots.simulate import SIM_DEFAULTS
+
+    return options_help(SIM_DEFAULTS, "simulate")
+
+
 def add_subcommands(sub) -> None:
-    s = sub.add_parser("simulate", help="play whole matches in-process and summarize")
+    s = sub.add_parser("simulate", help="play whole matches in-process and summarize",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog=_simulate_options)
     s.add_argument("--variant", choices=list(VARIANTS), required=True)
-    s.add_argument("--matches", type=int, default=10)
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--matches", type=POSITIVE, default=10)
+    s.add_argument("--seed", type=SEED, default=0)
     s.add_argument("--bots", default="random", help="comma-separated strategies, one per seat")
-    s.add_argument("--option", action="append", metavar="KEY=VALUE",
-                   help="match option, e.g. hands=8 (HHL) or cycles=2 (Domeng)")
+    s.add_argument("--option", action="append", metavar="KEY=VALUE", help=OPTION_HELP)
     s.add_argument("--records", metavar="DIR", help="write one domino-record/1 file per match")
     s.add_argument("--json", action="store_true", help="print the summary as JSON")
     s.set_defaults(func=cmd_simulate)
@@ -106,7 +116,9 @@ def add_subcommands(sub) -> None:
     r.add_argument("--json", action="store_true", help="print the completed record")
     r.set_defaults(func=cmd_replay)
 
+    hands = VARIANTS["hhl"].option_specs()["hands"]
     d = sub.add_parser("demo", help="print a simulated HHL and Domeng match in words")
-    d.add_argument("--seed", type=int, default=1)
-    d.add_argument("--hands", type=int, default=2)
+    d.add_argument("--seed", type=SEED, default=1)
+    d.add_argument("--hands", type=integer(hands.lo, hands.hi, "a number of hands"), default=2,
+                   help="hands of the HHL match (default 2)")
     d.set_defaults(func=cmd_demo)

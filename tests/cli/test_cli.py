@@ -3,6 +3,7 @@
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -112,5 +113,11 @@ def test_simulate_rejects_bad_arguments():
 
 def test_demo_prints_both_games_in_words():
     out = run("demo").stdout
-    assert "===== hhl" in out and "===== domeng" in out
-    assert "plays" in out and "match over" in out
+    hhl, domeng = out.split("===== domeng")
+    assert "===== hhl" in hhl and "match over: 1st seat" in hhl and "match over" in domeng
+    # A place is an arm in HHL and an end in Domeng, and says so.
+    assert re.search(r"^seat \d plays \d-\d on the (left|right|up|down) arm", hhl, re.M)
+    assert re.search(r"^seat \d plays \d-\d on the (left|right) end", domeng, re.M)
+    assert not re.search(r" on the \w+$", out, re.M)          # never "on the up" alone
+    assert re.search(r"^seat \d PASS: takes 1 STONE from the table$", domeng, re.M)
+    assert "owes" not in domeng.replace("owes 1 STONE, but", "")

@@ -1,0 +1,137 @@
+"""Every subcommand, every kind of user mistake: exit status non-zero, one line on stderr
+naming the problem, no traceback. The real command, as a subprocess.
+
+The cases run all at once (a few take seconds: a bot gives an unreachable engine its
+--give-up time), then each is checked in a test of its own.
+"""
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from .support import assert_one_line_failure, dead_port, run
+
+UNREACHABLE = ("cannot reach the engine at 127.0.0.1:{dead}", "domino engine", "--engine")
+
+# (id, the command's name in its message, arguments, words the line must hold)
+CASES = [
+    # new-match
+    ("new-match-unreachable", "new-match", ["new-match", "--engine", "127.0.0.1:{dead}"],
+     UNREACHABLE),
+    ("new-match-bad-json", "new-match", ["new-match", "--engine", "{engine}", "--options", "{bad"],
+     ("--options is not JSON",)),
+    ("new-match-unknown-option", "new-match", ["new-match", "--engine", "{engine}", "--option",
+                                               "colour=3"], ("unknown option 'colour'", "hands")),
+    ("new-match-option-out-of-range", "new-match", ["new-match", "--engine", "{engine}",
+                                                    "--option", "hands=0"], ("hands", "1..1000")),
+    ("new-match-option-not-a-number", "new-match", ["new-match", "--engine", "{engine}",
+                                                    "--option", "hands=two"], ("hands", "'two'")),
+    ("new-match-bad-seed", "new-match", ["new-match", "--engine", "{engine}", "--seed", "x"],
+     ("--seed", "'x'")),
+    ("new-match-refused", "new-match", ["new-match", "--engine", "{engine}", "--clock-ms", "5"],
+     ("the engine refused: MALFORMED_REQUEST", "bot_clock_ms")),
+    ("new-match-needs-a-key", "new-match", ["new-match", "--engine", "{keyed}"],
+     ("the engine refused: NO_KEY", "--key")),
+    # bot
+    ("bot-unreachable", "bot", ["bot", "--engine", "127.0.0.1:{dead}", "--match", "m", "--seat",
+                                "0", "--seat-token=t", "--give-up", "1"], UNREACHABLE),
+    ("bot-refused", "bot", ["bot", "--engine", "{engine}", "--match", "nosuch", "--seat", "0",
+                            "--seat-token=t"], ("the engine refused", "UNKNOWN_MATCH")),
+    ("bot-pool-refused", "bot", ["bot", "--engine", "{engine}", "--pool", "nosuch",
+                                 "--pool-secret", "s"], ("the engine refused",)),
+    ("bot-no-seats-file", "bot", ["bot", "--seats-file", "{tmp}/none.json"],
+     ("cannot read --seats-file", "No such file")),
+    ("bot-seats-file-not-json", "bot", ["bot", "--seats-file", "{tmp}/bad.json"],
+     ("is not JSON",)),
+    ("bot-unknown-strategy", "bot", ["bot", "--strategy", "nosuch", "--match", "m",
+                                     "--seat-token=t"], ("unknown strategy",)),
+    ("bot-bad-number", "bot", ["bot", "--give-up", "soon"], ("--give-up", "'soon'")),
+    # ladder
+    ("ladder-run-unreachable", "ladder run", ["ladder", "run", "--variant", "hhl", "--bots",
+                                              "random,greedy", "--matches", "2", "--engine",
+                                              "127.0.0.1:{dead}"], UNREACHABLE),
+    ("ladder-run-unknown-option", "ladder run", ["ladder", "run", "--variant", "hhl", "--bots",
+                                                 "random", "--matches", "2", "--option",
+                                                 "colour=3"], ("unknown option 'colour'",)),
+    ("ladder-run-unknown-strategy", "ladder run", ["ladder", "run", "--variant", "hhl",
+                                                   "--bots", "random,nosuch", "--matches", "2"],
+     ("unknown strategy nosuch",)),
+    ("ladder-run-no-matches", "ladder run", ["ladder", "run", "--variant", "hhl", "--bots",
+                                             "random"], ("--matches N or --until-separated",)),
+    ("ladder-run-bad-number", "ladder run", ["ladder", "run", "--variant", "hhl", "--bots",
+                                             "random", "--matches", "2", "--concurrency", "0"],
+     ("--concurrency",)),
+    ("ladder-run-needs-a-key", "ladder run", ["ladder", "run", "--variant", "hhl", "--bots",
+                                              "random,greedy", "--matches", "2", "--engine",
+                                              "{keyed}"], ("the engine refused: NO_KEY",)),
+    ("ladder-standings-unreachable", "ladder standings", ["ladder", "standings", "x", "--engine",
+                                                          "127.0.0.1:{dead}"], UNREACHABLE),
+    ("ladder-standings-refused", "ladder standings", ["ladder", "standings", "nosuch",
+                                                      "--engine", "{engine}"],
+     ("the engine refused: UNKNOWN_LADDER",)),
+    ("ladder-cancel-unreachable", "ladder cancel", ["ladder", "cancel", "x", "--engine",
+                                                    "127.0.0.1:{dead}"], UNREACHABLE),
+    ("ladder-cancel-refused", "ladder cancel", ["ladder", "cancel", "nosuch", "--engine",
+                                                "{engine}"], ("the engine refused: UNKNOWN_LADDER",)),
+    # the in-process commands
+    ("simulate-unknown-option", "simulate", ["simulate", "--variant", "hhl", "--option",
+                                             "colour=3"], ("unknown option 'colour'",)),
+    ("simulate-zero-matches", "simulate", ["simulate", "--variant", "hhl", "--matches", "0"],
+     ("--matches", "at least 1")),
+    ("simulate-records-unwritable", "simulate", ["simulate", "--variant", "hhl", "--matches", "1",
+                                                 "--records", "{tmp}/bad.json/records"],
+     ("bad.json",)),
+    ("replay-not-json", "replay", ["replay", "{tmp}/bad.json"], ("is not JSON",)),
+    ("demo-bad-hands", "demo", ["demo", "--hands", "0"], ("--hands", "1..1000")),
+    # engine, keys, pools
+    ("engine-bad-port", "engine", ["engine", "--port", "99999"], ("--port", "0..65535")),
+    ("engine-not-a-store", "engine", ["engine", "--port", "0", "--db", "{tmp}/bad.json"],
+     ("is it an engine store",)),
+    ("keys-create-not-a-store", "keys create", ["keys", "create", "bob", "--db", "{tmp}/bad.json"],
+     ("is not an engine store",)),
+    ("keys-create-bad-name", "keys create", ["keys", "create", "bad name!", "--db",
+                                             "{tmp}/keys.sqlite3"], ("name",)),
+    ("keys-list-no-store", "keys list", ["keys", "list", "--db", "{tmp}/none/engine.sqlite3"],
+     ("no store at",)),
+    ("keys-revoke-unknown", "keys revoke", ["keys", "revoke", "nobody", "--db",
+                                            "{tmp}/keys.sqlite3"], ("no live key named 'nobody'",)),
+    ("pools-create-not-a-store", "pools create", ["pools", "create", "p", "--db",
+                                                  "{tmp}/bad.json"], ("is not an engine store",)),
+    ("no-such-command", "", ["chess"], ("invalid choice",)),
+]
+
+
+@pytest.fixture(scope="module")
+def outcomes(engine, keyed_engine, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("mistakes")
+    (tmp / "bad.json").write_text("{not json")
+    run("keys", "create", "alice", "--db", str(tmp / "keys.sqlite3"))   # a store that exists
+    values = {"dead": dead_port(), "engine": engine.address, "keyed": keyed_engine.address,
+              "tmp": str(tmp)}
+
+    def fill(text):
+        for key, value in values.items():
+            text = text.replace("{" + key + "}", str(value))
+        return text
+
+    def one(case):
+        _, _, args, needles = case
+        return run(*map(fill, args), check=False, timeout=60), [fill(n) for n in needles]
+
+    with ThreadPoolExecutor(6) as pool:
+        return dict(zip([c[0] for c in CASES], pool.map(one, CASES), strict=True))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_a_mistake_is_one_line_and_no_traceback(outcomes, case):
+    name, command, _, _ = case
+    p, needles = outcomes[name]
+    assert_one_line_failure(p, command.strip() or "", *needles)
+
+
+def test_a_bot_that_fails_still_prints_its_json_line(outcomes):
+    """Scripts parse stdout: the line per seat stays, with the error in it."""
+    p, _ = outcomes["bot-refused"]
+    entry = json.loads(p.stdout)
+    assert entry["match_id"] == "nosuch" and "UNKNOWN_MATCH" in entry["error"]
