@@ -111,9 +111,10 @@ class Engine:
         self.stub = engine_pb2_grpc.EngineStub(self.channel)
 
     def new_match(self, options: dict, seed: int, clock_ms: int = 0, claim: bool = True):
-        from domino_proto.domino.v1 import common_pb2, engine_pb2
+        from domino_proto.domino.v1 import engine_pb2, game_pb2
+        from domino_wire import game
         created = self.stub.CreateMatch(engine_pb2.CreateMatchRequest(
-            variant=common_pb2.VARIANT_HHL, options_json=json.dumps(options), seed=seed,
+            variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", options), seed=seed,
             bot_clock_ms=clock_ms), timeout=10)
         tokens = [self.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(
             match_id=created.match_id, seat=s), timeout=10).seat_token
@@ -240,7 +241,7 @@ def bot_main(argv: list[str]) -> int:
         probe["received"] += 1
         seated = self._seated.get(batch.match_id)
         for e in batch.events:
-            if e.kind == "timeout" and seated and json.loads(e.event_json)["seat"] == seated.seat:
+            if e.WhichOneof("body") == "timeout" and seated and e.timeout.seat == seated.seat:
                 probe["timeouts"] += 1
         return orig_events(self, batch)
 
@@ -611,7 +612,8 @@ def pooled_matches(seed: int) -> dict:
     each ONE stream that plays a seat in every match at once (capacity MULTI_MATCHES), so
     the engine serves 4 streams instead of 100. Timed from the first match created (the
     bots have enlisted) to the last bot's exit; timeouts from the engine's log."""
-    from domino_proto.domino.v1 import common_pb2, engine_pb2
+    from domino_proto.domino.v1 import engine_pb2, game_pb2
+    from domino_wire import game
 
     engine = Engine()
     try:
@@ -625,7 +627,7 @@ def pooled_matches(seed: int) -> dict:
         time.sleep(2.0)  # let the four streams enlist before the clock starts
         cpu, start = engine.cpu_s(), time.monotonic()
         ids = [engine.stub.CreateMatch(engine_pb2.CreateMatchRequest(
-            variant=common_pb2.VARIANT_HHL, options_json=json.dumps({"hands": MULTI_HANDS}),
+            variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", {"hands": MULTI_HANDS}),
             seed=seed + i, seats=[engine_pb2.SeatSpec(pool="bench")] * 4), timeout=10).match_id
             for i in range(MULTI_MATCHES)]
         codes = [b.wait(LIMIT_S) for b in bots]

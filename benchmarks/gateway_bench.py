@@ -95,13 +95,14 @@ def _grpc_mover(address: str, seed: int):
     """The same moves straight to the engine over gRPC: the ceiling the gateway sits under."""
     import grpc
 
-    from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+    from domino_proto.domino.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+    from domino_wire import game
     from engine_service import rules
 
     stub = engine_pb2_grpc.EngineStub(grpc.insecure_channel(address))
     options = {"minutes": 1440}
     created = stub.CreateMatch(engine_pb2.CreateMatchRequest(
-        variant=common_pb2.VARIANT_HHL, options_json=json.dumps(options), seed=seed,
+        variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", options), seed=seed,
         person_clock_ms=3_600_000), timeout=10)
     tokens = [stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=created.match_id, seat=s),
                              timeout=10).seat_token for s in range(4)]

@@ -33,24 +33,27 @@ def _throughput(variant: str, seats: int, matches: int, address: str, log) -> di
     import grpc
 
     from domino_cli.processes import DOMINO, stop_processes
-    from domino_proto.domino.v1 import common_pb2, ladder_pb2, ladder_pb2_grpc
+    from domino_proto.domino.v1 import game_pb2, ladder_pb2, ladder_pb2_grpc
+    from domino_wire import game
 
     entrants = [f"random-{i + 1}" for i in range(seats)]
-    enum = {"hhl": common_pb2.VARIANT_HHL, "domeng": common_pb2.VARIANT_DOMENG}[variant]
+    enum = {"hhl": game_pb2.VARIANT_HHL, "domeng": game_pb2.VARIANT_DOMENG}[variant]
     bots = []
     with grpc.insecure_channel(address) as channel:
         stub = ladder_pb2_grpc.LadderStub(channel)
         started = time.monotonic()
-        info = stub.CreateLadder(ladder_pb2.CreateLadderRequest(
+        created = stub.CreateLadder(ladder_pb2.CreateLadderRequest(
             variant=enum, entrants=entrants, matches=matches, seed=7,
             concurrency=CONCURRENCY), timeout=10)
+        info, secrets = created.ladder, {p.entrant: p.enlist_secret for p in created.pools}
         try:
             for k, name in enumerate(entrants):
                 bots.append(subprocess.Popen(
                     [*DOMINO, "bot", "--engine", address, "--strategy", "random",
                      "--pool", f"{info.key}/{name}", "--name", name, "--capacity",
                      str(CONCURRENCY), "--matches", "0", "--seed", str(k)],
-                    stdout=subprocess.DEVNULL, stderr=log))
+                    stdout=subprocess.DEVNULL, stderr=log,
+                    env={**os.environ, "DOMINO_POOL_SECRET": secrets[name]}))
             first = None
             get = ladder_pb2.GetLadderRequest(ladder_id=info.ladder_id)
             while info.status != ladder_pb2.LADDER_STATUS_DONE:
@@ -62,13 +65,13 @@ def _throughput(variant: str, seats: int, matches: int, address: str, log) -> di
             standings = stub.GetStandings(get, timeout=10)
         finally:
             stop_processes(bots)
-    faults = sum(r.faults.timeouts + r.faults.illegal + r.faults.crashes for r in standings.rows)
+    faults = sum(r.faults.timeouts + r.faults.illegal + r.faults.crashes for r in standings.entries)
     steady = ((info.matches_counted - first[1]) / max(done - first[0], 1e-9) * 60
               if info.matches_counted > first[1] else float("nan"))
     return {"variant": variant, "matches": info.matches_counted, "voided": info.matches_voided,
             "wall_s": done - started, "steady_per_min": steady,
             "overall_per_min": info.matches_counted / (done - started) * 60, "faults": faults,
-            "options": json.loads(info.options_json)}
+            "options": game.options(info.options)}
 
 
 def throughput() -> list[dict]:

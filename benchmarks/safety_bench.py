@@ -75,7 +75,8 @@ def _sizes(engine: Engine) -> dict:
 
 
 def soak() -> dict:
-    from domino_proto.domino.v1 import common_pb2, engine_pb2
+    from domino_proto.domino.v1 import common_pb2, engine_pb2, game_pb2
+    from domino_wire import game
 
     engine = Engine(key_quotas="live_matches=1000,matches_per_minute=1000000")
     auth = (("authorization", f"Bearer {engine.key}"),)
@@ -85,7 +86,7 @@ def soak() -> dict:
     try:
         time.sleep(1.5)     # the four streams enlist
         request = engine_pb2.CreateMatchRequest(
-            variant=common_pb2.VARIANT_HHL, options_json='{"hands": 1}',
+            variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", {"hands": 1}),
             seats=[engine_pb2.SeatSpec(pool=engine.POOL)] * 4)
         created, done, live = 0, 0, set()
         marks, max_wal = {}, 0.0
@@ -153,12 +154,13 @@ def spam_bot_main(argv: list[str]) -> int:
 
 def spam(root: str, mode: str) -> dict:
     """The engine's CPU share while one bot spams refused moves, and while idle."""
-    from domino_proto.domino.v1 import common_pb2, engine_pb2
+    from domino_proto.domino.v1 import engine_pb2, game_pb2
+    from domino_wire import game
 
     engine = Engine() if root == ROOT else _other_engine(root)
     try:
         created = engine.stub.CreateMatch(engine_pb2.CreateMatchRequest(
-            variant=common_pb2.VARIANT_HHL, options_json='{"hands": 1}',
+            variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", {"hands": 1}),
             bot_clock_ms=3_600_000), timeout=10)
         tokens = [engine.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(
             match_id=created.match_id, seat=s), timeout=10).seat_token for s in range(4)]

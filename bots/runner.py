@@ -7,8 +7,9 @@ to ``on_event(event)``. The runner speaks the Play service of the engine
 - authenticates with a match id and a seat token (``play``), or enlists in a bot pool by
   name (``play_pool``) and plays match after match; asks for no EventBatch
   (Hello.skip_events) when the strategy does not listen to events;
-- turns each TurnRequest into the view dict (the ``view_json`` of the seat, nothing else)
-  and rules ``Move`` values, asks the strategy, and answers with the legal move's id;
+- turns each TurnRequest into the view a strategy reads (the dict of docs/views.md, read
+  from the typed view on first use: domino_wire.game.LazyView) and rules ``Move`` values,
+  asks the strategy, and answers with the legal move's id;
 - answers before the engine's deadline even when the strategy is slow or fails: then it
   sends the first legal move (the engine's own default move) and logs it;
 - after a dropped connection or an engine restart, reconnects with capped, jittered
@@ -43,10 +44,10 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 import grpc
-import orjson
 
 from bots.strategy import Strategy
 from domino_proto.domino.v1 import play_pb2, play_pb2_grpc
+from domino_wire import game
 from domino_wire.names import VARIANT
 from engine_service.plumbing.clock import Alarm, Clock
 from engine_service.plumbing.inbox import Inbox
@@ -463,7 +464,7 @@ class Runner:
         if seated is None or not seated.listens:
             return
         for event in batch.events:
-            seated.worker.submit(seated.strategy.on_event, orjson.loads(event.event_json))
+            seated.worker.submit(seated.strategy.on_event, game.event(event))
 
     def _match_over(self, over) -> None:
         seated = self._seated.pop(over.match_id, None)
@@ -472,7 +473,7 @@ class Runner:
         if over.match_id in self.finished:
             return
         self.finished.append(over.match_id)
-        self.results.append(orjson.loads(over.result_json))
+        self.results.append(game.match_result(over.result))
         log.info("%s: match %s over at version %d", self.label, over.match_id, over.version)
 
     def _turn(self, state, turns: dict, outbox: Inbox) -> None:
@@ -492,7 +493,7 @@ class Runner:
         turn = Turn(seated, state.version, [m.id for m in state.legal_moves],
                     [parse_move(m.text) for m in state.legal_moves])
         turns[key] = turn
-        view = orjson.loads(state.view_json)
+        view = game.LazyView(state)
         if seated.inline:
             # No worker, no timer and no Future: nothing else can answer this turn.
             try:

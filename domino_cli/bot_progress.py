@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 
-import orjson
+from domino_wire import game
 
 from .failures import unreachable
 
@@ -119,6 +119,6 @@ class Progress:
                 self._shown[match_id] = state.version
         now = time.monotonic()
         for match_id, state, seats in due:
-            view = orjson.loads(state.view_json)
+            view = game.LazyView(state)   # reads only the keys a line shows
             self._say(describe(match_id, seats or {view.get("seat")}, state.version, view,
                                now - self._started.get(match_id, now)))

@@ -158,6 +158,7 @@ def run_new_match(args) -> int:
     import grpc
 
     from domino_proto.domino.v1 import engine_pb2, engine_pb2_grpc
+    from domino_wire import game
     from domino_wire.names import VARIANT
 
     from .options import parse_options
@@ -167,7 +168,7 @@ def run_new_match(args) -> int:
     with grpc.insecure_channel(args.engine) as channel:
         stub = engine_pb2_grpc.EngineStub(channel)
         request = engine_pb2.CreateMatchRequest(variant=VARIANT.number(args.variant),
-                                                options_json=json.dumps(options) if options else "",
+                                                options=game.options_pb(args.variant, options),
                                                 bot_clock_ms=args.clock_ms)
         if args.seed is not None:
             request.seed = args.seed

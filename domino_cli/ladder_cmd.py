@@ -23,6 +23,7 @@ import time
 import grpc
 
 from domino_proto.domino.v1 import ladder_pb2, ladder_pb2_grpc
+from domino_wire import game
 from domino_wire import ladders as wire_ladders
 from domino_wire.names import LADDER_FORMAT, LADDER_STATUS, VARIANT
 from engine_service.rules import NUM_SEATS as SEATS
@@ -195,7 +196,7 @@ def _run(args, address: str, entrants: list[str], builtin: list[str], options: d
         stub = ladder_pb2_grpc.LadderStub(channel)
         request = ladder_pb2.CreateLadderRequest(
             variant=VARIANT.number(args.variant),
-            options_json=json.dumps(options) if options else "",
+            options=game.options_pb(args.variant, options),
             entrants=entrants, format=LADDER_FORMAT.number(args.format),
             matches=args.ladder_matches,
             until_separated=args.until_separated, max_matches=args.max_matches,

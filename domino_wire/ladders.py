@@ -1,9 +1,8 @@
-"""A ladder's Standings message as the plain dict that REST answers and the command line
-prints: one shape, made in one place."""
+"""A ladder's Standings and LadderResult messages as the plain dicts that REST answers
+and the command line prints: one shape each, made in one place."""
 
 from __future__ import annotations
 
-import json
 import math
 
 from domino_proto.domino.v1 import ladder_pb2
@@ -26,4 +25,14 @@ def standings(s: ladder_pb2.Standings) -> dict:
                for i, e in enumerate(s.entries)]
     return {"ladder_id": s.ladder_id, "variant": VARIANT.word(s.variant), "matches": s.matches,
             "voided": s.voided, "separated": s.separated, "entries": entries,
-            "history": json.loads(s.history_json or "[]")}
+            "history": [{"index": p.index, "scores": dict(p.scores)} for p in s.history]}
+
+
+def ladder_result(r: ladder_pb2.LadderResult) -> dict:
+    """The ladder result of one counted match (ladders/results.py makes it)."""
+    return {"index": r.index, "set": r.set, "set_size": r.set_size, "seed": r.seed,
+            "lineup": list(r.lineup), "hands": r.hands, "scores": list(r.scores),
+            "titles": list(r.titles),
+            "faults": {name: {k: getattr(f, k) for k in FAULT_KINDS}
+                       for name, f in r.faults.items()},
+            "void": r.voided}

@@ -9,7 +9,7 @@ and the REST schemas.
 
 from __future__ import annotations
 
-from domino_proto.domino.v1 import common_pb2, ladder_pb2
+from domino_proto.domino.v1 import common_pb2, game_pb2, ladder_pb2
 
 
 class Words:
@@ -41,7 +41,7 @@ class Words:
                              f"{', '.join(self._number)}") from None
 
 
-VARIANT = Words(common_pb2.Variant, "VARIANT_")
+VARIANT = Words(game_pb2.Variant, "VARIANT_")
 SEAT_KIND = Words(common_pb2.SeatKind, "SEAT_KIND_", default="bot")
 MATCH_STATUS = Words(common_pb2.MatchStatus, "MATCH_STATUS_")
 LADDER_FORMAT = Words(ladder_pb2.LadderFormat, "LADDER_FORMAT_", default="rotation")

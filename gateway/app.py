@@ -7,7 +7,7 @@ import os
 from flask import Flask, request
 from flask_smorest import Api
 
-from . import errors
+from . import errors, schemas_game
 from .engine_client import EngineClient
 from .house import DEFAULT_STRATEGIES
 from .json_body import StrictJSONProvider
@@ -37,7 +37,7 @@ DEFAULTS = {
     # flask-smorest / OpenAPI
     "API_TITLE": "domino-server REST gateway",
     "API_VERSION": "v1",
-    "OPENAPI_VERSION": "3.0.3",
+    "OPENAPI_VERSION": "3.1.0",
     "OPENAPI_URL_PREFIX": "/api/v1",
     "OPENAPI_JSON_PATH": "openapi.json",
     "JSON_SORT_KEYS": False,
@@ -80,6 +80,7 @@ def create_app(config: dict | None = None) -> Flask:
         "info": {"description": API_DESCRIPTION},
         "servers": [{"url": "/"}],
     })
+    schemas_game.register(api.ma_plugin.converter)
     api.spec.components.security_scheme(
         "seatToken", {"type": "http", "scheme": "bearer",
                       "description": "the seat token from POST .../seats/{seat}/claim"})

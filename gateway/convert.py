@@ -1,21 +1,17 @@
 """Protobuf answers of the engine -> the plain objects the schemas dump.
 
-The engine's JSON text fields (views, events, results, options) become objects; enums
+The game's typed messages (views, events, results, options) become the dicts of
+docs/views.md through domino_wire.game, the same map every Python client reads with; enums
 become the lower-case words of the contract (domino_wire.names: "hhl", "person", "live").
 """
 
 from __future__ import annotations
 
-import json
-
-from domino_proto.domino.v1 import common_pb2
+from domino_proto.domino.v1 import common_pb2, game_pb2
+from domino_wire import game
 from domino_wire.names import MATCH_STATUS, SEAT_KIND, VARIANT
 
 from .house import strategy_of
-
-
-def _json(text: str, default=None):
-    return json.loads(text) if text else default
 
 
 def _seat_or_none(seat: int):
@@ -34,29 +30,23 @@ def match(summary: common_pb2.MatchSummary) -> dict:
             "status": MATCH_STATUS.word(summary.status), "version": summary.version,
             "num_seats": summary.num_seats, "to_move": _seat_or_none(summary.to_move),
             "seats": [seat(s) for s in summary.seats],
-            "options": _json(summary.options_json, {}),
+            "options": game.options(summary.options),
             "created_unix_ms": summary.created_unix_ms,
-            "result": _json(summary.result_json)}
+            "result": game.match_result(summary.result)}
 
 
 def seat_state(state: common_pb2.SeatState) -> dict:
     return {"match_id": state.match_id, "seat": _seat_or_none(state.seat), "version": state.version,
-            "to_move": _seat_or_none(state.to_move), "view": _json(state.view_json, {}),
+            "to_move": _seat_or_none(state.to_move), "view": game.seat_view(state),
             "legal_moves": [{"id": m.id, "text": m.text} for m in state.legal_moves],
             "deadline_unix_ms": state.deadline_unix_ms or None}
 
 
-def spectator_state(summary: common_pb2.MatchSummary, view_json: str) -> dict:
+def spectator_state(summary: common_pb2.MatchSummary, view: game_pb2.View) -> dict:
     """A spectator's state, as GetMatch tells it (the seat state of a Watch without a token)."""
     return {"match_id": summary.match_id, "seat": None, "version": summary.version,
-            "to_move": _seat_or_none(summary.to_move), "view": _json(view_json, {}),
+            "to_move": _seat_or_none(summary.to_move), "view": game.view(view),
             "legal_moves": [], "deadline_unix_ms": None}
 
 
-def event(e) -> dict:
-    """An Event as one object: its JSON plus the version it happened at."""
-    return {"version": e.version, **_json(e.event_json, {"kind": e.kind})}
-
-
-def events(items) -> list[dict]:
-    return [event(e) for e in items]
+events = game.events

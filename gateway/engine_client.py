@@ -14,7 +14,8 @@ import threading
 
 import grpc
 
-from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc, ladder_pb2, ladder_pb2_grpc
+from domino_proto.domino.v1 import engine_pb2, engine_pb2_grpc, ladder_pb2, ladder_pb2_grpc
+from domino_wire.refusals import refusal_of
 
 from .errors import ApiError
 
@@ -48,20 +49,15 @@ def api_error(err: grpc.RpcError, not_found: str = "UNKNOWN_MATCH") -> ApiError:
     status, reason = HTTP_OF.get(code, (502, "ENGINE_ERROR"))
     if code == grpc.StatusCode.NOT_FOUND:
         reason = not_found
-    refusal = None
-    try:
-        for key, value in err.trailing_metadata() or ():
-            if key == "domino-refusal-bin":
-                refusal = common_pb2.Refusal.FromString(value)
-    except Exception:   # noqa: BLE001 - a broken trailer must not hide the status
-        refusal = None
+    refusal = refusal_of(err)
     if refusal is not None and refusal.reason:
         if refusal.reason == "HELLO_TIMEOUT":
             status = 408
         return ApiError(status, refusal.reason, refusal.message,
                         refusal.version if refusal.HasField("version") else None,
                         [{"id": m.id, "text": m.text} for m in refusal.legal_moves],
-                        errors={rest_field(refusal.field): [refusal.message]}
+                        errors={rest_field(refusal.field):
+                                [refusal.message.removeprefix(refusal.field + ": ")]}
                         if refusal.field else None)
     if code == grpc.StatusCode.UNAVAILABLE:
         message = "the engine is unreachable; try again shortly"
@@ -77,12 +73,9 @@ def _key_metadata(key: str) -> tuple:
 
 
 def rest_field(field: str) -> str:
-    """The REST name of a field the engine named: its JSON text fields are objects here
-    ("options_json.hands" is "options.hands"), and an index is one more dotted part, as
-    marshmallow names them ("deals[0]" is "deals.0")."""
-    head, dot, rest = field.partition(".")
-    head = {"options_json": "options", "deals_json": "deals"}.get(head, head)
-    return re.sub(r"\[(\d+)\]", r".\1", head + dot + rest)
+    """The REST name of a field the engine named: an index is one more dotted part, as
+    marshmallow names them ("deals[0]" is "deals.0", "seats[2].name" "seats.2.name")."""
+    return re.sub(r"\[(\d+)\]", r".\1", field)
 
 
 class EngineClient:

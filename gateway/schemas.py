@@ -1,7 +1,7 @@
 """The wire: marshmallow schemas for every request and answer (and so the OpenAPI document).
 
-Game data (views, events, records, results) is the rules core's JSON, passed through as
-objects; their shapes are in docs/rules.md, docs/records.md and docs/protocol.md.
+The game's own shapes (views, events, results, options) are typed in schemas_game.py; only
+the match record stays a free document here (a file format, docs/records.md).
 """
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ from __future__ import annotations
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from domino_wire.names import MATCH_STATUS, SEAT_KIND, VARIANT
+
+from .schemas_game import event_field, match_result_field, options_field, view_field
 
 VARIANT_IDS = VARIANT.words
 STATUSES = MATCH_STATUS.words
@@ -119,13 +121,12 @@ class MatchSchema(Schema):
     to_move = fields.Integer(required=True, allow_none=True,
                              **_d("seat whose move is awaited; null once over"))
     seats = fields.List(fields.Nested(SeatSchema), required=True)
-    options = fields.Dict(required=True, **_d("the normalized rules options"))
+    options = options_field(required=True, **_d("the rules options in force"))
     created_unix_ms = fields.Integer(required=True)
-    result = fields.Dict(required=True, allow_none=True,
-                         **_d("the match result once over (docs/records.md); null before"))
-    seed = fields.Integer(**_d("the seed used; only in the answer to POST /matches"))
-    view = fields.Dict(**_d("the spectator view (public information only); in GET "
-                            "/matches/{match_id}"))
+    result = match_result_field(required=True, allow_none=True,
+                                **_d("the match result once over; null before"))
+    view = view_field(**_d("the spectator view (public information only); in GET "
+                           "/matches/{match_id}"))
 
 
 class MatchListSchema(Schema):
@@ -144,22 +145,17 @@ class SeatStateSchema(Schema):
     seat = fields.Integer(required=True, allow_none=True, **_d("null for a spectator"))
     version = fields.Integer(required=True)
     to_move = fields.Integer(required=True, allow_none=True)
-    view = fields.Dict(required=True, **_d("the seat's view (docs/rules.md, Views)"))
+    view = view_field(required=True, **_d("the seat's view (a spectator's without a token)"))
     legal_moves = fields.List(fields.Nested(LegalMoveSchema), required=True,
                               **_d("empty unless it is this seat's turn"))
     deadline_unix_ms = fields.Integer(required=True, allow_none=True,
                                       **_d("when the clock plays for the seat; null if none runs"))
 
 
-EVENT_DOC = ("an event object: {version, kind, ...}; kinds deal_start, play, draw, pass, "
-             "deal_over, cycle_over, match_over, timeout, absent, returned, time_up "
-             "(docs/protocol.md)")
-
-
 class MoveResultSchema(Schema):
     version = fields.Integer(required=True, **_d("the version right after the move"))
     move_text = fields.String(required=True, **_d("the move as applied, in text notation"))
-    events = fields.List(fields.Dict(**_d(EVENT_DOC)), required=True,
+    events = fields.List(event_field(), required=True,
                          **_d("what the move set off, as the seat may see it"))
 
 

@@ -8,6 +8,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from domino_wire.names import LADDER_FORMAT, LADDER_STATUS
 
 from .schemas import MAX_CLOCK_MS, MAX_SEED, VARIANT_IDS, OptionsField, _d
+from .schemas_game import options_field
 
 FORMATS = LADDER_FORMAT.words
 LADDER_STATUSES = LADDER_STATUS.words
@@ -100,7 +101,7 @@ class LadderSchema(Schema):
     key = fields.String(required=True, **_d("the pool name entrants' bots enlist with "
                                             "(Hello.pool.pool; the entrant in Hello.pool.name)"))
     variant = fields.String(required=True, validate=validate.OneOf(VARIANT_IDS))
-    options = fields.Dict(required=True, **_d("the match options in force"))
+    options = options_field(required=True, **_d("the match options in force"))
     entrants = fields.List(fields.String(), required=True, **_d("in the order given"))
     pools = fields.List(fields.Nested(PoolSchema), required=True,
                         **_d("where each entrant's bots enlist"))
@@ -183,6 +184,23 @@ class StandingsSchema(Schema):
                                "order, every entrant's score"))
 
 
+class LadderResultSchema(Schema):
+    """The immutable record one counted match leaves in its ladder (docs/ladders.md)."""
+    index = fields.Integer(required=True, **_d("place in the schedule"))
+    set = fields.Integer(required=True, **_d("duplicate set number (rotation: the index)"))
+    set_size = fields.Integer(required=True, **_d("matches in its set (rotation: 1)"))
+    seed = fields.Integer(required=True, **_d("the match's seed"))
+    lineup = fields.List(fields.String(), required=True, **_d("entrant by seat"))
+    hands = fields.Integer(required=True, **_d("deals played"))
+    scores = fields.List(fields.Integer(), required=True,
+                         **_d("by seat: HHL points; Domeng stones (fewer is better)"))
+    titles = fields.List(fields.Integer(), required=True,
+                         **_d("by seat: Domeng CAMAT titles; HHL zeros"))
+    faults = fields.Dict(keys=fields.String(), values=fields.Nested(FaultsSchema),
+                         required=True, **_d("by entrant"))
+    void = fields.Boolean(required=True, **_d("broken by the engine and played again"))
+
+
 class LadderMatchSchema(Schema):
     index = fields.Integer(required=True, **_d("place in the schedule (a voided match is "
                                                "played again at its index)"))
@@ -191,9 +209,8 @@ class LadderMatchSchema(Schema):
                                                  "its events and its record"))
     lineup = fields.List(fields.String(), required=True, **_d("entrant by seat"))
     status = fields.String(required=True, validate=validate.OneOf(LADDER_MATCH_STATUSES))
-    result = fields.Dict(required=True, allow_none=True,
-                         **_d("the result row once counted: lineup, scores and titles by seat, "
-                              "hands, faults (docs/ladders.md); null otherwise"))
+    result = fields.Nested(LadderResultSchema, required=True, allow_none=True,
+                           **_d("the ladder result once counted; null otherwise"))
 
 
 class LadderMatchListSchema(Schema):

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 
+from domino_wire import game
+
 from . import convert
 
 RETRY_MS = 2000
@@ -28,9 +30,10 @@ def snapshot(summary, state: dict) -> str:
     return sse("snapshot", {"match": convert.match(summary), "state": state}, state["version"])
 
 
-def match_over(match_id: str, version: int, result_json: str) -> str:
+def match_over(match_id: str, version: int, result) -> str:
+    """`result` a MatchResult message."""
     return sse("match_over", {"match_id": match_id, "version": version,
-                              "result": json.loads(result_json or "null")}, version)
+                              "result": game.match_result(result)}, version)
 
 
 def error(reason: str, message: str) -> str:
@@ -52,7 +55,7 @@ def message_text(message) -> str:
         return sse("keepalive", {"server_unix_ms": k.server_unix_ms, "version": k.version})
     if body == "match_over":
         m = message.match_over
-        return match_over(m.match_id, m.version, m.result_json)
+        return match_over(m.match_id, m.version, m.result)
     return ""
 
 

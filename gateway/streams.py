@@ -154,9 +154,9 @@ class EventStreams:
             seen = got.summary.version
             async with Stream(send, extra) as out:
                 await out.write(sse.RETRY + sse.snapshot(
-                    got.summary, convert.spectator_state(got.summary, got.view_json)))
+                    got.summary, convert.spectator_state(got.summary, got.view)))
                 if got.summary.status == common_pb2.MATCH_STATUS_OVER:
-                    await out.write(sse.match_over(match_id, seen, got.summary.result_json))
+                    await out.write(sse.match_over(match_id, seen, got.summary.result))
                     return
                 await _pump(queue, seen, receive, out, match_id)
         finally:

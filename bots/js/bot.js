@@ -8,10 +8,12 @@
 //
 //   node bots/js/bot.js --engine 127.0.0.1:50051 --match ID --seat N --seat-token T
 //   DOMINO_SEAT_TOKEN=T node bots/js/bot.js --engine 127.0.0.1:50051 --match ID
-//   node bots/js/bot.js --engine 127.0.0.1:50051 --pool NAME --name js-greedy --matches 5
+//   DOMINO_POOL_SECRET=S node bots/js/bot.js --engine 127.0.0.1:50051 --pool NAME --name js-greedy
 //
-// Prints one JSON line when done: {"match_id", "seat", "result"} for a seat, or
-// {"pool", "name", "results", "matches"} for a pool. Exit status 0, or 1 when the engine
+// Everything it reads is typed (game.proto): the legal moves' tiles and modes, the result;
+// it parses no JSON. Prints one JSON line when done: {"match_id", "seat", "result"} for a
+// seat, or {"pool", "name", "results", "matches"} for a pool, each result in the shape of
+// the match record (docs/records.md). Exit status 0, or 1 when the engine
 // refused the bot (bad token, unknown match) or stayed unreachable for --give-up seconds.
 'use strict';
 
@@ -20,8 +22,10 @@ const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
 const USAGE = `usage: node bot.js --engine HOST:PORT (--match ID [--seat N] [--seat-token T] | --pool NAME
-                  [--name NAME] [--capacity K] [--matches N]) [--proto DIR] [--give-up S] [--verbose]
-  --seat-token defaults to the environment variable DOMINO_SEAT_TOKEN (keeps it out of ps);
+                  [--name NAME] [--pool-secret S] [--capacity K] [--matches N]) [--proto DIR]
+                  [--give-up S] [--verbose]
+  --seat-token defaults to the environment variable DOMINO_SEAT_TOKEN, --pool-secret to
+  DOMINO_POOL_SECRET (both keep the secret out of ps);
   --proto is the folder holding domino/v1/*.proto (default: the repository's proto/);
   --matches 0 plays pool matches until interrupted.`;
 
@@ -34,13 +38,15 @@ const RETRYABLE = new Set([
 function parseArgs(argv) {
   const args = {
     engine: '127.0.0.1:50051', match: '', seat: -1, token: process.env.DOMINO_SEAT_TOKEN || '',
-    pool: '', name: 'js-greedy', capacity: 1, matches: 1,
+    pool: '', name: 'js-greedy', secret: process.env.DOMINO_POOL_SECRET || '', capacity: 1,
+    matches: 1,
     proto: path.join(__dirname, '..', '..', 'proto'), giveUp: 120, verbose: false,
   };
   const flags = {
     '--engine': (v) => { args.engine = v; }, '--match': (v) => { args.match = v; },
     '--seat': (v) => { args.seat = Number(v); }, '--seat-token': (v) => { args.token = v; },
     '--pool': (v) => { args.pool = v; }, '--name': (v) => { args.name = v; },
+    '--pool-secret': (v) => { args.secret = v; },
     '--capacity': (v) => { args.capacity = Number(v); },
     '--matches': (v) => { args.matches = Number(v); },
     '--proto': (v) => { args.proto = v; }, '--give-up': (v) => { args.giveUp = Number(v); },
@@ -61,24 +67,40 @@ function parseArgs(argv) {
 }
 
 // ----- the strategy: greedy -------------------------------------------------------------
-// A move's text is "6-4" (an opening lead), "3-1 left" or "4-4 up barricade".
-function pips(moveText) {
-  const [a, b] = moveText.split(' ')[0].split('-').map(Number);
-  return a + b;
+// Each legal move carries its move as fields: {tile: {high, low}, place, mode}.
+function pips(legalMove) {
+  const t = legalMove.move.tile;
+  return t.high + t.low;
 }
 
-function isBarricade(moveText) {
-  return moveText.split(' ')[2] === 'barricade';
+function isBarricade(legalMove) {
+  return legalMove.move.mode === 'MODE_BARRICADE';
 }
 
 /** The index of the legal move to play: most pips, never a barricade, ties to the first. */
-function chooseGreedy(view, legalMoves) {
+function chooseGreedy(legalMoves) {
   let best = -1;
   legalMoves.forEach((m, i) => {
-    if (isBarricade(m.text)) return;
-    if (best < 0 || pips(m.text) > pips(legalMoves[best].text)) best = i;
+    if (isBarricade(m)) return;
+    if (best < 0 || pips(m) > pips(legalMoves[best])) best = i;
   });
   return best < 0 ? 0 : best;
+}
+
+// ----- the result, as the match record writes it -----------------------------------------
+const seatOrNull = (s) => (s < 0 ? null : s);
+const groups = (ranking) => ranking.map((g) => g.seats);
+
+function recordResult(result) {
+  if (result.variant === 'hhl') {
+    return { totals: result.hhl.totals, ranking: groups(result.hhl.ranking) };
+  }
+  const r = result.domeng;
+  return {
+    camat_titles: r.camat_titles, stones: r.stones, ranking: groups(r.ranking),
+    cycles: r.cycles.map((c) => ({ cycle: c.cycle, camat: seatOrNull(c.camat), held: c.held,
+                                   rounds: c.rounds, ranking: groups(c.ranking) })),
+  };
 }
 
 // ----- the connection -------------------------------------------------------------------
@@ -114,7 +136,8 @@ class Bot {
     // skip_events: greedy needs only its turns (the TurnRequest's view is complete), so
     // the engine sends no EventBatch.
     if (this.args.pool) {
-      return { pool: { pool: this.args.pool, name: this.args.name, capacity: this.args.capacity },
+      return { pool: { pool: this.args.pool, name: this.args.name, capacity: this.args.capacity,
+                       secret: this.args.secret },
                client, skip_events: true };
     }
     return { seat: { match_id: this.args.match, seat_token: this.args.token }, client,
@@ -179,8 +202,7 @@ class Bot {
         case 'turn': {
           const state = message.turn.state;
           if (!state.legal_moves.length) break;
-          const view = JSON.parse(state.view_json);
-          const i = chooseGreedy(view, state.legal_moves);
+          const i = chooseGreedy(state.legal_moves);
           // Answer with the move's id at the version the TurnRequest was for.
           call.write({ move: { match_id: state.match_id, version: state.version,
                                move_id: state.legal_moves[i].id } });
@@ -197,7 +219,7 @@ class Bot {
           const over = message.match_over;
           if (!this.finished.includes(over.match_id)) {
             this.finished.push(over.match_id);
-            this.results.push(JSON.parse(over.result_json));
+            this.results.push(recordResult(over.result));
           }
           this.log(`match ${over.match_id} over at version ${over.version}`);
           if (this.done()) {
@@ -240,4 +262,4 @@ async function main() {
 
 if (require.main === module) main();
 
-module.exports = { chooseGreedy, pips, isBarricade, loadPlayService };
+module.exports = { chooseGreedy, pips, isBarricade, loadPlayService, recordResult };

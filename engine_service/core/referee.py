@@ -16,7 +16,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .. import rules
 from ..plumbing.clock import Alarm, Clock
@@ -47,9 +47,13 @@ class SeatView:
     seat: int | None
     version: int
     to_move: int | None
-    view: dict
+    view: dict               # the rules' view, without its history (below)
+    history: list            # the deal's rules events, uncut; .to_dict(seat) cuts each
     legal_moves: list        # [(id, text)]; ids are the move's index in the legal list
     deadline: float          # Unix seconds when the clock plays for the seat; 0 if none
+    # Encodings made from this match by the rpc layer, shared by all its streams (the
+    # layout at a version, each history event per recipient); the rpc layer bounds it.
+    cache: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,7 @@ class Referee:
         # The legal moves of the seat to move, computed once per version (the rules core
         # recomputes them on every call): (match, version, moves, [(id, text)]).
         self._legal_cache: tuple | None = None
+        self.cache: dict = {}    # SeatView.cache
         # Faults per seat that the move log does not show (ladders charge them): refused
         # moves, streams that ended while seated, seats nobody came to play.
         self.faults = [{"illegal": 0, "disconnects": 0, "no_show": 0, "spam": 0}
@@ -245,7 +250,8 @@ class Referee:
         match = self.match
         legal = self._legal(seat)[1]
         deadline = self._deadline if (legal and self._alarm) else 0.0
-        return SeatView(seat, self.version, match.to_move, match.view(seat), legal, deadline)
+        return SeatView(seat, self.version, match.to_move, match.view(seat, history=False),
+                        match.deal_events, legal, deadline, self.cache)
 
     def record(self) -> dict:
         with self._lock:

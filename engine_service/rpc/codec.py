@@ -1,20 +1,24 @@
 """Encoding between the engine core's values and the domino.v1 protobuf messages.
 
-The one place that knows both sides; servicers decode a request, make one engine call
-and encode the answer with these helpers. Enum words come from domino_wire.names.
+The one place in the engine that knows both sides; servicers decode a request, make one
+engine call and encode the answer with these helpers. The game's own values (views,
+events, results, options) map to game.proto in domino_wire.game, which every Python
+client decodes with too; this module adds the engine's part: what is cached per match and
+per update so that a move costs as little as it can. Enum words come from
+domino_wire.names.
 """
 
 from __future__ import annotations
 
-import json
 import time
 
 import orjson
 
-from domino_proto.domino.v1 import common_pb2, engine_pb2, play_pb2
-from domino_wire.jsontext import nesting_depth
+from domino_proto.domino.v1 import common_pb2, engine_pb2, game_pb2, play_pb2
+from domino_wire import game
 from domino_wire.names import MATCH_STATUS, SEAT_KIND, VARIANT
 
+from .. import rules
 from ..core import limits
 from ..core.errors import EngineError
 from ..core.referee import Accepted, Referee, SeatView
@@ -22,24 +26,9 @@ from ..core.updates import Update
 
 
 def dumps(value) -> str:
-    """Compact JSON text (what json.dumps with separators (",", ":") gives, UTF-8 kept);
-    orjson, as this runs for every message."""
+    """Compact JSON text of the match record (GetRecord), the one document that stays JSON:
+    it is a file format (docs/records.md)."""
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-
-
-def loads(text: str, what: str, default=None):
-    """JSON text from a request field `what`; empty means `default`. Bounded in size and
-    depth before it is parsed (core/limits.py)."""
-    if not text:
-        return default
-    if len(text) > limits.JSON_MAX_BYTES or len(text.encode()) > limits.JSON_MAX_BYTES:
-        raise limits.refuse(what, f"is at most {limits.JSON_MAX_BYTES} bytes")
-    if nesting_depth(text, limits.JSON_MAX_DEPTH + 1) > limits.JSON_MAX_DEPTH:
-        raise limits.refuse(what, f"is nested more than {limits.JSON_MAX_DEPTH} deep")
-    try:
-        return json.loads(text)
-    except ValueError as e:
-        raise limits.refuse(what, f"is not valid JSON: {str(e)[:80]}") from None
 
 
 def variant_of(number: int) -> str:
@@ -49,6 +38,42 @@ def variant_of(number: int) -> str:
         raise limits.refuse("variant", "must be one of "
                             f"{', '.join('VARIANT_' + w.upper() for w in VARIANT.words)}")
     return word
+
+
+def options_of(variant: str, options: game_pb2.Options, field: str) -> dict:
+    """The rules options a request gives: those set in the variant's case of the oneof
+    (none set: all defaults). The other variant's case is refused."""
+    which = options.WhichOneof("variant")
+    if which is not None and which != variant:
+        raise limits.refuse(field, f"are {which} options; a {variant} match takes "
+                            f"{field}.{variant}")
+    return game.options_given(options)
+
+
+MAX_DEALS = 1000
+
+
+def deals_of(variant: str, deals) -> list | None:
+    """Explicit deals as the record format the rules check; None when there are none.
+    Sizes are bounded first, so no oversized list is turned into text."""
+    if not deals:
+        return None
+    if len(deals) > MAX_DEALS:
+        raise limits.refuse("deals", f"at most {MAX_DEALS} deals, got {len(deals)}")
+    for i, d in enumerate(deals):
+        if len(d.hands) > 8 or len(d.rest) > 28 or any(len(h.tiles) > 28 for h in d.hands):
+            raise limits.refuse(f"deals[{i}]", "a deal holds the 28 tiles of the set")
+    return [game.deal(variant, d) for d in deals]
+
+
+def variants() -> engine_pb2.ListVariantsResponse:
+    return engine_pb2.ListVariantsResponse(variants=[
+        engine_pb2.VariantInfo(
+            variant=VARIANT.number(name), name=cls.title, seats=cls.num_seats,
+            options=[engine_pb2.OptionSpec(name=o.name, default_value=o.default, min=o.lo,
+                                           max=o.hi, description=o.help)
+                     for o in cls.OPTIONS])
+        for name, cls in rules.VARIANTS.items()])
 
 
 def seat_kind_of(number: int, field: str) -> str:
@@ -73,7 +98,19 @@ def unix_ms(seconds: float) -> int:
 
 
 def legal_moves(pairs) -> list[common_pb2.LegalMove]:
-    return [common_pb2.LegalMove(id=i, text=t) for i, t in pairs]
+    """(id, text) pairs as LegalMoves, each with its move as fields too (one message per
+    possible move text, made once: the texts are few)."""
+    return [common_pb2.LegalMove(id=i, text=t, move=_move(t)) for i, t in pairs]
+
+
+_MOVES: dict[str, game_pb2.Move] = {}
+
+
+def _move(text: str) -> game_pb2.Move:
+    move = _MOVES.get(text)
+    if move is None:
+        move = _MOVES[text] = game.move_pb_of_text(text)
+    return move
 
 
 def refusal(err: EngineError) -> common_pb2.Refusal:
@@ -93,19 +130,44 @@ def summary(s: dict) -> common_pb2.MatchSummary:
                                    timeouts_in_a_row=x["timeouts_in_a_row"],
                                    clock_ms=x["clock_ms"], pool=x["pool"])
                for i, x in enumerate(s["seats"])],
-        options_json=dumps(s["options"]), created_unix_ms=unix_ms(s["created"]),
-        result_json=dumps(s["result"]) if s["result"] is not None else "")
+        options=game.options_pb(s["variant"], s["options"]),
+        created_unix_ms=unix_ms(s["created"]),
+        result=game.match_result_pb(s["result"]) if s["result"] is not None else None)
 
 
 def seat_state(match_id: str, view: SeatView) -> common_pb2.SeatState:
     return common_pb2.SeatState(
         match_id=match_id, seat=-1 if view.seat is None else view.seat, version=view.version,
-        to_move=-1 if view.to_move is None else view.to_move, view_json=dumps(view.view),
+        to_move=-1 if view.to_move is None else view.to_move, view=typed_view(view),
         legal_moves=legal_moves(view.legal_moves), deadline_unix_ms=unix_ms(view.deadline))
 
 
+def typed_view(view: SeatView) -> game_pb2.View:
+    """The seat's view as the message, from parts kept in the match's cache: each history
+    event once per recipient kind (every seat and spectator alike for a public one), and
+    the layout once per version. The cache is emptied at every new deal, which bounds it
+    by one deal's events."""
+    cache, seat = view.cache, view.seat
+    deal = view.view["deal_number"]
+    if cache.get("deal") != deal:
+        cache.clear()
+        cache["deal"] = deal
+    history = []
+    for e in view.history:
+        # The event itself is kept with its part, so its id is not reused while cached.
+        key = id(e) if e.public else (id(e), seat)
+        kept = cache.get(key)
+        if kept is None:
+            kept = cache[key] = (e, game.history_part(game.event_pb(e.to_dict(seat), 0)))
+        history.append(kept[1])
+    layout = cache.get("layout")
+    if layout is None or layout[0] != view.version:
+        layout = cache["layout"] = (view.version, game.layout_part(view.view))
+    return game.view_pb(view.view, history, layout[1])
+
+
 def events(version: int, items, seat: int | None, shared: dict | None = None
-           ) -> list[common_pb2.Event]:
+           ) -> list[game_pb2.Event]:
     """Events as `seat` (None: spectator) may see them, cut by the rules core's own
     to_dict. `shared` keeps, by position, the encodings of the events that read the same
     for everyone (the rules' PUBLIC_KINDS, and every engine event)."""
@@ -114,8 +176,7 @@ def events(version: int, items, seat: int | None, shared: dict | None = None
         public = shared is not None and e.public
         encoded = shared.get(i) if public else None
         if encoded is None:
-            d = e.to_dict(seat)
-            encoded = common_pb2.Event(version=version, kind=d["kind"], event_json=dumps(d))
+            encoded = game.event_pb(e.to_dict(seat), version)
             if public:
                 shared[i] = encoded
         out.append(encoded)
@@ -142,7 +203,7 @@ def snapshot(referee: Referee, view: SeatView) -> engine_pb2.Snapshot:
 
 def match_over(referee: Referee) -> engine_pb2.MatchOver:
     return engine_pb2.MatchOver(match_id=referee.id, version=referee.version,
-                                result_json=dumps(referee.match.result))
+                                result=game.match_result_pb(referee.match.result))
 
 
 def keepalive(version: int) -> engine_pb2.Keepalive:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from domino_proto.domino.v1 import ladder_pb2, ladder_pb2_grpc
+from domino_wire import game
 from domino_wire.names import LADDER_FORMAT, LADDER_STATUS, VARIANT
 
 from ..core.ladder_director import Director, pool_of
@@ -17,7 +18,7 @@ def info(d: Director) -> ladder_pb2.LadderInfo:
     s = i["spec"]
     return ladder_pb2.LadderInfo(
         ladder_id=i["ladder_id"], key=s["key"], variant=VARIANT.number(s["variant"]),
-        options_json=codec.dumps(s["options"]), entrants=s["entrants"],
+        options=game.options_pb(s["variant"], s["options"]), entrants=s["entrants"],
         format=LADDER_FORMAT.number(s["format"]),
         target_matches=0 if s["until_separated"] else s["matches"], until_separated=s["until_separated"],
         max_matches=s["max_matches"], seed=i["seed"], status=LADDER_STATUS.number(i["status"]),
@@ -35,7 +36,18 @@ def standings(d: Director) -> ladder_pb2.Standings:
         for e in s["entries"]]
     return ladder_pb2.Standings(ladder_id=d.id, variant=VARIANT.number(s["variant"]),
                                 matches=s["matches"], voided=s["voided"], entries=entries,
-                                separated=s["separated"], history_json=codec.dumps(s["history"]))
+                                separated=s["separated"], history=[
+                                    ladder_pb2.HistoryPoint(index=p["index"], scores=p["scores"])
+                                    for p in s["history"]])
+
+
+def result(r: dict) -> ladder_pb2.LadderResult:
+    """A ladder result (ladders/results.py) as the message."""
+    return ladder_pb2.LadderResult(
+        index=r["index"], set=r["set"], set_size=r["set_size"], seed=r["seed"],
+        lineup=r["lineup"], hands=r["hands"], scores=r["scores"], titles=r["titles"],
+        faults={name: ladder_pb2.Faults(**f) for name, f in r["faults"].items()},
+        voided=r["void"])
 
 
 class LadderServicer(ladder_pb2_grpc.LadderServicer):
@@ -46,8 +58,9 @@ class LadderServicer(ladder_pb2_grpc.LadderServicer):
     @refusals
     def CreateLadder(self, request, context):
         principal = self.engine.keys.principal(bearer(context))
-        spec = {"variant": codec.variant_of(request.variant),
-                "options": codec.loads(request.options_json, "options_json"),
+        variant = codec.variant_of(request.variant)
+        spec = {"variant": variant,
+                "options": codec.options_of(variant, request.options, "options") or None,
                 "entrants": list(request.entrants), "format": LADDER_FORMAT.word(request.format),
                 "matches": request.matches, "until_separated": request.until_separated,
                 "max_matches": request.max_matches, "concurrency": request.concurrency,
@@ -83,5 +96,5 @@ class LadderServicer(ladder_pb2_grpc.LadderServicer):
         return ladder_pb2.ListLadderMatchesResponse(matches=[
             ladder_pb2.LadderMatch(index=m["index"], set=m["set"], match_id=m["match_id"],
                                    lineup=m["lineup"], status=m["status"],
-                                   result_json=codec.dumps(m["result"]) if m["result"] else "")
+                                   result=result(m["result"]) if m["result"] else None)
             for m in d.matches()])

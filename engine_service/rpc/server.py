@@ -62,9 +62,9 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
         principal = self.engine.keys.principal(bearer(context))
         variant = codec.variant_of(request.variant)
         referee = self.engine.create_match(
-            variant, codec.loads(request.options_json, "options_json", {}),
+            variant, codec.options_of(variant, request.options, "options"),
             request.seed if request.HasField("seed") else None,
-            codec.loads(request.deals_json, "deals_json"),
+            codec.deals_of(variant, request.deals),
             [codec.seat_kind_of(s.kind, f"seats[{i}].kind") for i, s in enumerate(request.seats)]
             or None,
             [s.name for s in request.seats] or None,
@@ -88,7 +88,11 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
     def GetMatch(self, request, context):
         referee = self.engine.get(request.match_id)
         return engine_pb2.GetMatchResponse(summary=codec.summary(referee.summary()),
-                                           view_json=codec.dumps(referee.seat_view(None).view))
+                                           view=codec.typed_view(referee.seat_view(None)))
+
+    @refusals
+    def ListVariants(self, request, context):
+        return codec.variants()
 
     # GetView and SubmitMove, the calls a REST client makes per move, run on the event
     # loop like a Play stream's moves (short, and a thread hand-over each way saved).

@@ -1,6 +1,9 @@
 """How a refusal leaves any servicer: the status code of its reason, the message
-"REASON: text", and trailing metadata "domino-reason" and "domino-refusal-bin" (a
-serialized Refusal with the version and, for rules refusals, the legal moves).
+"REASON: text", and the standard rich status (google.rpc.Status, sent by grpcio-status as
+the trailer "grpc-status-details-bin") whose details are the Refusal (with the version and,
+for rules refusals, the legal moves), a google.rpc.ErrorInfo with the reason, and for a
+malformed request a google.rpc.BadRequest naming the field. Generic gRPC tools and every
+language's status helpers read these; nothing is custom but the Refusal message itself.
 
 Anything else a servicer raises is a bug: it is logged with its traceback, and the one
 call fails with INTERNAL and a message that tells nothing of the engine's insides. No
@@ -13,6 +16,9 @@ import functools
 import logging
 
 import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
 
 from ..core.errors import EngineError, Reason
 from . import codec
@@ -20,13 +26,26 @@ from .decode import Undecodable
 
 log = logging.getLogger(__name__)
 
+DOMAIN = "domino.v1"   # google.rpc.ErrorInfo.domain of every refusal
 
-def _status(context, err: EngineError) -> tuple[grpc.StatusCode, str]:
-    context.set_trailing_metadata((
-        ("domino-reason", err.reason),
-        ("domino-refusal-bin", codec.refusal(err).SerializeToString()),
-    ))
-    return getattr(grpc.StatusCode, err.code), f"{err.reason}: {err.message}"
+
+def _packed(message) -> any_pb2.Any:
+    packed = any_pb2.Any()
+    packed.Pack(message)
+    return packed
+
+
+def rich_status(err: EngineError) -> grpc.Status:
+    """The refusal as a grpc.Status carrying the google.rpc.Status trailer."""
+    details = [_packed(codec.refusal(err)),
+               _packed(error_details_pb2.ErrorInfo(reason=err.reason, domain=DOMAIN))]
+    if err.field:
+        details.append(_packed(error_details_pb2.BadRequest(field_violations=[
+            error_details_pb2.BadRequest.FieldViolation(field=err.field,
+                                                        description=err.message)])))
+    return rpc_status.to_status(status_pb2.Status(
+        code=getattr(code_pb2, err.code), message=f"{err.reason}: {err.message}",
+        details=details))
 
 
 def _internal(method) -> EngineError:
@@ -48,9 +67,9 @@ def refusals(method):
             _check_decoded(request)
             return method(self, request, context)
         except EngineError as err:
-            context.abort(*_status(context, err))
+            _abort_sync(context, rich_status(err))
         except Exception:
-            context.abort(*_status(context, _internal(method)))
+            _abort_sync(context, rich_status(_internal(method)))
     return call
 
 
@@ -62,12 +81,23 @@ def async_refusals(method):
             _check_decoded(request)
             return await method(self, request, context)
         except EngineError as err:
-            await context.abort(*_status(context, err))
+            await _abort(context, rich_status(err))
         except (grpc.aio.AbortError, asyncio.CancelledError):
             raise
         except Exception:
-            await context.abort(*_status(context, _internal(method)))
+            await _abort(context, rich_status(_internal(method)))
     return call
+
+
+# A grpc.aio server's contexts (those of its thread pool too) have no abort_with_status:
+# the same three parts are given apart.
+def _abort_sync(context, status: grpc.Status) -> None:
+    context.set_trailing_metadata(status.trailing_metadata)
+    context.abort(status.code, status.details)
+
+
+async def _abort(context, status: grpc.Status) -> None:
+    await context.abort(status.code, status.details, status.trailing_metadata)
 
 
 def bearer(context) -> str:

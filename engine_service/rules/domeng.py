@@ -271,6 +271,7 @@ def settle_round(state: DomengPosition) -> dict:
 
 class DomengMatch(Match):
     variant = "domeng"
+    title = "Domeng"
     num_seats = SEATS
     hand_size = HAND_SIZE
     rest_key = "sleeping"

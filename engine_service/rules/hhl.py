@@ -252,6 +252,7 @@ def hand_points(pips: list[int]) -> list[int]:
 
 class HHLMatch(Match):
     variant = "hhl"
+    title = "Homo Homini Lupus"
     num_seats = SEATS
     hand_size = HAND_SIZE
     rest_key = "stock"

@@ -53,6 +53,7 @@ class Deal:
 
 class Match:
     variant: str
+    title: str    # the game's name, e.g. "Homo Homini Lupus"
     num_seats: int
     hand_size: int
     rest_key: str  # "stock" (HHL) or "sleeping" (Domeng)
@@ -205,8 +206,15 @@ class Match:
         return out
 
     # ----- views and records -------------------------------------------------------
-    def view(self, seat: int | None = None) -> dict:
-        """What one seat (or a spectator, seat None) may see; never a hidden tile."""
+    @property
+    def deal_events(self) -> list:
+        """The events of the deal in play (or the last one), first to last: a view's
+        history, before it is cut for a seat."""
+        return self.events[self._hand_first_event:]
+
+    def view(self, seat: int | None = None, history: bool = True) -> dict:
+        """What one seat (or a spectator, seat None) may see; never a hidden tile.
+        history=False leaves out "history", for a caller that encodes deal_events itself."""
         if seat is not None and (type(seat) is not int or not 0 <= seat < self.num_seats):
             raise MalformedInput(f"seat must be 0..{self.num_seats - 1}, got {shown(seat)}")
         state = self._state
@@ -219,11 +227,12 @@ class Match:
             "counts": [h.bit_count() for h in state.hands],
             **state.public_view(),
             **self._score_view(),
-            "history": [e.to_dict(seat) for e in self.events[self._hand_first_event:]],
             # Only the latest finished hand: the totals carry the rest, and a view must not
             # grow with the length of the match.
             "last_result": next((d.result for d in reversed(self.deals[-2:]) if d.result), None),
         }
+        if history:
+            v["history"] = [e.to_dict(seat) for e in self.deal_events]
         if seat is not None:
             v["hand"] = [TEXT[t] for t in tiles_of(state.hands[seat])]
             v["legal_moves"] = [str(m) for m in self.legal_moves(seat)]

@@ -9,14 +9,15 @@ enlist your own bot (docs/gateway.md, Ladders).
 
 from __future__ import annotations
 
-import json
-
 from flask import url_for
 
 from domino_proto.domino.v1 import ladder_pb2
+from domino_wire import game
 from domino_wire import ladders as wire_ladders
+from domino_wire.ladders import ladder_result
 from domino_wire.names import LADDER_FORMAT, LADDER_STATUS, VARIANT
 
+from ..requests import typed_options
 from ..schemas import ErrorSchema
 from ..schemas_ladders import (
     CreateLadderSchema,
@@ -58,7 +59,7 @@ def documented(*codes):
 def ladder(info: ladder_pb2.LadderInfo) -> dict:
     return {"ladder_id": info.ladder_id, "key": info.key,
             "variant": VARIANT.word(info.variant),
-            "options": json.loads(info.options_json or "{}"),
+            "options": game.options(info.options),
             "entrants": list(info.entrants),
             "pools": [{"entrant": e, "pool": f"{info.key}/{e}"} for e in info.entrants],
             "format": LADDER_FORMAT.word(info.format),
@@ -74,7 +75,7 @@ def ladder(info: ladder_pb2.LadderInfo) -> dict:
 
 def ladder_match(m: ladder_pb2.LadderMatch) -> dict:
     return {"index": m.index, "set": m.set, "match_id": m.match_id, "lineup": list(m.lineup),
-            "status": m.status, "result": json.loads(m.result_json) if m.result_json else None}
+            "status": m.status, "result": ladder_result(m.result) if m.HasField("result") else None}
 
 
 # ----- routes ------------------------------------------------------------------------------
@@ -103,7 +104,7 @@ def create_ladder(body):
     operator API key unless the engine runs open"""
     request = ladder_pb2.CreateLadderRequest(
         variant=VARIANT.number(body["variant"]),
-        options_json=json.dumps(body["options"]) if body.get("options") else "",
+        options=typed_options(body["variant"], body.get("options")),
         entrants=body["entrants"], format=LADDER_FORMAT.number(body["format"]),
         matches=body.get("matches", 0), until_separated=body["until_separated"],
         max_matches=body.get("max_matches", 0), concurrency=body.get("concurrency", 0),

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import json
-
 from flask import current_app, url_for
 
 from domino_proto.domino.v1 import engine_pb2
+from domino_wire import game
 from domino_wire.names import MATCH_STATUS, SEAT_KIND, VARIANT
 
 from .. import convert
 from ..errors import ApiError
 from ..house import pool_of
+from ..requests import typed_deals, typed_options
 from ..schemas import CreateMatchSchema, MatchListSchema, MatchQuerySchema, MatchSchema
 from ..variants import SEATS
 from . import KEY_SECURITY, PREFIX, Blueprint, api_key, documented, engine
@@ -77,8 +77,8 @@ def create_match(body):
     Bearer <key>) unless the engine runs open"""
     request = engine_pb2.CreateMatchRequest(
         variant=VARIANT.number(body["variant"]),
-        options_json=json.dumps(body.get("options") or {}),
-        deals_json=json.dumps(body["deals"]) if body.get("deals") else "",
+        options=typed_options(body["variant"], body.get("options")),
+        deals=typed_deals(body["variant"], body.get("deals")),
         seats=_seat_specs(body["variant"], body.get("seats")),
         bot_clock_ms=body.get("bot_clock_ms", 0),
         person_clock_ms=body.get("person_clock_ms", 0))
@@ -97,5 +97,5 @@ def get_match(match_id):
     """A match's public summary and spectator view"""
     got = engine().get_match(match_id)
     out = convert.match(got.summary)
-    out["view"] = json.loads(got.view_json or "{}")
+    out["view"] = game.view(got.view)
     return out

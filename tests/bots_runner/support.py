@@ -13,12 +13,13 @@ from pathlib import Path
 
 import grpc
 
-from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+from domino_proto.domino.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+from domino_wire import game
 from tests.engine.support import start_engine  # noqa: F401 - the runner tests start it from here
 
 ROOT = Path(__file__).resolve().parents[2]
 JS_BOT = ROOT / "bots" / "js"
-VARIANTS = {"hhl": common_pb2.VARIANT_HHL, "domeng": common_pb2.VARIANT_DOMENG}
+VARIANTS = {"hhl": game_pb2.VARIANT_HHL, "domeng": game_pb2.VARIANT_DOMENG}
 DOMINO = [sys.executable, "-m", "domino_cli"]
 
 
@@ -81,7 +82,7 @@ class Client:
                   clock_ms: int = 20_000, pools: list[str] | None = None):
         """Create a match; claim its token seats. Returns (match_id, {seat: token})."""
         created = self.stub.CreateMatch(engine_pb2.CreateMatchRequest(
-            variant=VARIANTS[variant], options_json=json.dumps(options or {}), seed=seed,
+            variant=VARIANTS[variant], options=game.options_pb(variant, options or {}), seed=seed,
             bot_clock_ms=clock_ms, seats=[engine_pb2.SeatSpec(pool=p) for p in pools or []]),
             timeout=10)
         tokens = {s: self.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(
@@ -101,7 +102,7 @@ class Client:
         """Collect the public events of a match until it is over (run it in a thread)."""
         for message in self.stub.Watch(engine_pb2.WatchRequest(match_id=match_id), timeout=120):
             if message.WhichOneof("body") == "events":
-                into.extend(json.loads(e.event_json) for e in message.events.events)
+                into.extend(game.event(e) for e in message.events.events)
 
 
 def replays(record: dict, tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ import pytest
 from bots import runner as r
 from bots.strategies import make_strategy
 from bots.strategies.greedy import Greedy
-from domino_proto.domino.v1 import common_pb2
+from domino_proto.domino.v1 import common_pb2, game_pb2
 
 LEGAL = ("6-6", "6-5 left", "5-5 right")
 
@@ -33,7 +33,8 @@ def answer(choose) -> tuple[list, r.Runner]:
     runner._seated["m1"] = r.Seated("m1", 2, "hhl", r.as_strategy(choose), worker=None,
                                      inline=True)
     state = common_pb2.SeatState(
-        match_id="m1", seat=2, version=7, to_move=2, view_json='{"seat": 2}',
+        match_id="m1", seat=2, version=7, to_move=2,
+        view=game_pb2.View(variant=game_pb2.VARIANT_HHL, seat=2, hhl=game_pb2.HHLView()),
         legal_moves=[common_pb2.LegalMove(id=f"id{i}", text=t) for i, t in enumerate(LEGAL)])
     outbox = Sink()
     runner._turn(state, {}, outbox)

@@ -1,7 +1,8 @@
 """Pool mode: `domino bot --pool` processes enlist and play match after match, several
 at once per stream, several streams per process."""
 
-import json
+
+from domino_wire import game
 
 from .support import domino_bot, outputs
 
@@ -29,6 +30,6 @@ def test_pool_bots_play_several_matches_in_a_row(engine):
     for line in lines:
         assert line["pool"] == "tourney"
         assert sorted(line["matches"]) == sorted(match_ids)    # one seat in each match
-        assert line["results"] == [json.loads(finals[m].result_json) for m in line["matches"]]
+        assert line["results"] == [game.match_result(finals[m].result) for m in line["matches"]]
         assert line["stats"]["fallbacks"] == 0 and line["stats"]["refusals"] == []
         assert line["stats"]["moves"] > 0

@@ -3,11 +3,11 @@ hands it (bots/runner.py's on_message), without an engine: the subprocess tests 
 test_matches_and_bots.py cover the real thing."""
 
 import io
-import json
 import time
 
 from domino_cli.bot_progress import Progress, describe
 from domino_proto.domino.v1 import play_pb2
+from domino_wire.names import VARIANT
 
 
 def _wait_for(condition, timeout=5.0):
@@ -18,9 +18,13 @@ def _wait_for(condition, timeout=5.0):
 
 
 def _turn(match_id, version, view):
+    """A TurnRequest whose typed view holds what the progress line reads."""
     m = play_pb2.EngineMessage()
-    m.turn.state.match_id, m.turn.state.version = match_id, version
-    m.turn.state.view_json = json.dumps(view)
+    state = m.turn.state
+    state.match_id, state.version = match_id, version
+    state.view.variant = VARIANT.number(view["variant"])
+    state.view.seat, state.view.deal_number = view.get("seat", -1), view["deal_number"]
+    state.view.hhl.totals[:] = view["totals"]
     return m
 
 

@@ -10,6 +10,7 @@ import signal
 import pytest
 
 from bots.simulate import SIM_DEFAULTS
+from domino_wire import game
 from engine_service.core.ladder_director import DEFAULT_OPTIONS
 from engine_service.rules import VARIANTS
 
@@ -83,7 +84,7 @@ def test_new_match_says_when_the_match_ends_and_makes_it_so(engine, args, limit,
     created, said = _new_match(engine, *args)
     assert said.startswith(f"{'domeng' if 'domeng' in args else 'hhl'} match "
                            f"{created['match_id']}: {limit}")
-    made = json.loads(engine.client.summary(created["match_id"]).summary.options_json)
+    made = game.options(engine.client.summary(created["match_id"]).summary.options)
     assert made.items() >= options.items()
 
 

@@ -1,13 +1,16 @@
 """Helpers for the engine tests: a client for a real server, refusal decoding, threads."""
 
-import json
 import threading
 
 import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 
-from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+from domino_proto.domino.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+from domino_wire import game
+from domino_wire.refusals import refusal_of
 
-VARIANTS = {"hhl": common_pb2.VARIANT_HHL, "domeng": common_pb2.VARIANT_DOMENG}
+VARIANTS = {"hhl": game_pb2.VARIANT_HHL, "domeng": game_pb2.VARIANT_DOMENG}
 
 
 class Served:
@@ -22,7 +25,7 @@ class Served:
     def new_match(self, variant="hhl", options=None, seed=1, clock_ms=0, claim=True):
         """Create a match and claim every seat; returns (match_id, tokens)."""
         created = self.stub.CreateMatch(engine_pb2.CreateMatchRequest(
-            variant=VARIANTS[variant], options_json=json.dumps(options or {}), seed=seed,
+            variant=VARIANTS[variant], options=game.options_pb(variant, options or {}), seed=seed,
             bot_clock_ms=clock_ms), timeout=5)
         tokens = []
         if claim:
@@ -49,11 +52,26 @@ class Served:
 
 
 def refusal(err: grpc.RpcError):
-    """(status code, Refusal) of a refused call."""
-    trailers = dict(err.trailing_metadata() or ())
-    r = common_pb2.Refusal.FromString(trailers["domino-refusal-bin"])
-    assert trailers["domino-reason"] == r.reason
-    assert err.details().startswith(r.reason + ":")
+    """(status code, Refusal) of a refused call, read with grpcio-status's own helpers from
+    the standard rich status; its ErrorInfo repeats the reason, and a BadRequest names the
+    field of a malformed request."""
+    status = rpc_status.from_call(err)
+    assert status is not None and status.code == err.code().value[0], err
+    r = refusal_of(err)
+    assert r is not None and err.details().startswith(r.reason + ":")
+    infos = [d for d in status.details if d.Is(error_details_pb2.ErrorInfo.DESCRIPTOR)]
+    assert len(infos) == 1
+    info = error_details_pb2.ErrorInfo()
+    infos[0].Unpack(info)
+    assert (info.reason, info.domain) == (r.reason, "domino.v1")
+    bad = [d for d in status.details if d.Is(error_details_pb2.BadRequest.DESCRIPTOR)]
+    if r.field:
+        violations = error_details_pb2.BadRequest()
+        bad[0].Unpack(violations)
+        assert [v.field for v in violations.field_violations] == [r.field]
+    else:
+        assert not bad
+    assert not any(k.startswith("domino-") for k, _ in err.trailing_metadata() or ())
     return err.code(), r
 
 

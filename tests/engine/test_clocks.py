@@ -5,7 +5,6 @@ clock runs out only when a test moves the clock, so nothing here sleeps, and eve
 timeout falls exactly where the test says.
 """
 
-import json
 import queue
 import threading
 
@@ -13,6 +12,7 @@ import grpc
 
 from bots.runner import FirstLegal, play
 from domino_proto.domino.v1 import engine_pb2, play_pb2, play_pb2_grpc
+from domino_wire import game
 
 from .support import clock_plays_for, run_threads, wait_for
 
@@ -28,7 +28,7 @@ def watch_events(served, match_id, into, ready=None):
             if message.WhichOneof("body") == "snapshot" and ready is not None:
                 ready.set()
             if message.WhichOneof("body") == "events":
-                into.extend(json.loads(e.event_json) for e in message.events.events)
+                into.extend(game.event(e) for e in message.events.events)
     return run
 
 

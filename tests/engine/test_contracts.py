@@ -3,7 +3,7 @@
 import pathlib
 import re
 
-from domino_proto.domino.v1 import common_pb2, engine_pb2, ladder_pb2, play_pb2
+from domino_proto.domino.v1 import common_pb2, engine_pb2, game_pb2, ladder_pb2, play_pb2
 
 PROTO = pathlib.Path(__file__).resolve().parents[2] / "proto" / "domino" / "v1"
 FIELD = re.compile(r"^\s*(optional |repeated )?[\w.]+ \w+ = \d+;")
@@ -25,7 +25,7 @@ def test_every_field_is_documented():
 
 
 def test_every_enum_starts_with_unspecified_zero():
-    for module in (common_pb2, engine_pb2, play_pb2, ladder_pb2):
+    for module in (common_pb2, engine_pb2, game_pb2, play_pb2, ladder_pb2):
         assert module.DESCRIPTOR.package == "domino.v1"
         for enum in module.DESCRIPTOR.enum_types_by_name.values():
             zero = enum.values_by_number[0].name

@@ -5,7 +5,8 @@ or ladder, fails only that one, and every other match goes on."""
 import logging
 import queue
 
-from domino_proto.domino.v1 import play_pb2, play_pb2_grpc
+from domino_proto.domino.v1 import game_pb2, play_pb2, play_pb2_grpc
+from domino_wire import game
 from engine_service.core import ladder_director
 from engine_service.core.referee import RETRY_S
 
@@ -102,11 +103,11 @@ def test_a_failing_ladder_director_fails_its_ladder_only(served, caplog, monkeyp
 
 def test_a_match_that_cannot_be_seated_does_not_stop_the_pool(served, caplog, monkeypatch):
     secret = served.engine.pools.define("p")
-    from domino_proto.domino.v1 import common_pb2, engine_pb2
+    from domino_proto.domino.v1 import engine_pb2
 
     def pool_match(seed):
         created = served.stub.CreateMatch(engine_pb2.CreateMatchRequest(
-            variant=common_pb2.VARIANT_HHL, options_json='{"hands": 1}', seed=seed,
+            variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", {"hands": 1}), seed=seed,
             seats=[engine_pb2.SeatSpec(pool="p")] + [engine_pb2.SeatSpec()] * 3), timeout=5)
         return served.engine.get(created.match_id)
 

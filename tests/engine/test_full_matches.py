@@ -2,7 +2,6 @@
 checked for hidden tiles (rulings: "Records, views and moves")."""
 
 import json
-import re
 
 import grpc
 import pytest
@@ -10,18 +9,34 @@ import pytest
 from bots.runner import play
 from bots.strategies import make_strategy
 from domino_proto.domino.v1 import engine_pb2
+from domino_wire import game
 from engine_service.rules import replay_record
 
 from .support import run_threads
 
-TILE = re.compile(r"(?<![\d-])([0-6])-([0-6])(?![\d-])")
 # Ends of hands and matches may show what was left in hand; they are not checked here.
 REVEALING = {"deal_over", "cycle_over", "match_over"}
 
 
-def tiles_in(value) -> set:
-    text = value if isinstance(value, str) else json.dumps(value)
-    return {tuple(sorted((int(a), int(b)))) for a, b in TILE.findall(text)}
+def tiles_in(message) -> set:
+    """Every domino.v1.Tile anywhere in a message, as (low, high): the typed leak check
+    looks at the fields themselves, however deep."""
+    found = set()
+    if message.DESCRIPTOR.full_name == "domino.v1.Tile":
+        return {tuple(sorted((message.high, message.low)))}
+    for field, value in message.ListFields():
+        if field.message_type is None:
+            continue
+        if field.message_type.GetOptions().map_entry:
+            values = value.values()
+        elif field.is_repeated:
+            values = value
+        else:
+            values = [value]
+        for v in values:
+            if hasattr(v, "DESCRIPTOR"):
+                found |= tiles_in(v)
+    return found
 
 
 def tile(text) -> tuple:
@@ -44,35 +59,39 @@ def hidden_from(record, seat):
     return out
 
 
-def check_stream(texts, hidden):
-    """texts: the JSON texts of one recipient's messages, in order. Track the deal from
-    views (deal_number) and deal_start events; no hidden tile of that deal may appear."""
+def check_stream(parts, hidden):
+    """parts: one recipient's views and events, in order. Track the deal from views
+    (deal_number) and deal_start events; no hidden tile of that deal may appear."""
     deal = 0
-    for kind, text in texts:
-        value = json.loads(text)
+    for kind, message in parts:
+        value = type(message)()
+        value.CopyFrom(message)
         if kind == "view":
-            deal = value["deal_number"]
-            value = {k: v for k, v in value.items() if k not in ("last_result", "result")}
-            value["history"] = [e for e in value["history"] if e["kind"] not in REVEALING]
+            deal = value.deal_number
+            value.ClearField("last_result")
+            value.ClearField("result")
+            kept = [e for e in value.history if e.WhichOneof("body") not in REVEALING]
+            del value.history[:]
+            value.history.extend(kept)
         else:
-            if value["kind"] == "deal_start":
-                deal = value["deal"]
-            if value["kind"] in REVEALING:
+            if value.WhichOneof("body") == "deal_start":
+                deal = value.deal_start.deal
+            if value.WhichOneof("body") in REVEALING:
                 continue
         leaked = tiles_in(value) & hidden[deal]
-        assert not leaked, f"{kind} in deal {deal} shows hidden tiles {leaked}: {text[:300]}"
+        assert not leaked, f"{kind} in deal {deal} shows hidden tiles {leaked}: {value}"
 
 
-def texts_of(message):
-    """The JSON texts in one Play/Watch message, labelled view or event."""
+def parts_of(message):
+    """The views and events in one Play/Watch message."""
     out = []
     kind = message.WhichOneof("body")
     if kind == "snapshot":
-        out.append(("view", message.snapshot.state.view_json))
+        out.append(("view", message.snapshot.state.view))
     elif kind == "turn":
-        out.append(("view", message.turn.state.view_json))
+        out.append(("view", message.turn.state.view))
     elif kind == "events":
-        out += [("event", e.event_json) for e in message.events.events]
+        out += [("event", e) for e in message.events.events]
     return out
 
 
@@ -88,15 +107,15 @@ def test_full_match_over_play_streams_shows_no_hidden_tile(served, variant, opti
         def run():
             # events=True: every EventBatch is sent too, and checked.
             results[s] = play(served.address, match_id, tokens[s], make_strategy("random", s),
-                              on_message=lambda m: seen[s].extend(texts_of(m)), events=True)
+                              on_message=lambda m: seen[s].extend(parts_of(m)), events=True)
         return run
 
     def watch():
         for message in served.stub.Watch(engine_pb2.WatchRequest(match_id=match_id),
                                          timeout=60):
-            spectator.extend(texts_of(message))
+            spectator.extend(parts_of(message))
             if message.WhichOneof("body") == "match_over":
-                results["spectator"] = json.loads(message.match_over.result_json)
+                results["spectator"] = game.match_result(message.match_over.result)
 
     run_threads([watch, *(bot(s) for s in range(n))])
 
@@ -111,25 +130,25 @@ def test_full_match_over_play_streams_shows_no_hidden_tile(served, variant, opti
         check_stream(seen[s], hidden)
         # Positive control: the checker does find tiles, the seat's own among them.
         own = {tile(t) for t in record["deals"][0]["hands"][s]}
-        assert own <= set().union(*(tiles_in(t) for _, t in seen[s]))
+        assert own <= set().union(*(tiles_in(m) for _, m in seen[s]))
     check_stream(spectator, hidden_from(record, None))
     summary = served.summary(match_id).summary
     assert summary.status == 3 and summary.to_move == -1
-    assert json.loads(summary.result_json) == record["result"]
+    assert game.match_result(summary.result) == record["result"]
 
 
 def test_seat_watch_and_view_show_only_the_seats_own_tiles(served):
     match_id, tokens = served.new_match("hhl", {"hands": 1}, seed=5, clock_ms=30_000)
     record_hands = []
     for s, token in enumerate(tokens):
-        view = json.loads(served.view(match_id, token).view_json)
+        view = game.view(served.view(match_id, token).view)
         record_hands.append(set(view["hand"]))
         stream = served.stub.Watch(engine_pb2.WatchRequest(match_id=match_id,
                                                            seat_token=token), timeout=10)
         snapshot = next(stream).snapshot
         stream.cancel()
         assert snapshot.state.seat == s
-        shown = tiles_in(snapshot.state.view_json)
+        shown = tiles_in(snapshot.state.view)
         for hand in record_hands[:s]:
             assert not {tile(t) for t in hand} & shown - {tile(t) for t in record_hands[s]}
     with pytest.raises(grpc.RpcError) as info:

@@ -8,7 +8,8 @@ import pytest
 
 from bots.runner import play, play_pool
 from bots.strategies import make_strategy
-from domino_proto.domino.v1 import common_pb2, engine_pb2
+from domino_proto.domino.v1 import common_pb2, engine_pb2, game_pb2
+from domino_wire import game
 
 from .support import refusal, run_threads
 
@@ -16,7 +17,7 @@ from .support import refusal, run_threads
 def pool_match(served, pools, seed, tokens_for=()):
     """An HHL one-hand match whose seats come from `pools` ("" = claimed with a token)."""
     created = served.stub.CreateMatch(engine_pb2.CreateMatchRequest(
-        variant=common_pb2.VARIANT_HHL, options_json='{"hands": 1}', seed=seed,
+        variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", {"hands": 1}), seed=seed,
         bot_clock_ms=20_000, seats=[engine_pb2.SeatSpec(pool=p) for p in pools]), timeout=5)
     tokens = {s: served.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(
         match_id=created.match_id, seat=s), timeout=5).seat_token for s in tokens_for}
@@ -42,7 +43,7 @@ def test_pool_bots_are_seated_in_several_matches_at_once_and_one_after_another(s
         return run
 
     run_threads([bot(b) for b in range(4)])
-    finals = {m: json.loads(served.summary(m).summary.result_json) for m in match_ids}
+    finals = {m: game.match_result(served.summary(m).summary.result) for m in match_ids}
     for b in range(4):   # one seat per match each: every bot played all three
         assert sorted(map(json.dumps, results[b])) == sorted(map(json.dumps, finals.values()))
     for m in batches:
@@ -70,5 +71,5 @@ def test_pool_seats_and_token_seats_mix_and_a_pool_seat_cannot_be_claimed(served
         *(lambda s=s: out.__setitem__(s + 10, play(served.address, match_id, tokens[s]))
           for s in (1, 3)),
     ])
-    result = json.loads(served.summary(match_id).summary.result_json)
+    result = game.match_result(served.summary(match_id).summary.result)
     assert out[0] == out[1] == [result] and out[11] == out[13] == result

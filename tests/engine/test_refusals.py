@@ -5,6 +5,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from domino_proto.domino.v1 import engine_pb2
+from domino_wire import game
 
 from .support import refusal
 
@@ -12,8 +13,8 @@ from .support import refusal
 def state_of(served, match_id, tokens):
     """Everything a refusal must leave unchanged: version, public view, every seat's view."""
     s = served.summary(match_id)
-    return (s.summary.version, s.view_json,
-            [served.view(match_id, t).view_json for t in tokens])
+    return (s.summary.version, s.view.SerializeToString(),
+            [served.view(match_id, t).view.SerializeToString() for t in tokens])
 
 
 @pytest.fixture
@@ -41,7 +42,8 @@ def test_an_accepted_move_bumps_the_version_and_answers_with_events(hhl):
     answer = served.submit(match_id, token, 0, move_id=state.legal_moves[0].id)
     assert answer.version == 1
     assert answer.move_text == state.legal_moves[0].text
-    assert [e.kind for e in answer.events][0] == "play"
+    assert [e.WhichOneof("body") for e in answer.events][0] == "play"
+    assert answer.events[0].play.move == state.legal_moves[0].move
     assert served.summary(match_id).summary.version == 1
 
 
@@ -85,8 +87,7 @@ def test_illegal_move_names_the_rule_and_lists_the_legal_moves(hhl):
     served, match_id, tokens = hhl
     seat, token, state = mover(served, match_id, tokens)
     hand = served.view(match_id, token)
-    import json
-    held = set(json.loads(hand.view_json)["hand"])
+    held = set(game.view(hand.view)["hand"])
     missing = next(t for t in ("0-0", "1-1", "2-2", "3-3", "6-6", "5-5") if t not in held)
     before = state_of(served, match_id, tokens)
     code, r = refused(lambda: served.submit(match_id, token, 0, move_text=missing))
@@ -159,9 +160,9 @@ def test_the_record_is_refused_until_the_match_is_over(hhl):
 
 @pytest.mark.parametrize("request_fields, reason", [
     ({"variant": 0}, "MALFORMED_REQUEST"),
-    ({"variant": 1, "options_json": "{"}, "MALFORMED_REQUEST"),
-    ({"variant": 1, "options_json": '{"colour": 1}'}, "MALFORMED_REQUEST"),
-    ({"variant": 2, "deals_json": '[{"hands": []}]'}, "MALFORMED_REQUEST"),
+    ({"variant": 1, "options": game.options_pb("domeng", {"cycles": 1})}, "MALFORMED_REQUEST"),
+    ({"variant": 1, "options": game.options_pb("hhl", {"hands": 0})}, "MALFORMED_REQUEST"),
+    ({"variant": 2, "deals": [engine_pb2.Deal()]}, "MALFORMED_REQUEST"),
 ])
 def test_malformed_create_is_invalid_argument(served, request_fields, reason):
     code, r = refused(lambda: served.stub.CreateMatch(

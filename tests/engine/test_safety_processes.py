@@ -10,7 +10,15 @@ import sys
 import grpc
 import pytest
 
-from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc, ladder_pb2, ladder_pb2_grpc
+from domino_proto.domino.v1 import (
+    common_pb2,
+    engine_pb2,
+    engine_pb2_grpc,
+    game_pb2,
+    ladder_pb2,
+    ladder_pb2_grpc,
+)
+from domino_wire import game
 
 from .support import refusal, start_engine
 
@@ -65,7 +73,7 @@ def played_store(path):
     ids = []
     for seed in range(3):
         created = stub.CreateMatch(engine_pb2.CreateMatchRequest(
-            variant=common_pb2.VARIANT_HHL, options_json='{"hands": 3}', seed=seed), timeout=5)
+            variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", {"hands": 3}), seed=seed), timeout=5)
         tokens = [stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=created.match_id, seat=s),
                                  timeout=5).seat_token for s in range(4)]
         ids.append((created.match_id, tokens))
@@ -113,7 +121,8 @@ def test_a_refused_poison_is_not_stored_and_the_engine_starts_again(tmp_path):
     try:
         with pytest.raises(grpc.RpcError) as info:
             stub_at(port).CreateMatch(engine_pb2.CreateMatchRequest(
-                variant=common_pb2.VARIANT_HHL, options_json='{"minutes": 1' + "0" * 400 + "}"),
+                variant=game_pb2.VARIANT_HHL,
+                options=game.options_pb("hhl", {"minutes": 2**31 - 1})),
                 timeout=5)
         assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     finally:
@@ -146,8 +155,8 @@ def test_keys_quotas_and_cancel_end_to_end(tmp_path):
     proc, port = start_engine(db, extra=("--keys",))
     try:
         stub = stub_at(port)
-        request = engine_pb2.CreateMatchRequest(variant=common_pb2.VARIANT_HHL,
-                                                options_json='{"hands": 1}')
+        request = engine_pb2.CreateMatchRequest(variant=game_pb2.VARIANT_HHL,
+                                                options=game.options_pb("hhl", {"hands": 1}))
         for metadata, reason in (((), "NO_KEY"), (key_metadata("dk_guess"), "BAD_KEY")):
             with pytest.raises(grpc.RpcError) as info:
                 stub.CreateMatch(request, timeout=5, metadata=metadata)
@@ -162,8 +171,8 @@ def test_keys_quotas_and_cancel_end_to_end(tmp_path):
 
         ladders = ladder_pb2_grpc.LadderStub(grpc.insecure_channel(f"127.0.0.1:{port}"))
         ladder = ladders.CreateLadder(ladder_pb2.CreateLadderRequest(
-            variant=common_pb2.VARIANT_HHL, entrants=["a", "b"], matches=5,
-            options_json='{"hands": 1}'), timeout=5, metadata=key_metadata(alice)).ladder
+            variant=game_pb2.VARIANT_HHL, entrants=["a", "b"], matches=5,
+            options=game.options_pb("hhl", {"hands": 1})), timeout=5, metadata=key_metadata(alice)).ladder
         assert ladder.created_by == "alice"
         get = ladder_pb2.GetLadderRequest(ladder_id=ladder.ladder_id)
         with pytest.raises(grpc.RpcError) as info:      # only its creator may cancel it
@@ -193,7 +202,7 @@ def test_an_engine_on_another_address_needs_keys_unless_told_open(tmp_path):
     try:
         with pytest.raises(grpc.RpcError) as info:
             stub_at(port).CreateMatch(engine_pb2.CreateMatchRequest(
-                variant=common_pb2.VARIANT_HHL), timeout=5)
+                variant=game_pb2.VARIANT_HHL), timeout=5)
         assert refusal(info.value)[1].reason == "NO_KEY"
     finally:
         proc.terminate()

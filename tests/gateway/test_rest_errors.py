@@ -219,7 +219,8 @@ def test_an_option_out_of_range_names_the_option(client):
     r = client.post("/api/v1/matches", json={"variant": "hhl",
                                              "options": {"hands": 18446744073709551616}})
     body = error(r, 400, "MALFORMED_REQUEST")
-    assert body["errors"] == {"options.hands": [body["message"]]} and body["version"] is None
+    assert list(body["errors"]) == ["options.hands"] and body["version"] is None
+    assert body["message"] == "options.hands: " + body["errors"]["options.hands"][0]
     listed = client.get("/api/v1/matches?limit=100")
     assert listed.status_code == 200              # the lobby is not poisoned
     r = client.post("/api/v1/matches", json={"variant": "hhl", "seats": [

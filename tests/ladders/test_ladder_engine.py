@@ -11,13 +11,14 @@ import grpc
 import pytest
 
 from domino_proto.domino.v1 import (
-    common_pb2,
     engine_pb2,
+    game_pb2,
     ladder_pb2,
     ladder_pb2_grpc,
     play_pb2,
     play_pb2_grpc,
 )
+from domino_wire import game
 from engine_service.core.engine import Engine
 from engine_service.rpc.server import start_server
 from tests.bots_runner.conftest import EngineProcess
@@ -143,7 +144,7 @@ def test_a_hung_bot_and_a_missing_bot_are_charged_and_the_ladder_goes_on():
     try:
         stub = ladder_stub(address)
         created = stub.CreateLadder(ladder_pb2.CreateLadderRequest(
-            variant=common_pb2.VARIANT_HHL, options_json='{"hands": 1}', seed=2, matches=3,
+            variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", {"hands": 1}), seed=2, matches=3,
             entrants=["greedy", "sleeper", "ghost"], concurrency=3, clock_ms=150, seat_wait_s=1), timeout=5)
         info, enlist = created.ladder, {p.entrant: p.enlist_secret for p in created.pools}
         bots = subprocess.Popen([*DOMINO, "bot", "--engine", address, "--strategy", "greedy",
