@@ -115,7 +115,8 @@ class Engine:
         from domino_wire import game
         created = self.stub.CreateMatch(engine_pb2.CreateMatchRequest(
             variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", options), seed=seed,
-            bot_clock_ms=clock_ms), timeout=10)
+            bot_clock_ms=clock_ms), timeout=10,
+            metadata=(("authorization", f"Bearer {self.key}"),) if self.key else ())
         tokens = [self.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(
             match_id=created.match_id, seat=s), timeout=10).seat_token
             for s in range(created.num_seats)] if claim else []
@@ -560,7 +561,6 @@ def engine_work(seed: int) -> dict:
     to 4 watchers that asked for no events), each seat's TurnRequest built and serialized
     as its Play stream builds it (view, legal moves, encoding). µs per move by
     perf_counter, the first WARM_MOVES moves left out."""
-    from domino_proto.domino.v1 import play_pb2
     from engine_service.core.engine import Engine as Core
     from engine_service.rpc import codec as wire
 
@@ -578,8 +578,7 @@ def engine_work(seed: int) -> dict:
                 seat = match.match.to_move
                 start = time.perf_counter()
                 view = match.seat_view(seat)
-                play_pb2.EngineMessage(turn=play_pb2.TurnRequest(
-                    state=wire.seat_state(match.id, view))).SerializeToString()
+                wire.turn_request(match.id, view)
                 built = time.perf_counter()
                 match.submit(seat, view.version, view.legal_moves[0][0])
                 if view.version >= WARM_MOVES:
@@ -641,7 +640,9 @@ def pooled_matches(seed: int) -> dict:
 
 
 def idle_memory(claim: bool) -> dict:
-    engine = Engine()
+    # a key whose quotas let one client make every idle match within the minute
+    engine = Engine(key_quotas=f"live_matches={IDLE_MATCHES + 100},"
+                               f"matches_per_minute={IDLE_MATCHES + 100}")
     try:
         for i in range(20):       # warm up: every module and code path of a match is loaded
             engine.new_match({}, i, IDLE_CLOCK_MS, claim)

@@ -33,7 +33,7 @@ from .argtypes import COUNT, POSITIVE, SEED
 from .failures import USAGE, Failure, from_rpc
 from .ladder_view import print_standings, progress_display
 from .options import OPTION_HELP, effective, options_help, parse_options
-from .processes import DOMINO, start_engine, stop_processes
+from .processes import DOMINO, signals_held, start_engine, stop_processes
 
 UNREACHABLE_S = 120  # how long the engine may be away (e.g. restarting) before we give up
 
@@ -184,8 +184,9 @@ def run_ladder(args) -> int:
         address = args.engine
         if address is None:
             db = args.db or os.path.join(workdir, "engine.sqlite3")
-            engine_proc, port = start_engine("127.0.0.1", 0, db, log=log)
-            procs.append(engine_proc)
+            with signals_held():
+                engine_proc, port = start_engine("127.0.0.1", 0, db, log=log)
+                procs.append(engine_proc)
             address = f"127.0.0.1:{port}"
         return _run(args, address, entrants, builtin, options, log, procs)
 
@@ -219,8 +220,9 @@ def _run(args, address: str, entrants: list[str], builtin: list[str], options: d
             cmd = bot_command(address, info.key, entrant, streams, args.concurrency,
                               bot_seed * 31 + k)
             env = {**os.environ, "DOMINO_POOL_SECRET": enlist[entrant].enlist_secret}
-            procs.append(subprocess.Popen([*DOMINO, *cmd], stdout=subprocess.DEVNULL,
-                                          stderr=log, env=env))
+            with signals_held():
+                procs.append(subprocess.Popen([*DOMINO, *cmd], stdout=subprocess.DEVNULL,
+                                              stderr=log, env=env))
         get = ladder_pb2.GetLadderRequest(ladder_id=info.ladder_id)
         with progress_display(sys.stderr) as shown:
             while info.status == ladder_pb2.LADDER_STATUS_RUNNING:

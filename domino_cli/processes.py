@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -28,6 +29,25 @@ def start_engine(host: str, port: int, db: str, log=None, extra: tuple = (),
         raise SystemExit(f"domino: the engine did not start: {why}")
     threading.Thread(target=_drain, args=(proc.stdout, log), daemon=True).start()
     return proc, int(line.split()[3].rsplit(":", 1)[1])
+
+
+@contextlib.contextmanager
+def signals_held(signums=(signal.SIGINT, signal.SIGTERM)):
+    """SIGINT and SIGTERM wait until the block is over, then arrive as usual. Start a child
+    and put it on the list that stops it inside one such block: a signal in between would
+    otherwise leave the child running, on no list, after the command is gone."""
+    if threading.current_thread() is not threading.main_thread():
+        yield      # signals reach the main thread only: nothing to hold here
+        return
+    pending = []
+    previous = {s: signal.signal(s, lambda signum, _: pending.append(signum)) for s in signums}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        for s in pending:
+            signal.raise_signal(s)
 
 
 def _drain(stream, log) -> None:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from domino_proto.domino.v1 import engine_pb2, game_pb2
 
 from .names import VARIANT, Words
+from .parts import frame
 
 PLACE = Words(game_pb2.Place, "PLACE_")
 MODE = Words(game_pb2.Mode, "MODE_")
@@ -164,20 +165,35 @@ def _source(payer: int):
 def event_pb(d: dict, version: int) -> game_pb2.Event:
     """An event dict of the rules (Event.to_dict) or the engine (EngineEvent.to_dict)."""
     kind = d["kind"]
+    # The kinds of every move are filled in place: no message is made to be copied.
     if kind == "play":
-        return Event(version=version, play=Event.Play(
-            seat=d["seat"], move=move_pb(d["play"], d.get("at"), d.get("mode")),
-            mappakuling=d.get("mappakuling", False)))
+        e = Event(version=version)
+        play = e.play
+        play.seat = d["seat"]
+        play.move.tile.high, play.move.tile.low = _HALVES[d["play"]]
+        if "at" in d:
+            play.move.place = PLACE.number(d["at"])
+        if "mode" in d:
+            play.move.mode = MODE.number(d["mode"])
+        if d.get("mappakuling"):
+            play.mappakuling = True
+        return e
     if kind == "draw":
-        return Event(version=version, draw=Event.Draw(
-            seat=d["seat"], count=d["count"], tiles=tiles_pb(d.get("tiles", ()))))
+        e = Event(version=version)
+        e.draw.seat, e.draw.count = d["seat"], d["count"]
+        for text in d.get("tiles", ()):
+            e.draw.tiles.add().high, e.draw.tiles[-1].low = _HALVES[text]
+        return e
     if kind == "pass":
-        if "stones" not in d:   # HHL
-            return Event(version=version, **{"pass": Event.Pass(seat=d["seat"])})
-        return Event(version=version, **{"pass": Event.Pass(
-            seat=d["seat"], cost=d["cost"], passebunge=d["passebunge"],
-            stones=[game_pb2.Stones(payer=_payer(s["from"]), count=s["count"])
-                    for s in d["stones"]])})
+        e = Event(version=version)
+        passed = getattr(e, "pass")
+        passed.seat = d["seat"]
+        if "stones" in d:   # Domeng
+            passed.cost, passed.passebunge = d["cost"], d["passebunge"]
+            for s in d["stones"]:
+                paid = passed.stones.add()
+                paid.payer, paid.count = _payer(s["from"]), s["count"]
+        return e
     if kind == "deal_start":
         start = Event.DealStart(deal=d["deal"], leader=d["leader"],
                                 tiles=tiles_pb(d.get("tiles", ())), camat=_seat(d.get("camat")))
@@ -254,16 +270,6 @@ def events(items) -> list[dict]:
 
 
 # ----- views -------------------------------------------------------------------------------
-def _arm_pb(place: str, a: dict) -> game_pb2.Arm:
-    arm = game_pb2.Arm(place=PLACE.number(place), closed=a["closed"], tiles=[
-        game_pb2.ArmTile(tile=tile_pb(t["tile"]), inner=t["inner"], outer=t["outer"],
-                         mode=MODE.number(t["mode"]) if "mode" in t else 0)
-        for t in a["tiles"]])
-    if a["end"] is not None:
-        arm.end = a["end"]
-    return arm
-
-
 def _arm(arm: game_pb2.Arm) -> dict:
     tiles = []
     for t in arm.tiles:
@@ -284,19 +290,42 @@ def _arm(arm: game_pb2.Arm) -> dict:
 _HAND = {text: View(hand=[tile_pb(text)]).SerializeToString() for text in _HALVES}
 
 
+_N = {f"{m.name}.{f.name}": f.number for m in (View.DESCRIPTOR, game_pb2.HHLView.DESCRIPTOR)
+      for f in m.fields}
+
+
 def history_part(e: game_pb2.Event) -> bytes:
     """An encoded event as a part of a view's history (view_pb's `history`)."""
-    return View(history=[e]).SerializeToString()
+    return frame(_N["View.history"], e.SerializeToString())
 
 
-def layout_part(v: dict) -> bytes:
-    """The layout of a view as a part (view_pb's `layout`): the HHL spinner and arms, or
-    the Domeng line and its ends. It is the same for every seat at one version."""
-    if v["variant"] == "hhl":
-        hhl = game_pb2.HHLView(arms=[_arm_pb(place, a) for place, a in v["arms"].items()])
-        if v["spinner"] is not None:
-            hhl.spinner.CopyFrom(tile_pb(v["spinner"]))
-        return View(hhl=hhl).SerializeToString()
+_SPINNER = {text: View(hhl=game_pb2.HHLView(spinner=tile_pb(text))).SerializeToString()
+            for text in _HALVES}
+# An arm's tiles, each serialized once as a part of an Arm (its repeated `tiles`), by value.
+_ARM_TILE: dict[tuple, bytes] = {}
+
+
+def _arm_tile(t: dict) -> bytes:
+    key = (t["tile"], t["inner"], t["outer"], t.get("mode"))
+    part = _ARM_TILE.get(key)
+    if part is None:
+        part = _ARM_TILE[key] = game_pb2.Arm(tiles=[game_pb2.ArmTile(
+            tile=tile_pb(t["tile"]), inner=t["inner"], outer=t["outer"],
+            mode=MODE.number(t["mode"]) if "mode" in t else 0)]).SerializeToString()
+    return part
+
+
+def arm_part(place: str, arm: dict) -> bytes:
+    """One HHL arm of a view as a part (view_pb's `layout`)."""
+    head = game_pb2.Arm(place=PLACE.number(place), closed=arm["closed"])
+    if arm["end"] is not None:
+        head.end = arm["end"]
+    body = head.SerializeToString() + b"".join(map(_arm_tile, arm["tiles"]))
+    return frame(_N["View.hhl"], frame(_N["HHLView.arms"], body))
+
+
+def line_part(v: dict) -> bytes:
+    """The Domeng line of a view and its ends as a part (view_pb's `layout`)."""
     dom = game_pb2.DomengView(line=[
         game_pb2.LineTile(tile=tile_pb(t["tile"]), left=t["left"], right=t["right"])
         for t in v["line"]])
@@ -305,11 +334,36 @@ def layout_part(v: dict) -> bytes:
     return View(domeng=dom).SerializeToString()
 
 
-def view_pb(v: dict, history: list[bytes] | None = None,
-            layout: bytes | None = None) -> game_pb2.View:
-    """A view dict of the rules (Match.view) as the message. `history` and `layout`, when
-    given, are those parts already encoded (history_part, layout_part); else they are
-    encoded here from v["history"] and v."""
+def layout_parts(v: dict) -> list[bytes]:
+    """The layout of a view as parts (view_pb's `layout`): the HHL spinner and each arm,
+    or the Domeng line and its ends; the same for every seat at one version."""
+    if v["variant"] == "hhl":
+        spinner = [_SPINNER[v["spinner"]]] if v["spinner"] is not None else []
+        return spinner + [arm_part(place, a) for place, a in v["arms"].items()]
+    return [line_part(v)]
+
+
+def spinner_part(text: str | None) -> list[bytes]:
+    return [_SPINNER[text]] if text is not None else []
+
+
+def result_part(r: dict) -> bytes:
+    """A deal's result as the view's `last_result` part."""
+    return View(last_result=deal_result_pb(r)).SerializeToString()
+
+
+def view_pb(v: dict, history: list[bytes] | None = None, layout: list[bytes] | None = None,
+            last_result: bytes | None = None) -> game_pb2.View:
+    """A view dict of the rules (Match.view) as the message. `history`, `layout` and
+    `last_result`, when given, are those parts already encoded (history_part, layout_parts,
+    result_part); else they are encoded here from v."""
+    return View.FromString(view_bytes(v, history, layout, last_result))
+
+
+def view_bytes(v: dict, history: list[bytes] | None = None, layout: list[bytes] | None = None,
+               last_result: bytes | None = None) -> bytes:
+    """view_pb's message, serialized: what a message's View field takes with
+    MergeFromString, with no object made for it (the move path builds its TurnRequest so)."""
     seat = v["seat"]
     parts = [View(variant=VARIANT.number(v["variant"]), seat=_seat(seat),
                   deal_number=v["deal_number"], turn=_seat(v["turn"]), over=v["over"],
@@ -318,8 +372,10 @@ def view_pb(v: dict, history: list[bytes] | None = None,
     if history is None:
         history = [history_part(event_pb(e, 0)) for e in v["history"]]
     parts += history
-    if v["last_result"] is not None:
-        parts.append(View(last_result=deal_result_pb(v["last_result"])).SerializeToString())
+    if last_result is not None:
+        parts.append(last_result)
+    elif v["last_result"] is not None:
+        parts.append(result_part(v["last_result"]))
     if v.get("result") is not None:
         parts.append(View(result=match_result_pb(v["result"])).SerializeToString())
     if v["variant"] == "hhl":
@@ -332,8 +388,8 @@ def view_pb(v: dict, history: list[bytes] | None = None,
             table=v["table"], held=v["held"], laid=v["laid"],
             last_mappano=_seat(v["last_mappano"]), camat=_seat(v["camat"]),
             cycle=v["cycle"], round_in_cycle=v["round_in_cycle"])).SerializeToString())
-    parts.append(layout if layout is not None else layout_part(v))
-    return View.FromString(b"".join(parts))
+    parts += layout if layout is not None else layout_parts(v)
+    return b"".join(parts)
 
 
 # How each key of a view dict is read from the message (pb: the View; state: the

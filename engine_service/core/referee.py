@@ -47,7 +47,7 @@ class SeatView:
     seat: int | None
     version: int
     to_move: int | None
-    view: dict               # the rules' view, without its history (below)
+    view: dict               # the rules' view, without its history (below) and legal moves
     history: list            # the deal's rules events, uncut; .to_dict(seat) cuts each
     legal_moves: list        # [(id, text)]; ids are the move's index in the legal list
     deadline: float          # Unix seconds when the clock plays for the seat; 0 if none

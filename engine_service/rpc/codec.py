@@ -17,6 +17,7 @@ import orjson
 from domino_proto.domino.v1 import common_pb2, engine_pb2, game_pb2, play_pb2
 from domino_wire import game
 from domino_wire.names import MATCH_STATUS, SEAT_KIND, VARIANT
+from domino_wire.parts import field_number, frame
 
 from .. import rules
 from ..core import limits
@@ -50,18 +51,17 @@ def options_of(variant: str, options: game_pb2.Options, field: str) -> dict:
     return game.options_given(options)
 
 
-MAX_DEALS = 1000
-
-
 def deals_of(variant: str, deals) -> list | None:
     """Explicit deals as the record format the rules check; None when there are none.
     Sizes are bounded first, so no oversized list is turned into text."""
     if not deals:
         return None
-    if len(deals) > MAX_DEALS:
-        raise limits.refuse("deals", f"at most {MAX_DEALS} deals, got {len(deals)}")
+    if len(deals) > limits.DEALS_MAX:
+        raise limits.refuse("deals", f"at most {limits.DEALS_MAX} deals, got {len(deals)}")
+    most = limits.DEAL_TILES_MAX
     for i, d in enumerate(deals):
-        if len(d.hands) > 8 or len(d.rest) > 28 or any(len(h.tiles) > 28 for h in d.hands):
+        if (len(d.hands) > limits.DEAL_HANDS_MAX or len(d.rest) > most
+                or any(len(h.tiles) > most for h in d.hands)):
             raise limits.refuse(f"deals[{i}]", "a deal holds the 28 tiles of the set")
     return [game.deal(variant, d) for d in deals]
 
@@ -98,19 +98,39 @@ def unix_ms(seconds: float) -> int:
 
 
 def legal_moves(pairs) -> list[common_pb2.LegalMove]:
-    """(id, text) pairs as LegalMoves, each with its move as fields too (one message per
-    possible move text, made once: the texts are few)."""
-    return [common_pb2.LegalMove(id=i, text=t, move=_move(t)) for i, t in pairs]
+    """(id, text) pairs as LegalMoves, each with its move as fields too."""
+    return [common_pb2.LegalMove(id=i, text=t, move=game.move_pb_of_text(t)) for i, t in pairs]
 
 
-_MOVES: dict[str, game_pb2.Move] = {}
+# A legal move as a SeatState part: its id's bytes and its text's (with the move as
+# fields), each serialized once, framed as one element of SeatState.legal_moves. The ids
+# are indices and the texts the few the rules can offer, so both tables stay small.
+_LEGAL_FIELD = field_number(common_pb2.SeatState.DESCRIPTOR, "legal_moves")
+_IDS: dict[str, bytes] = {}
+_TEXTS: dict[str, bytes] = {}
 
 
-def _move(text: str) -> game_pb2.Move:
-    move = _MOVES.get(text)
-    if move is None:
-        move = _MOVES[text] = game.move_pb_of_text(text)
-    return move
+_LEGAL: dict[tuple[str, str], bytes] = {}
+
+
+def _legal_part(pair: tuple[str, str]) -> bytes:
+    part = _LEGAL.get(pair)
+    if part is None:
+        if len(_LEGAL) > 20_000:    # far more than the rules can offer: a bound, not a need
+            _LEGAL.clear()
+        part = _LEGAL[pair] = _framed_legal(*pair)
+    return part
+
+
+def _framed_legal(move_id: str, text: str) -> bytes:
+    head = _IDS.get(move_id)
+    if head is None:
+        head = _IDS[move_id] = common_pb2.LegalMove(id=move_id).SerializeToString()
+    body = _TEXTS.get(text)
+    if body is None:
+        body = _TEXTS[text] = common_pb2.LegalMove(
+            text=text, move=game.move_pb_of_text(text)).SerializeToString()
+    return frame(_LEGAL_FIELD, head + body)
 
 
 def refusal(err: EngineError) -> common_pb2.Refusal:
@@ -136,34 +156,89 @@ def summary(s: dict) -> common_pb2.MatchSummary:
 
 
 def seat_state(match_id: str, view: SeatView) -> common_pb2.SeatState:
-    return common_pb2.SeatState(
+    return common_pb2.SeatState.FromString(seat_state_bytes(match_id, view))
+
+
+def seat_state_bytes(match_id: str, view: SeatView) -> bytes:
+    """The seat's state, serialized from parts: its scalars, each legal move's kept part,
+    the view's parts (domino_wire/parts.py)."""
+    head = common_pb2.SeatState(
         match_id=match_id, seat=-1 if view.seat is None else view.seat, version=view.version,
-        to_move=-1 if view.to_move is None else view.to_move, view=typed_view(view),
-        legal_moves=legal_moves(view.legal_moves), deadline_unix_ms=unix_ms(view.deadline))
+        to_move=-1 if view.to_move is None else view.to_move,
+        deadline_unix_ms=unix_ms(view.deadline)).SerializeToString()
+    return b"".join((head, *map(_legal_part, view.legal_moves),
+                     frame(_VIEW_FIELD, typed_view_bytes(view))))
+
+
+_VIEW_FIELD = field_number(common_pb2.SeatState.DESCRIPTOR, "view")
+_TURN_FIELD = field_number(play_pb2.EngineMessage.DESCRIPTOR, "turn")
+_STATE_FIELD = field_number(play_pb2.TurnRequest.DESCRIPTOR, "state")
+
+
+def turn_request(match_id: str, view: SeatView) -> bytes:
+    """The EngineMessage asking the seat to move, serialized: the message of the move path,
+    which the Play stream sends as it is (rpc/decode.py)."""
+    return frame(_TURN_FIELD, frame(_STATE_FIELD, seat_state_bytes(match_id, view)))
 
 
 def typed_view(view: SeatView) -> game_pb2.View:
-    """The seat's view as the message, from parts kept in the match's cache: each history
-    event once per recipient kind (every seat and spectator alike for a public one), and
-    the layout once per version. The cache is emptied at every new deal, which bounds it
-    by one deal's events."""
-    cache, seat = view.cache, view.seat
-    deal = view.view["deal_number"]
+    return game_pb2.View.FromString(typed_view_bytes(view))
+
+
+def typed_view_bytes(view: SeatView) -> bytes:
+    """The seat's view, serialized, from parts kept in the match's cache. Within one
+    deal the history only grows and so does the layout, so a part is known by its place,
+    its size and its open ends: each history event is encoded once per recipient kind (every seat and
+    spectator alike for a public one), each arm (or the line) once per length, the last
+    result once. The cache is emptied at every new deal, which bounds it by one deal."""
+    cache, seat, v = view.cache, view.seat, view.view
+    deal = v["deal_number"]
     if cache.get("deal") != deal:
         cache.clear()
         cache["deal"] = deal
-    history = []
-    for e in view.history:
-        # The event itself is kept with its part, so its id is not reused while cached.
-        key = id(e) if e.public else (id(e), seat)
-        kept = cache.get(key)
+    # A recipient's history only grows within a deal: the parts of its first n events are
+    # kept with the n-th event itself (checked by identity, so a rebuilt match starts over).
+    events = view.history
+    kept = cache.get(("history", seat))
+    if kept is None or kept[0] > len(events) or (kept[0] and events[kept[0] - 1] is not kept[1]):
+        kept = (0, None, ())
+    history = kept[2]
+    if kept[0] < len(events):
+        history += tuple(_history_part(cache, e, seat) for e in events[kept[0]:])
+        cache[("history", seat)] = (len(events), events[-1], history)
+    if v["variant"] == "hhl":
+        layout = game.spinner_part(v["spinner"])
+        for place, arm in v["arms"].items():
+            key = (place, len(arm["tiles"]), arm["end"], arm["closed"])
+            part = cache.get(key)
+            if part is None:
+                part = cache[key] = game.arm_part(place, arm)
+            layout.append(part)
+    else:
+        ends = v["ends"]
+        key = ("line", len(v["line"]), ends and (ends["left"], ends["right"]))
+        part = cache.get(key)
+        if part is None:
+            part = cache[key] = game.line_part(v)
+        layout = [part]
+    last = v["last_result"]
+    result = None
+    if last is not None:
+        kept = cache.get(("last", id(last)))
         if kept is None:
-            kept = cache[key] = (e, game.history_part(game.event_pb(e.to_dict(seat), 0)))
-        history.append(kept[1])
-    layout = cache.get("layout")
-    if layout is None or layout[0] != view.version:
-        layout = cache["layout"] = (view.version, game.layout_part(view.view))
-    return game.view_pb(view.view, history, layout[1])
+            kept = cache[("last", id(last))] = (last, game.result_part(last))
+        result = kept[1]
+    return game.view_bytes(v, list(history), layout, result)
+
+
+def _history_part(cache: dict, e, seat: int | None) -> bytes:
+    """One event of a view's history, encoded once for all when it is public."""
+    if not e.public:
+        return game.history_part(game.event_pb(e.to_dict(seat), 0))
+    kept = cache.get(id(e))   # kept with the event itself, so its id is not reused
+    if kept is None:
+        kept = cache[id(e)] = (e, game.history_part(game.event_pb(e.to_dict(seat), 0)))
+    return kept[1]
 
 
 def events(version: int, items, seat: int | None, shared: dict | None = None
@@ -194,6 +269,17 @@ def event_batch(update: Update, seat: int | None) -> engine_pb2.EventBatch:
                                       match_id=update.match_id)
         update.cache[key] = batch
     return batch
+
+
+def events_message(update: Update, seat: int | None, wrap):
+    """event_batch wrapped as a stream's message (`wrap`: play_pb2.EngineMessage or
+    engine_pb2.WatchMessage), made once per recipient kind: every stream sends the same
+    object, which nothing changes after it is made."""
+    key = (wrap, seat)
+    message = update.cache.get(key)
+    if message is None:
+        message = update.cache[key] = wrap(events=event_batch(update, seat))
+    return message
 
 
 def snapshot(referee: Referee, view: SeatView) -> engine_pb2.Snapshot:

@@ -1,4 +1,5 @@
-"""Requests that do not even decode: answered INVALID_ARGUMENT, like any malformed input.
+"""Registering the servicers: requests that do not even decode are answered
+INVALID_ARGUMENT, like any malformed input, and an answer may be sent already serialized.
 
 gRPC turns a request that its deserializer cannot parse (bytes that are no protobuf
 message, a string field that is not UTF-8, which a client in any language can send) into
@@ -44,16 +45,21 @@ def _deserializer(message_class):
     return parse
 
 
+def _serialize(message) -> bytes:
+    # A message the move path put together from serialized parts is bytes already
+    # (codec.turn_request: no object is made only to be serialized again).
+    return message if type(message) is bytes else message.SerializeToString()
+
+
 def add_service(server, servicer, service) -> None:
     """Register `servicer` for the service descriptor `service` (what the generated
     add_XServicer_to_server does), with deserializers that never raise."""
     handlers = {}
     for method in service.methods:
         request_class = GetMessageClass(method.input_type)
-        response_class = GetMessageClass(method.output_type)
         make = _HANDLERS[(method.client_streaming, method.server_streaming)]
         handlers[method.name] = make(getattr(servicer, method.name),
                                      request_deserializer=_deserializer(request_class),
-                                     response_serializer=response_class.SerializeToString)
+                                     response_serializer=_serialize)
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(service.full_name, handlers),))

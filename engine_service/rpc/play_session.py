@@ -173,7 +173,7 @@ class PlaySession:
             if seated is None:
                 return
             if self.events:
-                yield out(events=codec.event_batch(item, seated.seat))
+                yield codec.events_message(item, seated.seat, play_pb2.EngineMessage)
             if item.over:
                 yield out(match_over=codec.match_over(seated.referee))
                 self._leave(seated)
@@ -211,7 +211,7 @@ class PlaySession:
         view = view or seated.referee.seat_view(seated.seat)
         if view.legal_moves and (view.version > seated.asked or again):
             seated.asked = view.version
-            yield out(turn=play_pb2.TurnRequest(state=codec.seat_state(seated.referee.id, view)))
+            yield codec.turn_request(seated.referee.id, view)
 
     def keepalive(self):
         seated = self.seated.get(self.single)

@@ -41,7 +41,7 @@ class WatchSession:
             inbox.close()
 
     def handle(self, item: Update):
-        yield engine_pb2.WatchMessage(events=codec.event_batch(item, self.seat))
+        yield codec.events_message(item, self.seat, engine_pb2.WatchMessage)
         if item.over:
             yield engine_pb2.WatchMessage(match_over=codec.match_over(self.referee))
             self.done = True

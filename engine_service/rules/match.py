@@ -214,7 +214,8 @@ class Match:
 
     def view(self, seat: int | None = None, history: bool = True) -> dict:
         """What one seat (or a spectator, seat None) may see; never a hidden tile.
-        history=False leaves out "history", for a caller that encodes deal_events itself."""
+        history=False leaves out "history" and "legal_moves", for a caller that has both
+        already (the engine: deal_events, and the legal moves it keeps per version)."""
         if seat is not None and (type(seat) is not int or not 0 <= seat < self.num_seats):
             raise MalformedInput(f"seat must be 0..{self.num_seats - 1}, got {shown(seat)}")
         state = self._state
@@ -235,7 +236,8 @@ class Match:
             v["history"] = [e.to_dict(seat) for e in self.deal_events]
         if seat is not None:
             v["hand"] = [TEXT[t] for t in tiles_of(state.hands[seat])]
-            v["legal_moves"] = [str(m) for m in self.legal_moves(seat)]
+            if history:
+                v["legal_moves"] = [str(m) for m in self.legal_moves(seat)]
             v.update(state.private_view(seat))
         if self.result is not None:
             v["result"] = self.result

@@ -92,7 +92,8 @@ def test_an_interrupted_run_stops_its_engine_and_bots_and_leaves_nothing(tmpdir_
     try:
         first = p.stderr.readline()        # the ladder exists and its bots are starting
         port = int(re.search(r" on 127\.0\.0\.1:(\d+):", first).group(1))
-        p.send_signal(sig)
+        ladder_id = re.search(r"^ladder (\w+) ", first).group(1)
+        p.send_signal(sig)                 # while its bots start: none may be left behind
         out, err = p.communicate(timeout=60)
     finally:
         p.kill()
@@ -100,6 +101,20 @@ def test_an_interrupted_run_stops_its_engine_and_bots_and_leaves_nothing(tmpdir_
     assert "Traceback" not in err, err
     assert list(folder.iterdir()) == []
     assert not reachable(port)                                # the engine it started is gone
+    assert not _processes_naming(ladder_id), "a bot of the run is still running"
+
+
+def _processes_naming(text: str) -> list[str]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in cmdline and "pytest" not in cmdline:
+            found.append(f"{pid}: {cmdline}")
+    return found
 
 
 def test_a_refused_ladder_says_why_in_one_line_and_leaves_nothing(tmpdir_env):
