@@ -48,8 +48,9 @@ def constant(value: str) -> fields.String:
 
 
 class OneOf(fields.Field):
-    """One of several schemas. Documented as a JSON Schema oneOf, with a discriminator when `discriminator` is the property that tells
-    them apart (every alternative is closed, so exactly one matches anyway).
+    """One of several schemas. Documented as a JSON Schema oneOf, with a discriminator
+    when `discriminator` is the property that tells them apart (every alternative is
+    closed, so exactly one matches anyway).
 
     A value is sent as domino_wire.game made it from the typed message, already in the
     documented shape: dumping it field by field again would cost a view ten times its
