@@ -159,6 +159,9 @@ class EngineClient:
             request.move_text = move_text
         return self._call("SubmitMove", request)
 
+    def list_variants(self):
+        return self._call("ListVariants", engine_pb2.ListVariantsRequest())
+
     def get_pool(self, name: str):
         return self._call("GetPool", engine_pb2.GetPoolRequest(name=name))
 

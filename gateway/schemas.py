@@ -161,8 +161,11 @@ class MoveResultSchema(Schema):
 
 class OptionSchema(Schema):
     name = fields.String(required=True)
-    type = fields.String(required=True)
-    default = fields.Integer(required=True, allow_none=True)
+    type = fields.String(required=True, **_d('always "integer"'))
+    default = fields.Integer(required=True, allow_none=True,
+                             **_d("its value when not given; null: off unless given"))
+    min = fields.Integer(required=True, **_d("the least value"))
+    max = fields.Integer(required=True, **_d("the greatest value"))
     description = fields.String(required=True)
 
 

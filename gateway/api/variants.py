@@ -2,9 +2,11 @@
 
 from flask import current_app
 
+from domino_wire.names import VARIANT
+
 from ..schemas import VariantListSchema
-from ..variants import VARIANTS
-from . import PREFIX, Blueprint
+from ..variants import RULES
+from . import PREFIX, Blueprint, engine
 
 blp = Blueprint("variants", __name__, url_prefix=PREFIX + "/variants",
                 description="The games this server runs")
@@ -13,5 +15,13 @@ blp = Blueprint("variants", __name__, url_prefix=PREFIX + "/variants",
 @blp.route("")
 @blp.response(200, VariantListSchema())
 def list_variants():
-    """The games, their seat counts and rules options, and the house bot strategies"""
-    return {"variants": VARIANTS, "strategies": list(current_app.config["HOUSE_STRATEGIES"])}
+    """The games, their seat counts and rules options (with their ranges), and the house
+    bot strategies"""
+    variants = [{"id": VARIANT.word(v.variant), "name": v.name, "seats": v.seats,
+                 "options": [{"name": o.name, "type": "integer",
+                              "default": o.default_value if o.HasField("default_value") else None,
+                              "min": o.min, "max": o.max, "description": o.description}
+                             for o in v.options],
+                 "rules": RULES[VARIANT.word(v.variant)]}
+                for v in engine().list_variants().variants]
+    return {"variants": variants, "strategies": list(current_app.config["HOUSE_STRATEGIES"])}

@@ -5,19 +5,22 @@ import pytest
 
 from engine_service import rules
 from gateway import create_app
-from gateway.variants import VARIANTS
+from gateway.variants import RULES, SEATS
 
 
 def test_variants_match_the_rules_core(client):
     body = client.get("/api/v1/variants").get_json()
     assert body["strategies"] == ["random"]
     assert [v["id"] for v in body["variants"]] == sorted(rules.VARIANTS, key=["hhl", "domeng"].index)
-    for v in VARIANTS:
+    for v in body["variants"]:
         game = rules.new_match(v["id"], {}, seed=0)
-        assert v["seats"] == game.num_seats
-        assert {o["name"] for o in v["options"]} == set(game.options)
+        assert v["seats"] == game.num_seats == SEATS[v["id"]] and v["rules"] == RULES[v["id"]]
+        assert v["name"] == type(game).title
+        specs = type(game).option_specs()
+        assert {o["name"] for o in v["options"]} == set(game.options) == set(specs)
         for o in v["options"]:
-            assert o["default"] == game.options[o["name"]]
+            assert o["default"] == game.options[o["name"]] == specs[o["name"]].default
+            assert (o["min"], o["max"]) == (specs[o["name"]].lo, specs[o["name"]].hi)
 
 
 def test_cors_is_off_by_default_and_on_for_configured_origins(engine_address):
