@@ -1,0 +1,143 @@
+"""The C++ example bot (bots/cpp), built from our .proto files alone with Debian's grpc++,
+plays a real match of each game against Python bots to the end; the record replays and
+shows it played greedy. It is refused cleanly and survives an engine restart."""
+
+import os
+import re
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from bots.strategies import make_strategy
+from engine_service import rules
+from engine_service.rules.moves import Move
+
+from .support import ROOT, domino_bot, outputs, replays
+
+BOT_CC = ROOT / "bots" / "cpp" / "bot.cc"
+BINARY = ROOT / "build" / "cpp-bot" / "domino-bot"
+
+
+# What the build needs, with the Debian package that has it.
+TOOLS = {"make": "make", "pkg-config": "pkg-config", "protoc": "protobuf-compiler",
+         "grpc_cpp_plugin": "protobuf-compiler-grpc", "g++": "g++"}
+LIBRARIES = {"grpc++": "libgrpc++-dev", "protobuf": "libprotobuf-dev"}
+
+
+def missing_toolchain() -> list[str]:
+    """What the build needs and this machine lacks, each with its Debian package."""
+    missing = [f"{tool} ({package})" for tool, package in TOOLS.items()
+               if shutil.which(tool) is None]
+    if shutil.which("pkg-config"):
+        missing += [f"{lib} for pkg-config ({package})" for lib, package in LIBRARIES.items()
+                    if subprocess.run(["pkg-config", "--exists", lib]).returncode != 0]
+    return missing
+
+
+@pytest.fixture(scope="module")
+def cpp_bot():
+    """`make cpp-bot`, once for this module (a no-op when nothing changed)."""
+    missing = missing_toolchain()
+    if missing:
+        pytest.skip("the C++ bot cannot be built: missing " + ", ".join(missing))
+    done = subprocess.run(["make", f"-j{os.cpu_count() or 1}", "cpp-bot"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert BINARY.is_file()
+    return BINARY
+
+
+def cpp_bot_process(binary, address: str, *args: str, env: dict | None = None):
+    return subprocess.Popen([str(binary), "--engine", address, *args], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})})
+
+
+def greedy_seat_moves(record, seat):
+    """Replay the record's decisions; (made, what the highest-pip rule picks) for `seat`.
+    bots/strategies greedy is that rule exactly: most pips, ties to the first listed, a
+    barricade only when nothing else is legal (then the first listed)."""
+    m = rules.new_match(record["variant"], record["options"], record["seed"],
+                        deals=[{k: d[k] for k in ("hands", "stock", "sleeping") if k in d}
+                               for d in record["deals"]])
+    greedy = make_strategy("greedy")
+    pairs = []
+    for deal in record["deals"]:
+        for entry in deal["moves"]:
+            if "play" not in entry:
+                continue      # draws and passes follow from the rules
+            move = Move.from_dict({k: v for k, v in entry.items() if k != "seat"})
+            if entry["seat"] == seat:
+                pairs.append((move, greedy.choose(m.view(seat), m.legal_moves(seat))))
+            m.play(entry["seat"], move)
+    assert m.over
+    return pairs
+
+
+def test_bot_cc_is_short_and_needs_only_the_generated_headers():
+    lines = BOT_CC.read_text().splitlines()
+    assert len(lines) < 250, len(lines)
+    protos = {p.stem for p in (ROOT / "proto" / "domino" / "v1").glob("*.proto")}
+    for line in lines:
+        if not line.lstrip().startswith("#include"):
+            continue
+        header = re.fullmatch(r'\s*#include\s+(<[\w./+-]+>|"([\w./-]+)")\s*(//.*)?', line)
+        assert header, line
+        if header.group(2):       # a quoted include: only code generated from proto/
+            name = re.fullmatch(r"domino/v1/(\w+)\.(grpc\.)?pb\.h", header.group(2))
+            assert name and name.group(1) in protos, line
+
+
+@pytest.mark.parametrize("variant, options, cpp_seat", [("hhl", {"hands": 2}, 1),
+                                                         ("domeng", {}, 3)])
+def test_cpp_bot_plays_a_match_against_python_bots(cpp_bot, engine, tmp_path, variant, options,
+                                                   cpp_seat):
+    client = engine.client
+    match_id, tokens = client.new_match(variant, options, seed=17)
+    others = [a for s, t in tokens.items() if s != cpp_seat
+              for a in ("--seat", str(s), f"--seat-token={t}")]   # a token may start with "-"
+    procs = [cpp_bot_process(cpp_bot, engine.address, "--verbose", "--match", match_id,
+                             "--seat", str(cpp_seat), env={"DOMINO_SEAT_TOKEN": tokens[cpp_seat]}),
+             domino_bot(engine.address, "-v", "--strategy", "heuristic", "--seed", "3",
+                        "--match", match_id, *others)]
+    lines = outputs(procs, timeout=80)
+    record = client.record(match_id)
+    assert lines[0] == {"match_id": match_id, "seat": cpp_seat, "result": record["result"]}
+    assert all(line["result"] == record["result"] for line in lines[1:])
+    replays(record, tmp_path)
+    pairs = greedy_seat_moves(record, cpp_seat)
+    assert pairs and all(made == greedy for made, greedy in pairs), pairs
+    summary = client.summary(match_id)
+    assert summary.seats[cpp_seat].timeouts_in_a_row == 0
+    assert all(s.timeouts_in_a_row == 0 for s in summary.seats)
+
+
+def test_cpp_bot_is_refused_with_a_wrong_token(cpp_bot, engine):
+    match_id, _ = engine.client.new_match("hhl", {"hands": 1})
+    bot = cpp_bot_process(cpp_bot, engine.address, "--match", match_id,
+                          env={"DOMINO_SEAT_TOKEN": "not-a-token"})
+    stdout, stderr = bot.communicate(timeout=30)
+    assert bot.returncode == 1, stderr
+    assert stdout == "" and "UNAUTHENTICATED" in stderr
+
+
+def test_cpp_bot_reconnects_after_an_engine_restart(cpp_bot, engine, tmp_path):
+    client = engine.client
+    match_id, tokens = client.new_match("hhl", {"hands": 1}, seed=5)
+    bot = cpp_bot_process(cpp_bot, engine.address, "--verbose", "--match", match_id,
+                          "--give-up", "30", env={"DOMINO_SEAT_TOKEN": tokens[0]})
+    time.sleep(1.0)                  # connected, waiting for the others (or its turn)
+    engine.kill()
+    time.sleep(1.0)                  # it finds nobody there for a while
+    engine.restart()
+    others = [a for s, t in tokens.items() if s != 0 for a in ("--seat", str(s),
+                                                                 f"--seat-token={t}")]
+    lines = outputs([bot, domino_bot(engine.address, "--strategy", "greedy", "--match",
+                                     match_id, *others)], timeout=60)
+    record = engine.client.record(match_id)
+    assert lines[0] == {"match_id": match_id, "seat": 0, "result": record["result"]}
+    replays(record, tmp_path)
+    pairs = greedy_seat_moves(record, 0)
+    assert pairs and all(made == greedy for made, greedy in pairs), pairs
