@@ -20,6 +20,16 @@ from .match_limit import limit_sentence
 from .options import OPTION_HELP, options_help
 
 DEFAULT_DB = os.path.join("data", "engine.sqlite3")
+DB_HELP = (f"the store: a SQLite file (default {DEFAULT_DB}; ':memory:' keeps nothing), or a "
+           "PostgreSQL database, postgresql://USER@HOST:PORT/DB, which several engines may "
+           "share (docs/cluster.md)")
+
+
+def make_folder_of(db: str) -> None:
+    """A SQLite file's folder, made when missing (the engine makes the file)."""
+    from engine_service.core.store import is_dsn
+    if db != ":memory:" and not is_dsn(db) and os.path.dirname(db):
+        os.makedirs(os.path.dirname(db), exist_ok=True)
 
 
 def is_loopback(host: str) -> bool:
@@ -36,8 +46,7 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default "
                    "127.0.0.1: this machine only, and open: no API key needed)")
     p.add_argument("--port", type=PORT, default=50051, help="0 picks a free port")
-    p.add_argument("--db", default=DEFAULT_DB,
-                   help=f"SQLite file (default {DEFAULT_DB}); ':memory:' keeps nothing")
+    p.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--open", action="store_true", help="need no API key even when "
                       "listening on another address than 127.0.0.1 (docs/security.md)")
@@ -113,11 +122,11 @@ def run_engine(args) -> int:
 
     from engine_service.core.engine import Engine
     from engine_service.core.sqlite_store import StoreDamaged
+    from engine_service.core.store import StoreUnavailable
     from engine_service.rpc.server import start_server
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    if args.db != ":memory:" and os.path.dirname(args.db):
-        os.makedirs(os.path.dirname(args.db), exist_ok=True)
+    make_folder_of(args.db)
     is_open = open_mode(args)
     taken = port_taken(args.host, args.port)
     if taken:
@@ -128,6 +137,8 @@ def run_engine(args) -> int:
     except sqlite3.DatabaseError as e:
         return failed("engine", f"store {args.db} cannot be opened ({e}): is it an engine "
                       "store? Restore it from a backup, or give another --db")
+    except StoreUnavailable as e:
+        return failed("engine", f"{e}; is the database server running, and the DSN right?")
     try:
         # Pools handed over by whoever started us (domino serve: the house pools).
         for pool, secret in json.loads(os.environ.get("DOMINO_POOL_SECRETS") or "{}").items():

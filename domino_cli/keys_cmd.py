@@ -51,7 +51,14 @@ def _store(db: str, create: bool = True):
     import sqlite3
 
     from engine_service.core.sqlite_store import SQLiteStore
+    from engine_service.core.store import StoreUnavailable, is_dsn
 
+    if is_dsn(db):
+        from engine_service.core.pg_store import PostgresStore
+        try:
+            return PostgresStore(db)
+        except StoreUnavailable as e:
+            raise Failure(str(e)) from None
     if db != ":memory:" and not os.path.exists(db):
         if not create:
             raise Failure(f"no store at {db}: give --db the engine's store (the engine makes "

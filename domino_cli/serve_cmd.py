@@ -18,7 +18,7 @@ import threading
 
 from gateway.house import pool_of
 
-from .engine_cmd import DEFAULT_DB, is_loopback, port_taken
+from .engine_cmd import DB_HELP, DEFAULT_DB, is_loopback, make_folder_of, port_taken
 from .processes import DOMINO, start_engine, stop_processes
 
 BOTS_PER_STRATEGY = 5      # the most seats at a table (Domeng)
@@ -33,8 +33,7 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("--port", type=int, default=8080, help="HTTP port (0 picks a free one)")
     p.add_argument("--engine-port", type=int, default=50051,
                    help="gRPC port of the engine on 127.0.0.1, for bots (0 picks a free one)")
-    p.add_argument("--db", default=DEFAULT_DB,
-                   help=f"SQLite file (default {DEFAULT_DB}); ':memory:' keeps nothing")
+    p.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
     p.add_argument("--open", action="store_true", help="need no API key to create matches "
                    "even when --host is not 127.0.0.1 (docs/security.md)")
     _gateway_options(p, "house bot strategies, comma-separated ('' for none)")
@@ -171,8 +170,7 @@ def start_house_bots(commands: list[list[str]], secrets: dict[str, str], strateg
 
 def run_serve(args) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    if args.db != ":memory:" and os.path.dirname(args.db):
-        os.makedirs(os.path.dirname(args.db), exist_ok=True)
+    make_folder_of(args.db)
     strategies = _strategies(args.bots)
     is_open = args.open or is_loopback(args.host)
     taken = port_taken(args.host, args.port)

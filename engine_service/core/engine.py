@@ -28,7 +28,7 @@ from .pools import Pools
 from .referee import LIVE, OVER, WAITING, Accepted, Referee, SeatView, public_seat
 from .seats import BOT, DEFAULT_CLOCK_MS, PERSON
 from .sqlite_store import SQLiteStore, StoreDamaged
-from .store import MatchRow, Store
+from .store import MatchRow, Store, open_stores
 from .updates import Subscriber, UpdateQueue
 
 log = logging.getLogger(__name__)
@@ -55,8 +55,10 @@ class Engine:
 
     @classmethod
     def open(cls, db: str, **options) -> Engine:
-        """An engine on the SQLite file `db` (or ":memory:"): matches and ladders."""
-        return cls(SQLiteStore(db), ladder_store=LadderStore(db), **options)
+        """An engine on the store `db`: a SQLite file (or ":memory:"), or a PostgreSQL
+        database (postgresql://...): matches and ladders."""
+        store, ladder_store = open_stores(db)
+        return cls(store, ladder_store=ladder_store, **options)
 
     # ----- lifecycle ------------------------------------------------------------------
     def recover(self) -> list[str]:

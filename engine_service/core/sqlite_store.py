@@ -10,7 +10,7 @@ import threading
 import time
 import uuid
 
-from .store import MatchRow, MoveRow
+from .store import MATCH_COLUMNS, MatchRow, MoveRow, match_row, match_values
 
 # Version 1 had matches, seats and moves; version 2 adds the matches' final version and
 # creator, API keys and pools. `_migrate` brings an older file up to date.
@@ -250,10 +250,7 @@ class SQLiteStore:
     def add_match(self, row: MatchRow) -> None:
         self._write(
             f"INSERT INTO matches ({MATCH_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (row.id, row.variant, json.dumps(row.options), row.seed,
-             None if row.deals is None else json.dumps(row.deals), json.dumps(row.settings),
-             row.created, row.status, None if row.result is None else json.dumps(row.result),
-             row.version, row.created_by))
+            match_values(row))
 
     def set_status(self, match_id: str, status: str, result: dict | None = None,
                    version: int = 0) -> None:
@@ -273,18 +270,18 @@ class SQLiteStore:
 
     def match(self, match_id: str) -> MatchRow | None:
         rows = self._read(f"SELECT {MATCH_COLUMNS} FROM matches WHERE id = ?", (match_id,))
-        return _match_row(rows[0]) if rows else None
+        return match_row(rows[0]) if rows else None
 
     def unfinished(self) -> list[MatchRow]:
         rows = self._read(f"SELECT {MATCH_COLUMNS} FROM matches WHERE status != 'over' "
                           "ORDER BY created", ())
-        return [_match_row(r) for r in rows]
+        return [match_row(r) for r in rows]
 
     def finished(self, limit: int) -> list[MatchRow]:
         """The latest finished matches, newest first."""
         rows = self._read(f"SELECT {MATCH_COLUMNS} FROM matches WHERE status = 'over' "
                           "ORDER BY created DESC LIMIT ?", (limit,))
-        return [_match_row(r) for r in rows]
+        return [match_row(r) for r in rows]
 
     # ----- operators' keys and pools ---------------------------------------------------
     def add_key(self, name: str, key_hash: str, quotas: dict, created: float) -> bool:
@@ -341,13 +338,3 @@ class SQLiteStore:
                 conn.db.close()
 
 
-MATCH_COLUMNS = ("id, variant, options, seed, deals, settings, created, status, result, "
-                 "version, created_by")
-
-
-def _match_row(r: tuple) -> MatchRow:
-    id_, variant, options, seed, deals, settings, created, status, result, version, by = r
-    return MatchRow(id_, variant, json.loads(options), seed,
-                    None if deals is None else json.loads(deals), json.loads(settings),
-                    created, status, None if result is None else json.loads(result),
-                    version, by)

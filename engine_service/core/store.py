@@ -1,5 +1,6 @@
 """Where matches survive a crash: the Store interface and the rows it keeps. The SQLite
-implementation is in sqlite_store.py.
+implementation (the embedded default) is in sqlite_store.py, the PostgreSQL one (what
+several engines share) in pg_store.py.
 
 What is stored is exactly what replays a match (the rules core is deterministic):
 the creation parameters (variant, options, seed, explicit deals), the engine settings
@@ -11,6 +12,7 @@ no acknowledged move.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -60,3 +62,48 @@ class Store(Protocol):
     def pool_hash(self, name: str) -> str | None: ...
     def check(self) -> None: ...
     def close(self) -> None: ...
+
+
+# How a MatchRow is kept, the same in every store: its JSON values as text, so they read
+# back exactly as written (key order included).
+MATCH_COLUMNS = ("id, variant, options, seed, deals, settings, created, status, result, "
+                 "version, created_by")
+
+
+def match_values(row: MatchRow) -> tuple:
+    """The row's values in MATCH_COLUMNS order."""
+    return (row.id, row.variant, json.dumps(row.options), row.seed,
+            None if row.deals is None else json.dumps(row.deals), json.dumps(row.settings),
+            row.created, row.status, None if row.result is None else json.dumps(row.result),
+            row.version, row.created_by)
+
+
+def match_row(r: tuple) -> MatchRow:
+    """A MatchRow from values in MATCH_COLUMNS order."""
+    id_, variant, options, seed, deals, settings, created, status, result, version, by = r
+    return MatchRow(id_, variant, json.loads(options), seed,
+                    None if deals is None else json.loads(deals), json.loads(settings),
+                    created, status, None if result is None else json.loads(result),
+                    version, by)
+
+
+class StoreUnavailable(Exception):
+    """The store cannot be reached (a PostgreSQL server away, refusing, unknown): the
+    message names it, without its password, and why."""
+
+
+def is_dsn(db: str) -> bool:
+    """True when `db` names a PostgreSQL database rather than a SQLite file."""
+    return db.startswith(("postgresql://", "postgres://"))
+
+
+def open_stores(db: str):
+    """(match store, ladder store) for `db`: a SQLite file (or ":memory:"), or a
+    PostgreSQL database (a postgresql:// DSN)."""
+    if is_dsn(db):
+        from .pg_store import PostgresLadderStore, PostgresStore  # psycopg only when asked
+        store = PostgresStore(db)
+        return store, PostgresLadderStore(store)
+    from .ladder_store import LadderStore
+    from .sqlite_store import SQLiteStore
+    return SQLiteStore(db), LadderStore(db)

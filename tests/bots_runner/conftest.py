@@ -8,8 +8,9 @@ from .support import DOMINO, Client, start_engine
 
 
 class EngineProcess:
-    def __init__(self, tmp_path):
-        self.db = tmp_path / "engine.sqlite3"
+    def __init__(self, tmp_path, db=None):
+        """`db`: the store (a SQLite file in tmp_path unless given, e.g. a PostgreSQL DSN)."""
+        self.db = db or tmp_path / "engine.sqlite3"
         self.log = tmp_path / "engine.log"
         self.proc, self.port = start_engine(self.db, 0, self.log)
         self.client = Client(self.port)
@@ -32,7 +33,7 @@ class EngineProcess:
         self.proc.wait(10)
 
     def restart(self) -> None:
-        """Start again on the same SQLite file and port."""
+        """Start again on the same store and port."""
         self.proc, _ = start_engine(self.db, self.port, self.log)
         self.client = Client(self.port)
 

@@ -3,15 +3,14 @@
 import pytest
 
 from engine_service.core.engine import Engine
-from engine_service.core.sqlite_store import SQLiteStore
 from engine_service.plumbing.clock import ManualClock
 from engine_service.rpc.server import start_server
 
 from .support import Served
 
 
-def serve(clock=None):
-    engine = Engine(SQLiteStore(":memory:"), clock=clock)
+def serve(db=":memory:", clock=None):
+    engine = Engine.open(db, clock=clock)
     server, port = start_server(engine, "127.0.0.1", 0, max_workers=64)
     s = Served(engine, server, port)
     s.clock = engine.clock
@@ -22,11 +21,12 @@ def serve(clock=None):
 
 
 @pytest.fixture
-def served():
-    yield from serve()
+def served(store_db):
+    """An engine on each store in turn (SQLite, then PostgreSQL)."""
+    yield from serve(store_db)
 
 
 @pytest.fixture
-def served_manual():
+def served_manual(store_db):
     """An engine whose turn clocks move only when the test advances `served.clock`."""
-    yield from serve(ManualClock())
+    yield from serve(store_db, ManualClock())

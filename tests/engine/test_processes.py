@@ -18,12 +18,12 @@ from .support import Client, finish, start_bot, start_engine
 
 
 @pytest.fixture
-def engine_process(tmp_path):
+def engine_process(tmp_path, durable_db):
+    """`domino engine` on each store in turn (a SQLite file, a PostgreSQL database)."""
     procs = []
 
     def start(port=0):
-        proc, bound = start_engine(str(tmp_path / "engine.sqlite3"), port,
-                                   str(tmp_path / "engine.log"))
+        proc, bound = start_engine(durable_db, port, str(tmp_path / "engine.log"))
         procs.append(proc)
         return proc, bound
     yield start

@@ -1,6 +1,5 @@
-"""The SQLite store: what it keeps is exactly what replays a match."""
+"""The stores (SQLite, PostgreSQL): what they keep is exactly what replays a match."""
 
-import sqlite3
 import time
 
 import pytest
@@ -8,7 +7,13 @@ import pytest
 from engine_service.core.engine import Engine
 from engine_service.core.referee import Referee
 from engine_service.core.sqlite_store import CHECKPOINT_S, SQLiteStore
-from engine_service.core.store import MatchRow, MoveRow
+from engine_service.core.store import MatchRow, MoveRow, open_stores
+
+
+def open_store(db):
+    store, ladders = open_stores(db)
+    ladders.close()
+    return store
 
 
 def row(id_="m1", status="waiting"):
@@ -17,9 +22,9 @@ def row(id_="m1", status="waiting"):
                     1000.0, status)
 
 
-def test_a_match_its_seats_and_its_moves_survive_reopening_the_file(tmp_path):
-    path = str(tmp_path / "s.sqlite3")
-    store = SQLiteStore(path)
+def test_a_match_its_seats_and_its_moves_survive_reopening_the_store(durable_db):
+    path = durable_db
+    store = open_store(path)
     store.add_match(row())
     assert store.claim_seat("m1", 0, "h0")
     assert not store.claim_seat("m1", 0, "other")     # a seat is claimed once
@@ -28,7 +33,7 @@ def test_a_match_its_seats_and_its_moves_survive_reopening_the_file(tmp_path):
     store.set_status("m1", "live")
     store.close()
 
-    store = SQLiteStore(path)
+    store = open_store(path)
     assert store.match("m1") == row(status="live")
     assert [r.id for r in store.unfinished()] == ["m1"]
     assert store.seat_hashes("m1") == {0: "h0"}
@@ -38,6 +43,7 @@ def test_a_match_its_seats_and_its_moves_survive_reopening_the_file(tmp_path):
     assert store.unfinished() == []
     assert store.match("m1").result == {"totals": [0, 0, 0, 0]}
     assert store.match("nope") is None
+    store.close()
 
 
 def test_commits_never_checkpoint_the_wal_its_own_thread_does(tmp_path):
@@ -59,16 +65,18 @@ def test_commits_never_checkpoint_the_wal_its_own_thread_does(tmp_path):
     assert not store._checkpointer.is_alive()
 
 
-def test_the_log_is_append_only_one_row_per_version():
-    store = SQLiteStore(":memory:")
+def test_the_log_is_append_only_one_row_per_version(store_db):
+    store = open_store(store_db)
     store.add_match(row())
     store.append_move("m1", MoveRow(1, 2, "0-0", "seat"))
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(Exception, match="(?i)unique|duplicate"):
         store.append_move("m1", MoveRow(1, 2, "0-0", "seat"))
+    assert store.moves("m1") == [MoveRow(1, 2, "0-0", "seat")]
+    store.close()
 
 
-def test_tokens_are_stored_only_as_hashes():
-    engine = Engine(SQLiteStore(":memory:"))
+def test_tokens_are_stored_only_as_hashes(store_db):
+    engine = Engine.open(store_db)
     match = engine.create_match("hhl", {"hands": 1}, seed=1)
     token = match.claim(0)
     assert len(token) >= 40
@@ -77,8 +85,8 @@ def test_tokens_are_stored_only_as_hashes():
     engine.close()
 
 
-def test_restoring_replays_the_log_to_the_same_state_and_version():
-    engine = Engine(SQLiteStore(":memory:"))
+def test_restoring_replays_the_log_to_the_same_state_and_version(store_db):
+    engine = Engine.open(store_db)
     referee = engine.create_match("domeng", {}, seed=9)
     for s in range(5):
         referee.claim(s)
@@ -92,8 +100,8 @@ def test_restoring_replays_the_log_to_the_same_state_and_version():
     engine.close()
 
 
-def test_the_hhl_time_limit_ends_the_match_after_the_hand_in_progress_and_replays():
-    engine = Engine(SQLiteStore(":memory:"))
+def test_the_hhl_time_limit_ends_the_match_after_the_hand_in_progress_and_replays(store_db):
+    engine = Engine.open(store_db)
     referee = engine.create_match("hhl", {}, seed=2)    # default: a 60-minute limit
     for s in range(4):
         referee.claim(s)

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from domino_proto.domino.v1 import engine_pb2, engine_pb2_grpc, game_pb2, play_pb2, play_pb2_grpc
 from domino_wire import game
 from tests.engine.support import refusal, start_engine, wait_for
+from tests.pg_server import STORES
 
 ALLOWED = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND,
            grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED,
@@ -74,12 +75,12 @@ seat_specs = st.builds(engine_pb2.SeatSpec, kind=int32s, name=texts, pool=texts)
 class Engine:
     """A real engine process, its store, and a canary match whose clocks must keep moving."""
 
-    def __init__(self, tmp_path):
-        self.db = tmp_path / "engine.sqlite3"
+    def __init__(self, tmp_path, db: str):
+        self.db, self.log = db, tmp_path / "engine.log"
         self.start()
 
     def start(self, port: int = 0):
-        self.proc, self.port = start_engine(self.db, port, self.db.with_suffix(".log"))
+        self.proc, self.port = start_engine(self.db, port, self.log)
         self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
         self.stub = engine_pb2_grpc.EngineStub(self.channel)
 
@@ -102,9 +103,14 @@ class Engine:
                                   timeout=5).summary.version
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory):
-    e = Engine(tmp_path_factory.mktemp("hostile"))
+@pytest.fixture(scope="module", params=STORES)
+def engine(request, tmp_path_factory):
+    """A real engine process on each store in turn, for the whole module: what the fuzzer
+    sends must poison neither."""
+    folder = tmp_path_factory.mktemp("hostile")
+    db = (str(folder / "engine.sqlite3") if request.param == "sqlite"
+          else request.getfixturevalue("pg_server").database())
+    e = Engine(folder, db)
     e.match_id = e.canary()
     created = e.stub.CreateMatch(engine_pb2.CreateMatchRequest(
         variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", {"hands": 1}), bot_clock_ms=3_600_000),

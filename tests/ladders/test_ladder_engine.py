@@ -60,8 +60,9 @@ def test_until_separated_separates_greedy_from_random_in_hhl_and_stops():
 
 
 @pytest.fixture
-def engine(tmp_path):
-    e = EngineProcess(tmp_path)
+def engine(tmp_path, durable_db):
+    """A ladder engine on each store in turn: ladder rows, their matches, their results."""
+    e = EngineProcess(tmp_path, durable_db)
     yield e
     e.stop()
 
