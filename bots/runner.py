@@ -49,6 +49,7 @@ from bots.strategy import Strategy
 from domino_proto.domino.v1 import play_pb2, play_pb2_grpc
 from domino_wire import game
 from domino_wire.names import VARIANT
+from domino_wire.routing import addresses_of, where_next
 from engine_service.plumbing.clock import Alarm, Clock
 from engine_service.plumbing.inbox import Inbox
 from engine_service.rules.moves import Move
@@ -296,7 +297,7 @@ class Runner:
     moves are answered (Hello.skip_accepted), as the runner acts on refusals only.
     """
 
-    def __init__(self, address: str, hello: play_pb2.Hello, make_bot: Callable, *,
+    def __init__(self, address: str | list[str], hello: play_pb2.Hello, make_bot: Callable, *,
                  matches: int = 1, margin: float | None = None,
                  give_up_after: float | None = 120.0, backoff: Backoff | None = None,
                  on_message: Callable | None = None, label: str = "bot",
@@ -306,8 +307,13 @@ class Runner:
         if events is not None:
             hello.skip_events = not events
         hello.skip_accepted = not answers
-        self.address, self.hello, self.make_bot = address, hello, make_bot
+        # "A,B,C": the engines of a cluster (docs/cluster.md). The stream goes to the
+        # first; an engine that does not own the match names its owner, and the runner
+        # follows; one that does not answer is skipped for the next.
+        self.addresses = addresses_of(address)
+        self.address, self.hello, self.make_bot = self.addresses[0], hello, make_bot
         self.channel = channel                 # shared with other runners; not ours to close
+        self._channel_address = self.address   # the engine a shared channel goes to
         self.matches, self.margin, self.give_up_after = matches, margin, give_up_after
         self.backoff = backoff or Backoff()
         self.on_message = on_message
@@ -335,12 +341,21 @@ class Runner:
                     connected = self._connect_once()
                 except grpc.FutureTimeoutError:
                     log.info("%s: engine %s not reachable yet", self.label, self.address)
+                    self._next_engine()
                 except grpc.RpcError as e:
                     if self._done():
                         break
+                    step, owner = where_next(e)
+                    if step == "owner" and owner != self.address:
+                        log.info("%s: the match is played by the engine at %s", self.label,
+                                 owner)
+                        self.address = owner
+                        continue   # at once: that engine is up
                     if e.code() not in RETRYABLE:
                         raise RunnerError(f"{self.label}: the engine refused: {e.code().name}: "
                                           f"{e.details()}", e.code()) from None
+                    if step == "away":
+                        self._next_engine()
                     log.warning("%s: connection lost (%s: %s)", self.label, e.code().name,
                                 e.details())
                 if self._done():
@@ -371,6 +386,15 @@ class Runner:
     def _done(self) -> bool:
         return self._stopping.is_set() or (0 < self.matches <= len(self.results))
 
+    def _next_engine(self) -> None:
+        """The engine at self.address did not answer: the next one given (round robin);
+        the one that takes its matches over says so when asked."""
+        if self.address in self.addresses:
+            self.address = self.addresses[(self.addresses.index(self.address) + 1)
+                                          % len(self.addresses)]
+        else:   # an owner we were sent to: back to the ones we were given
+            self.address = self.addresses[0]
+
     def _connect_once(self) -> bool:
         """One stream, until it ends; True when it got past the Hello. The stream runs on
         the process's I/O loop; this thread waits for it."""
@@ -381,8 +405,8 @@ class Runner:
         outbox.put(play_pb2.BotMessage(hello=self.hello))
         turns: dict[tuple[str, int], Turn] = {}
         welcomed = False
-        channel = self.channel or grpc.aio.insecure_channel(self.address,
-                                                             options=CHANNEL_OPTIONS)
+        shared = self.channel if self._channel_address == self.address else None
+        channel = shared or grpc.aio.insecure_channel(self.address, options=CHANNEL_OPTIONS)
         try:
             try:
                 await asyncio.wait_for(channel.channel_ready(), 5)
@@ -432,7 +456,7 @@ class Runner:
                     if turn.timer is not None:
                         turn.timer.cancel()
         finally:
-            if self.channel is None:
+            if shared is None:
                 await channel.close()
         return welcomed
 
@@ -640,9 +664,11 @@ def play_pool(address: str, pool: str, name: str, bot=None, *, make_bot: Callabl
         bot = FirstLegal() if bot is None else bot
         options.setdefault("events", listens(as_strategy(bot)))
         make_bot = lambda match_id, seat: bot   # noqa: E731
-    runner = Runner(address, pool_hello(pool, name, capacity, secret), make_bot, matches=matches,
-                    label=options.pop("label", f"pool {pool} as {name}"), **options)
-    return runner.run()
+    from .fleet import PoolFleet  # (fleet.py builds on this module)
+    fleet = PoolFleet(address, pool_hello(pool, name, capacity, secret), make_bot,
+                      matches=matches, label=options.pop("label", f"pool {pool} as {name}"),
+                      **options)
+    return fleet.run()
 
 
 @dataclass(frozen=True)

@@ -46,3 +46,6 @@ PORT = integer(0, 65535, "a port")
 SEED = integer(0, MAX_SEED, "a seed")
 COUNT = integer(0)          # 0 allowed: "none" or "the default", as each option says
 POSITIVE = integer(1)
+
+ENGINE_HELP = ("HOST:PORT of the engine, or A,B,C: engines of a cluster (a request goes to "
+               "the engine that owns its match; docs/cluster.md)")

@@ -12,7 +12,7 @@ import sys
 import threading
 import traceback
 
-from .argtypes import COUNT, POSITIVE, SEED, seconds
+from .argtypes import COUNT, ENGINE_HELP, POSITIVE, SEED, seconds
 
 BOT_HELP = """Play with a strategy from bots/strategies over the engine's Play service.
 
@@ -46,7 +46,8 @@ def add_subcommands(subparsers) -> None:
         "bot", help="play seats (--match/--seat/--seat-token, --seats-file) or pool seats "
         "(--pool) with a strategy", formatter_class=argparse.RawDescriptionHelpFormatter,
         description=BOT_HELP)
-    p.add_argument("--engine", default="127.0.0.1:50051", help="HOST:PORT of the engine")
+    p.add_argument("--engine", default="127.0.0.1:50051", help=ENGINE_HELP + "; a pool bot "
+                   "enlists with every live engine")
     p.add_argument("--strategy", default="greedy",
                    help="strategy name from bots.strategies (default greedy): random, greedy, "
                    "heuristic, search (oracle plays only in-process)")
@@ -218,13 +219,16 @@ def running(progress):
 
 def run_pool_bots(args, make_bot, options) -> list[dict]:
     """--pool: `--bots` streams enlisted in the pool; one JSON entry each."""
-    from bots.runner import Runner, RunnerError, pool_hello
+    from bots.fleet import PoolFleet
+    from bots.runner import RunnerError, pool_hello
 
     base = args.name or args.strategy
     names = [base] if args.bots <= 1 else [f"{base}-{i + 1}" for i in range(args.bots)]
-    runners = [Runner(args.engine, pool_hello(args.pool, name, max(args.capacity, 1),
-                                              args.pool_secret), make_bot,
-                      matches=args.pool_matches, label=f"pool {args.pool} as {name}", **options)
+    # A fleet per name: with a cluster, each name enlists with every live engine.
+    runners = [PoolFleet(args.engine, pool_hello(args.pool, name, max(args.capacity, 1),
+                                                 args.pool_secret), make_bot,
+                         matches=args.pool_matches, label=f"pool {args.pool} as {name}",
+                         **options)
                for name in names]
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: [r.stop() for r in runners])

@@ -4,6 +4,7 @@ running engine and claim its seats)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import ipaddress
 import json
@@ -15,7 +16,7 @@ import threading
 
 from engine_service.rules import VARIANTS
 
-from .argtypes import COUNT, PORT, POSITIVE, SEED
+from .argtypes import COUNT, ENGINE_HELP, PORT, POSITIVE, SEED
 from .match_limit import limit_sentence
 from .options import OPTION_HELP, options_help
 
@@ -30,6 +31,11 @@ def make_folder_of(db: str) -> None:
     from engine_service.core.store import is_dsn
     if db != ":memory:" and not is_dsn(db) and os.path.dirname(db):
         os.makedirs(os.path.dirname(db), exist_ok=True)
+
+
+def advertised_host(host: str) -> str:
+    """The host to advertise for an engine listening on `host` (every address: this one)."""
+    return "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
 
 
 def is_loopback(host: str) -> bool:
@@ -52,6 +58,9 @@ def add_subcommands(subparsers) -> None:
                       "listening on another address than 127.0.0.1 (docs/security.md)")
     mode.add_argument("--keys", action="store_true", help="need an API key to create "
                       "matches and ladders even on 127.0.0.1")
+    p.add_argument("--advertise", default="", metavar="HOST:PORT",
+                   help="where the other engines and clients reach this one, with a "
+                   "PostgreSQL --db (default: --host and the port it listens on)")
     p.add_argument("--max-live-matches", type=POSITIVE, default=5000,
                    help="matches not over, at most, for the whole engine (default 5000)")
     p.set_defaults(func=run_engine)
@@ -62,7 +71,7 @@ def add_subcommands(subparsers) -> None:
         description="Create a match on a running engine and claim every seat; prints JSON "
         "{match_id, seat_tokens}\non stdout and, on stderr, when the match ends.",
         epilog=_new_match_epilog)
-    p.add_argument("--engine", default="127.0.0.1:50051", help="HOST:PORT of the engine")
+    p.add_argument("--engine", default="127.0.0.1:50051", help=ENGINE_HELP)
     p.add_argument("--variant", choices=list(VARIANTS), default="hhl")
     p.add_argument("--option", action="append", metavar="KEY=VALUE", help=OPTION_HELP)
     p.add_argument("--options", default="", metavar="JSON",
@@ -143,8 +152,15 @@ def run_engine(args) -> int:
         # Pools handed over by whoever started us (domino serve: the house pools).
         for pool, secret in json.loads(os.environ.get("DOMINO_POOL_SECRETS") or "{}").items():
             engine.pools.define(pool, secret)
-        restored = engine.recover()
+        if engine.cluster is None:
+            restored = engine.recover()
         server, port = start_server(engine, args.host, args.port)
+        address = args.advertise or f"{advertised_host(args.host)}:{port}"
+        if engine.cluster is not None:
+            # Recovery in a cluster: take what no live engine owns (this engine's own
+            # matches of its previous run among them).
+            restored = engine.join(address)
+        engine.address = address
     except StoreDamaged as e:
         engine.close()
         return failed("engine", str(e))
@@ -160,33 +176,38 @@ def run_engine(args) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     stop.wait()
+    if engine.cluster is not None:
+        # Draining: health says NOT_SERVING, no new match comes here, and every match and
+        # ladder is let go at once, for the other engines to take (docs/cluster.md).
+        server.not_serving()
+        engine.cluster.drain()
     server.stop(grace=2).wait()
     engine.close()
     return 0
 
 
 def run_new_match(args) -> int:
-    import grpc
-
-    from domino_proto.domino.v1 import engine_pb2, engine_pb2_grpc
+    from domino_proto.domino.v1 import engine_pb2
     from domino_wire import game
     from domino_wire.names import VARIANT
+    from domino_wire.routing import Router
 
     from .options import parse_options
 
     options = parse_options(args.option, args.options)
     limit = limit_sentence(args.variant, options)   # also refuses a bad option, here and now
-    with grpc.insecure_channel(args.engine) as channel:
-        stub = engine_pb2_grpc.EngineStub(channel)
+    # Router: on a cluster the match is made by the engine the load picks, and its seats
+    # are claimed there.
+    with contextlib.closing(Router(args.engine)) as router:
         request = engine_pb2.CreateMatchRequest(variant=VARIANT.number(args.variant),
                                                 options=game.options_pb(args.variant, options),
                                                 bot_clock_ms=args.clock_ms)
         if args.seed is not None:
             request.seed = args.seed
         metadata = (("authorization", f"Bearer {args.key}"),) if args.key else ()
-        created = stub.CreateMatch(request, timeout=10, metadata=metadata)
-        seat_tokens = [stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=created.match_id,
-                                                                  seat=s), timeout=10).seat_token
+        created = router.call("CreateMatch", request, metadata=metadata)
+        seat_tokens = [router.call("ClaimSeat", engine_pb2.ClaimSeatRequest(
+                           match_id=created.match_id, seat=s), about=created.match_id).seat_token
                        for s in range(created.num_seats)]
     print(json.dumps({"match_id": created.match_id, "seat_tokens": seat_tokens}), flush=True)
     print(f"{args.variant} match {created.match_id}: {limit}", file=sys.stderr, flush=True)

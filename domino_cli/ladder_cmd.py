@@ -22,14 +22,15 @@ import time
 
 import grpc
 
-from domino_proto.domino.v1 import ladder_pb2, ladder_pb2_grpc
+from domino_proto.domino.v1 import ladder_pb2
 from domino_wire import game
 from domino_wire import ladders as wire_ladders
 from domino_wire.names import LADDER_FORMAT, LADDER_STATUS, VARIANT
+from domino_wire.routing import Router
 from engine_service.rules import NUM_SEATS as SEATS
 from ladders.formats import FORMATS
 
-from .argtypes import COUNT, POSITIVE, SEED
+from .argtypes import COUNT, ENGINE_HELP, POSITIVE, SEED
 from .failures import USAGE, Failure, from_rpc
 from .ladder_view import print_standings, progress_display
 from .options import OPTION_HELP, effective, options_help, parse_options
@@ -67,7 +68,8 @@ def add_subcommands(subparsers) -> None:
     r.add_argument("--clock-ms", type=COUNT, default=0, help="turn clock per seat (default 10000)")
     r.add_argument("--seat-wait", type=POSITIVE, default=30,
                    help="seconds a seat waits for its bot before it is played as a no-show")
-    r.add_argument("--engine", help="HOST:PORT of a running engine (default: start one)")
+    r.add_argument("--engine", help="HOST:PORT of a running engine, or A,B,C: engines of a "
+                   "cluster (default: start one)")
     r.add_argument("--db", help="the started engine's store (default: a temporary file, "
                    "removed at the end)")
     r.add_argument("--log", metavar="FILE", help="keep the engine's and the bots' logs in FILE "
@@ -79,30 +81,32 @@ def add_subcommands(subparsers) -> None:
     r.set_defaults(func=run_ladder)
     c = sub.add_parser("cancel", help="cancel a running ladder (its creator's key)")
     c.add_argument("ladder_id")
-    c.add_argument("--engine", default="127.0.0.1:50051", help="HOST:PORT of the engine")
+    c.add_argument("--engine", default="127.0.0.1:50051", help=ENGINE_HELP)
     c.add_argument("--key", default=os.environ.get("DOMINO_API_KEY", ""),
                    help="the API key that created it (default: DOMINO_API_KEY)")
     c.set_defaults(func=cancel_ladder)
     s = sub.add_parser("standings", help="show a ladder's standings")
     s.add_argument("ladder_id")
-    s.add_argument("--engine", default="127.0.0.1:50051", help="HOST:PORT of the engine")
+    s.add_argument("--engine", default="127.0.0.1:50051", help=ENGINE_HELP)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=show_standings)
 
 
 # ----- talking to the engine ----------------------------------------------------------------
-def _call(fn, request, address: str, patience: float = 0.0, key: str = ""):
-    """One call. While a ladder runs, the engine may be away for a while (restarting): then
-    it is tried again for ``patience`` seconds. A first call gets none, so a wrong address
-    says so at once."""
+def _call(router: Router, method: str, request, patience: float = 0.0, key: str = ""):
+    """One call of the Ladder service, sent to the engine that owns the ladder (a
+    cluster's engines redirect; Router follows). While a ladder runs, the engines may be
+    away for a while (restarting): then it is tried again for ``patience`` seconds. A first
+    call gets none, so a wrong address says so at once."""
     deadline = time.monotonic() + patience
     metadata = (("authorization", f"Bearer {key}"),) if key else ()
+    about = getattr(request, "ladder_id", "")
     while True:
         try:
-            return fn(request, timeout=10, metadata=metadata)
+            return router.call(method, request, about=about, service="Ladder", metadata=metadata)
         except grpc.RpcError as e:
             if e.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
-                raise from_rpc(e, address) from None
+                raise from_rpc(e, router.engine_of(about)) from None
             time.sleep(0.5)
 
 
@@ -114,11 +118,10 @@ def standings_dict(s: ladder_pb2.Standings) -> dict:
 
 
 def show_standings(args) -> int:
-    with grpc.insecure_channel(args.engine) as channel:
-        stub = ladder_pb2_grpc.LadderStub(channel)
+    with contextlib.closing(Router(args.engine)) as router:
         get = ladder_pb2.GetLadderRequest(ladder_id=args.ladder_id)
-        info = _call(stub.GetLadder, get, args.engine)
-        s = _call(stub.GetStandings, get, args.engine)
+        info = _call(router, "GetLadder", get)
+        s = _call(router, "GetStandings", get)
     d = standings_dict(s)
     if args.json:
         print(json.dumps(d, indent=2))
@@ -128,10 +131,9 @@ def show_standings(args) -> int:
 
 
 def cancel_ladder(args) -> int:
-    with grpc.insecure_channel(args.engine) as channel:
-        stub = ladder_pb2_grpc.LadderStub(channel)
-        info = _call(stub.CancelLadder, ladder_pb2.GetLadderRequest(ladder_id=args.ladder_id),
-                     args.engine, key=args.key)
+    with contextlib.closing(Router(args.engine)) as router:
+        info = _call(router, "CancelLadder", ladder_pb2.GetLadderRequest(ladder_id=args.ladder_id),
+                     key=args.key)
     print(f"ladder {info.ladder_id} {LADDER_STATUS.word(info.status)}: "
           f"{info.matches_counted} matches counted")
     return 0
@@ -193,8 +195,7 @@ def run_ladder(args) -> int:
 
 def _run(args, address: str, entrants: list[str], builtin: list[str], options: dict, log,
          procs: list) -> int:
-    with grpc.insecure_channel(address) as channel:
-        stub = ladder_pb2_grpc.LadderStub(channel)
+    with contextlib.closing(Router(address)) as router:
         request = ladder_pb2.CreateLadderRequest(
             variant=VARIANT.number(args.variant),
             options=game.options_pb(args.variant, options),
@@ -204,11 +205,12 @@ def _run(args, address: str, entrants: list[str], builtin: list[str], options: d
             concurrency=args.concurrency, clock_ms=args.clock_ms, seat_wait_s=args.seat_wait)
         if args.seed is not None:
             request.seed = args.seed
-        created = _call(stub.CreateLadder, request, address, key=args.key)
+        created = _call(router, "CreateLadder", request, key=args.key)
         info = created.ladder
         enlist = {p.entrant: p for p in created.pools}
         logs = f"logs in {args.log}" if args.log else "give --log FILE to keep the logs"
-        print(f"ladder {info.ladder_id} on {address}: {args.variant}, {args.format}, "
+        print(f"ladder {info.ladder_id} on {router.engine_of(info.ladder_id)}: {args.variant}, "
+              f"{args.format}, "
               f"{', '.join(entrants)}; {logs}", file=sys.stderr, flush=True)
         for name in args.external:   # the secrets for the bots the user runs
             print(f"  external entrant {name}: enlist in pool {enlist[name].pool} with "
@@ -227,10 +229,10 @@ def _run(args, address: str, entrants: list[str], builtin: list[str], options: d
         with progress_display(sys.stderr) as shown:
             while info.status == ladder_pb2.LADDER_STATUS_RUNNING:
                 time.sleep(0.5)
-                info = _call(stub.GetLadder, get, address, UNREACHABLE_S)
+                info = _call(router, "GetLadder", get, UNREACHABLE_S)
                 shown.update(info)
             shown.update(info, final=True)
-        d = standings_dict(_call(stub.GetStandings, get, address, UNREACHABLE_S))
+        d = standings_dict(_call(router, "GetStandings", get, UNREACHABLE_S))
     if args.json:
         print(json.dumps(d, indent=2))
     else:

@@ -8,16 +8,20 @@ sent one.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import threading
 
 import grpc
 
-from domino_proto.domino.v1 import engine_pb2, engine_pb2_grpc, ladder_pb2, ladder_pb2_grpc
+from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc, ladder_pb2
 from domino_wire.refusals import refusal_of
+from domino_wire.routing import Router
 
 from .errors import ApiError
+
+log = logging.getLogger(__name__)
 
 # gRPC status -> (HTTP status, reason used when the engine sent no Refusal).
 HTTP_OF = {
@@ -33,6 +37,8 @@ HTTP_OF = {
     grpc.StatusCode.UNAVAILABLE: (503, "ENGINE_UNAVAILABLE"),
     grpc.StatusCode.DEADLINE_EXCEEDED: (504, "ENGINE_TIMEOUT"),
 }
+
+FAILOVER_WAIT_S = 6.0   # how long a REST request waits for a match's engine to be found
 
 # Notice a dead engine within seconds (as the bots do), without pinging an idle channel.
 CHANNEL_OPTIONS = [
@@ -79,7 +85,9 @@ def rest_field(field: str) -> str:
 
 
 class EngineClient:
-    """A lazily opened channel to the engine at `address`, reopened after a fork."""
+    """The engine (or the engines of a cluster: ENGINE_ADDRESS "A,B,C") through one
+    Router per process (domino_wire/routing.py: a request goes to the engine that owns its
+    match), made lazily and made again after a fork."""
 
     def __init__(self, address: str, timeout: float = 5.0, watch_timeout: float = 900.0):
         self.address = address
@@ -87,67 +95,90 @@ class EngineClient:
         self.watch_timeout = watch_timeout
         self._lock = threading.Lock()
         self._pid = None
-        self._channel = None
-        self._stub = None
-        self._ladder_stub = None
+        self._router: Router | None = None
 
-    def _open(self) -> None:
-        if self._pid != os.getpid():   # a forked worker must not share its parent's channel
+    @property
+    def router(self) -> Router:
+        if self._pid != os.getpid():   # a forked worker must not share its parent's channels
             with self._lock:
                 if self._pid != os.getpid():
-                    self._channel = grpc.insecure_channel(self.address, options=CHANNEL_OPTIONS)
-                    self._stub = engine_pb2_grpc.EngineStub(self._channel)
-                    self._ladder_stub = ladder_pb2_grpc.LadderStub(self._channel)
+                    self._router = Router(self.address, CHANNEL_OPTIONS,
+                                          give_up_s=FAILOVER_WAIT_S)
                     self._pid = os.getpid()
+        return self._router
 
     @property
     def stub(self) -> engine_pb2_grpc.EngineStub:
-        self._open()
-        return self._stub
-
-    @property
-    def ladder_stub(self) -> ladder_pb2_grpc.LadderStub:
-        """The Ladder service, on the same channel."""
-        self._open()
-        return self._ladder_stub
+        """The first engine's stub (tests; routes use the methods below)."""
+        return self.router.stub(self.router.addresses[0])
 
     def close(self) -> None:
         with self._lock:
-            if self._channel is not None and self._pid == os.getpid():
-                self._channel.close()
-            self._channel = self._stub = self._ladder_stub = self._pid = None
+            if self._router is not None and self._pid == os.getpid():
+                self._router.close()
+            self._router = self._pid = None
 
-    def _call(self, method: str, request, key: str = ""):
+    def _call(self, method: str, request, key: str = "", about: str = ""):
         try:
-            return getattr(self.stub, method)(request, timeout=self.timeout,
-                                              metadata=_key_metadata(key))
+            return self.router.call(method, request, about=about, timeout=self.timeout,
+                                    metadata=_key_metadata(key))
         except grpc.RpcError as err:
             raise api_error(err) from None
 
-    def _call_ladder(self, method: str, request, key: str = ""):
+    def _call_ladder(self, method: str, request, key: str = "", about: str = ""):
         try:
-            return getattr(self.ladder_stub, method)(request, timeout=self.timeout,
-                                                     metadata=_key_metadata(key))
+            return self.router.call(method, request, about=about, service="Ladder",
+                                    timeout=self.timeout, metadata=_key_metadata(key))
         except grpc.RpcError as err:
             refused = api_error(err, not_found="UNKNOWN_LADDER")
             refused.version = None   # a ladder has no match version
             raise refused from None
+
+    def everywhere(self, method: str, request, service: str = "Engine") -> list:
+        """`method` on every live engine of the cluster (one, for an engine on SQLite):
+        for lists of what each engine holds."""
+        try:
+            engines = self.router.call("ListEngines", engine_pb2.ListEnginesRequest(),
+                                       timeout=self.timeout).engines
+        except grpc.RpcError as err:
+            raise api_error(err) from None
+        answers = []
+        for address in [e.address for e in engines if e.live and e.address] or \
+                [self.router.addresses[0]]:
+            try:
+                answers.append(getattr(self.router.stub(address, service), method)(
+                    request, timeout=self.timeout))
+            except grpc.RpcError as err:
+                if len(engines) <= 1:
+                    raise api_error(err) from None
+                log.warning("engine %s did not answer %s: %s", address, method, err.code())
+        return answers
 
     # ----- one method per Engine rpc --------------------------------------------------
     def create_match(self, request: engine_pb2.CreateMatchRequest, key: str = ""):
         return self._call("CreateMatch", request, key)
 
     def claim_seat(self, match_id: str, seat: int):
-        return self._call("ClaimSeat", engine_pb2.ClaimSeatRequest(match_id=match_id, seat=seat))
+        return self._call("ClaimSeat", engine_pb2.ClaimSeatRequest(match_id=match_id, seat=seat),
+                          about=match_id)
 
-    def list_matches(self, status: int, limit: int):
-        return self._call("ListMatches", engine_pb2.ListMatchesRequest(status=status, limit=limit))
+    def list_matches(self, status: int, limit: int) -> list:
+        """Every engine's matches, newest first; a finished match once."""
+        request = engine_pb2.ListMatchesRequest(status=status, limit=limit)
+        found = {}
+        for answer in self.everywhere("ListMatches", request):
+            for m in answer.matches:
+                if m.match_id not in found or m.status != common_pb2.MATCH_STATUS_OVER:
+                    found[m.match_id] = m
+        return sorted(found.values(), key=lambda m: m.created_unix_ms, reverse=True)[:limit]
 
     def get_match(self, match_id: str):
-        return self._call("GetMatch", engine_pb2.GetMatchRequest(match_id=match_id))
+        return self._call("GetMatch", engine_pb2.GetMatchRequest(match_id=match_id),
+                          about=match_id)
 
     def get_view(self, match_id: str, token: str):
-        return self._call("GetView", engine_pb2.GetViewRequest(match_id=match_id, seat_token=token))
+        return self._call("GetView", engine_pb2.GetViewRequest(match_id=match_id, seat_token=token),
+                          about=match_id)
 
     def submit_move(self, match_id: str, token: str, version: int, move_id: str = "",
                     move_text: str = ""):
@@ -157,7 +188,7 @@ class EngineClient:
             request.move_id = move_id
         else:
             request.move_text = move_text
-        return self._call("SubmitMove", request)
+        return self._call("SubmitMove", request, about=match_id)
 
     def list_variants(self):
         return self._call("ListVariants", engine_pb2.ListVariantsRequest())
@@ -166,13 +197,22 @@ class EngineClient:
         return self._call("GetPool", engine_pb2.GetPoolRequest(name=name))
 
     def get_record(self, match_id: str):
-        return self._call("GetRecord", engine_pb2.GetRecordRequest(match_id=match_id))
+        return self._call("GetRecord", engine_pb2.GetRecordRequest(match_id=match_id),
+                          about=match_id)
 
     def watch(self, match_id: str, token: str = ""):
-        """The Watch stream (cancel it when done). Its deadline is long: an SSE client
-        reconnects when it ends and gets a fresh snapshot."""
-        return self.stub.Watch(engine_pb2.WatchRequest(match_id=match_id, seat_token=token),
-                               timeout=self.watch_timeout)
+        """The Watch stream on the match's engine and its first message (cancel the call
+        when done). Its deadline is long: an SSE client reconnects when it ends and gets a
+        fresh snapshot."""
+        try:
+            return self.router.open_stream(
+                "Watch", engine_pb2.WatchRequest(match_id=match_id, seat_token=token),
+                about=match_id, timeout=self.watch_timeout)
+        except grpc.RpcError as err:
+            raise api_error(err) from None
+
+    def list_engines(self):
+        return self._call("ListEngines", engine_pb2.ListEnginesRequest())
 
     # ----- one method per Ladder rpc --------------------------------------------------
     def create_ladder(self, request: ladder_pb2.CreateLadderRequest, key: str = ""):
@@ -180,17 +220,27 @@ class EngineClient:
 
     def cancel_ladder(self, ladder_id: str, key: str = ""):
         return self._call_ladder("CancelLadder", ladder_pb2.GetLadderRequest(ladder_id=ladder_id),
-                                 key)
+                                 key, about=ladder_id)
 
-    def list_ladders(self):
-        return self._call_ladder("ListLadders", ladder_pb2.ListLaddersRequest())
+    def list_ladders(self) -> list:
+        """Every engine's ladders, newest first; each once (a finished one may be known to
+        several engines)."""
+        found = {}
+        for answer in self.everywhere("ListLadders", ladder_pb2.ListLaddersRequest(), "Ladder"):
+            for d in answer.ladders:
+                if d.ladder_id not in found or d.status == ladder_pb2.LADDER_STATUS_RUNNING:
+                    found[d.ladder_id] = d
+        return sorted(found.values(), key=lambda d: d.created_unix_s, reverse=True)
 
     def get_ladder(self, ladder_id: str):
-        return self._call_ladder("GetLadder", ladder_pb2.GetLadderRequest(ladder_id=ladder_id))
+        return self._call_ladder("GetLadder", ladder_pb2.GetLadderRequest(ladder_id=ladder_id),
+                                 about=ladder_id)
 
     def get_standings(self, ladder_id: str):
-        return self._call_ladder("GetStandings", ladder_pb2.GetLadderRequest(ladder_id=ladder_id))
+        return self._call_ladder("GetStandings", ladder_pb2.GetLadderRequest(ladder_id=ladder_id),
+                                 about=ladder_id)
 
     def list_ladder_matches(self, ladder_id: str):
         return self._call_ladder("ListLadderMatches",
-                                 ladder_pb2.GetLadderRequest(ladder_id=ladder_id))
+                                 ladder_pb2.GetLadderRequest(ladder_id=ladder_id),
+                                 about=ladder_id)

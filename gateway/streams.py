@@ -23,6 +23,7 @@ from urllib.parse import parse_qs
 import grpc
 
 from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+from domino_wire.routing import GIVE_UP_S, RETRY_S, addresses_of, where_next
 
 from . import convert, sse
 from .engine_client import CHANNEL_OPTIONS, api_error
@@ -70,18 +71,20 @@ class Fanout:
                 queue.put_nowait(item)
 
     async def _run(self) -> None:
-        call = self.streams.stub().Watch(engine_pb2.WatchRequest(match_id=self.match_id),
-                                         timeout=self.streams.watch_timeout)
+        call = None
         try:
-            async for message in call:
+            call, first = await self.streams.open_watch(self.match_id, "")
+            if first.WhichOneof("body") == "snapshot":
+                self.ready.set()              # subscribed: every later update comes here
+            # read(), as for the first: grpc.aio refuses to mix it with async for
+            while (message := await call.read()) is not grpc.aio.EOF:
                 kind = message.WhichOneof("body")
-                if kind == "snapshot":
-                    self.ready.set()          # subscribed: every later update comes here
-                    continue
                 self._broadcast(Update(sse.version_of(message), sse.message_text(message),
                                        kind == "match_over"))
         except asyncio.CancelledError:
             raise
+        except ApiError as err:
+            self.failure = err
         except grpc.RpcError as err:
             self.failure = api_error(err)
             if self.ready.is_set() and err.code() != grpc.StatusCode.CANCELLED:
@@ -91,7 +94,8 @@ class Fanout:
             log.exception("the event stream of match %s failed", self.match_id)
             self.failure = ApiError(502, "ENGINE_ERROR", "the event stream failed")
         finally:
-            call.cancel()
+            if call is not None:
+                call.cancel()
             self.ready.set()
             self._broadcast(END)
             if self.streams.fanouts.get(self.match_id) is self:
@@ -99,26 +103,74 @@ class Fanout:
 
 
 class EventStreams:
-    """Every event stream of one gateway process; made with the app, used on the loop."""
+    """Every event stream of one gateway process; made with the app, used on the loop.
+    A match's engine is found as every client finds it (domino_wire/routing.py): a call
+    refused with NOT_OWNER goes to the owner it names; a stream that ends because its
+    match moved (a failover) makes the browser reconnect, and it is found again."""
 
     def __init__(self, address: str, watch_timeout: float, cors_headers):
-        self.address, self.watch_timeout = address, watch_timeout
+        self.addresses, self.watch_timeout = addresses_of(address), watch_timeout
         self.cors_headers = cors_headers          # origin -> extra response headers
         self.fanouts: dict[str, Fanout] = {}
-        self._channel: grpc.aio.Channel | None = None
-        self._stub = None
+        self._channels: dict[str, grpc.aio.Channel] = {}
+        self._stubs: dict[str, engine_pb2_grpc.EngineStub] = {}
+        self._engine_of: dict[str, str] = {}      # match id -> the engine last seen owning it
 
-    def stub(self) -> engine_pb2_grpc.EngineStub:
-        if self._stub is None:               # made on the loop it will be used on
-            self._channel = grpc.aio.insecure_channel(self.address, options=CHANNEL_OPTIONS)
-            self._stub = engine_pb2_grpc.EngineStub(self._channel)
-        return self._stub
+    def stub(self, address: str | None = None) -> engine_pb2_grpc.EngineStub:
+        address = address or self.addresses[0]
+        stub = self._stubs.get(address)
+        if stub is None:                     # made on the loop it will be used on
+            self._channels[address] = grpc.aio.insecure_channel(address,
+                                                                options=CHANNEL_OPTIONS)
+            stub = self._stubs[address] = engine_pb2_grpc.EngineStub(self._channels[address])
+        return stub
+
+    async def _routed(self, match_id: str, attempt):
+        """`attempt(stub)` on the engine that owns the match, following NOT_OWNER."""
+        address = self._engine_of.get(match_id, self.addresses[0])
+        give_up = asyncio.get_running_loop().time() + GIVE_UP_S
+        while True:
+            try:
+                result = await attempt(self.stub(address))
+                self._engine_of[match_id] = address
+                return result
+            except grpc.RpcError as err:
+                step, owner = where_next(err)
+                if step == "fail" or asyncio.get_running_loop().time() > give_up or (
+                        step == "away" and self.addresses == [address]):
+                    raise api_error(err) from None
+                if step == "owner":
+                    address = owner
+                else:
+                    await asyncio.sleep(RETRY_S)
+                    i = self.addresses.index(address) if address in self.addresses else -1
+                    address = self.addresses[(i + 1) % len(self.addresses)]
+
+    async def get_match(self, match_id: str):
+        return await self._routed(match_id, lambda stub: stub.GetMatch(
+            engine_pb2.GetMatchRequest(match_id=match_id), timeout=10))
+
+    async def open_watch(self, match_id: str, token: str):
+        """A Watch of the match on its engine, and its first message (the snapshot)."""
+        async def attempt(stub):
+            call = stub.Watch(engine_pb2.WatchRequest(match_id=match_id, seat_token=token),
+                              timeout=self.watch_timeout)
+            try:
+                first = await call.read()
+            except BaseException:
+                call.cancel()
+                raise
+            if first is grpc.aio.EOF:
+                call.cancel()
+                raise ApiError(502, "ENGINE_ERROR", "the engine ended the stream at once")
+            return call, first
+        return await self._routed(match_id, attempt)
 
     async def close(self) -> None:
         for fanout in list(self.fanouts.values()):
             fanout.task.cancel()
-        if self._channel is not None:
-            await self._channel.close()
+        for channel in self._channels.values():
+            await channel.close()
 
     # ----- one HTTP request ---------------------------------------------------------------
     async def serve(self, scope, receive, send) -> None:
@@ -146,11 +198,7 @@ class EventStreams:
             await fanout.ready.wait()
             if fanout.failure is not None and fanout.task.done():
                 raise fanout.failure
-            try:
-                got = await self.stub().GetMatch(engine_pb2.GetMatchRequest(match_id=match_id),
-                                                 timeout=10)
-            except grpc.RpcError as err:
-                raise api_error(err) from None
+            got = await self.get_match(match_id)
             seen = got.summary.version
             async with Stream(send, extra) as out:
                 await out.write(sse.RETRY + sse.snapshot(
@@ -163,15 +211,8 @@ class EventStreams:
             fanout.leave(queue)
 
     async def _private(self, match_id: str, token: str, receive, send, extra: dict) -> None:
-        call = self.stub().Watch(engine_pb2.WatchRequest(match_id=match_id, seat_token=token),
-                                 timeout=self.watch_timeout)
+        call, first = await self.open_watch(match_id, token)
         try:
-            try:
-                first = await call.read()
-            except grpc.RpcError as err:
-                raise api_error(err) from None
-            if first is grpc.aio.EOF:
-                raise ApiError(502, "ENGINE_ERROR", "the engine ended the stream at once")
             async with Stream(send, extra) as out:
                 await out.write(sse.RETRY + sse.message_text(first))
 

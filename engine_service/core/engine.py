@@ -20,6 +20,7 @@ from .. import rules
 from ..plumbing.clock import Clock
 from ..rules.errors import shown
 from . import limits
+from .cluster import Cluster
 from .errors import EngineError, Reason
 from .keys import OPEN_PRINCIPAL, Keys, Principal
 from .ladder_director import Ladders
@@ -52,6 +53,9 @@ class Engine:
         self._lock = threading.Lock()    # the maps above, and loading a finished match
         self.pools = Pools(self.store)
         self.ladders = Ladders(self, ladder_store if ladder_store is not None else LadderStore())
+        self.address = ""   # where this engine serves, as told by its command line
+        # Only a store several engines can share makes a cluster; it starts at join().
+        self.cluster = Cluster(self, self.store) if getattr(self.store, "shared", False) else None
 
     @classmethod
     def open(cls, db: str, **options) -> Engine:
@@ -86,7 +90,75 @@ class Engine:
         self.ladders.resume()
         return restored
 
+    def join(self, address: str) -> list[str]:
+        """Join the cluster of the engines on this store, advertised at `address`: what
+        recovery is for one engine (recover()), taking the matches and ladders that no live
+        engine owns. Returns the ids of the matches taken."""
+        self.store.check()
+        self.address = address
+        self.ladders.resume(running=False)   # the finished ones, to read; running: owned
+        return self.cluster.join(address)
+
+    def adopt_match(self, match_id: str) -> bool:
+        """Restore a match this engine now owns (a failover) from its log and start its
+        clocks; False (logged) when it cannot be replayed."""
+        row = self.store.match(match_id)
+        try:
+            referee = Referee.restore(row, self.store, self.clock, self._over, self._lost)
+        except Exception:
+            log.exception("match %s: taken over, but its log does not replay", match_id)
+            return False
+        with self._lock:
+            self._referees[match_id] = referee
+            self._finished.pop(match_id, None)
+            if not referee.match.over:
+                self._live_by[row.created_by] += 1
+        referee.start()
+        self._seat_from_pools(referee)
+        log.info("match %s taken over at version %d", match_id, referee.version)
+        return True
+
+    def drop_match(self, match_id: str, why: str) -> None:
+        """Stop holding a match another engine owns now: its streams end (their clients
+        reconnect and are sent to the owner), its clocks stop, nothing is written."""
+        with self._lock:
+            referee = self._referees.get(match_id)
+            if referee is None or referee.match.over:
+                return
+            del self._referees[match_id]
+            self._live_by[referee.row.created_by] -= 1
+        self.pools.forget(referee)
+        referee.release()
+        getattr(self.store, "epochs", {}).pop(match_id, None)
+        log.warning("match %s dropped at version %d: %s", match_id, referee.version, why)
+
+    def _lost(self, referee: Referee) -> None:
+        self.drop_match(referee.id, "another engine owns the match now (a write was refused)")
+
+    def drop_everything(self, why: str) -> None:
+        self.ladders.drop_all(why)
+        for match_id in self.live_ids():
+            self.drop_match(match_id, why)
+
+    def members(self) -> list[dict]:
+        """The engines on this store (ListEngines), this one marked."""
+        if self.cluster is None:
+            return [{"engine_id": "", "address": self.address, "live": True,
+                     "live_matches": self.live_count(), "draining": False,
+                     "heartbeat_age_s": 0.0, "this_engine": True}]
+        return [{**e, "this_engine": e["engine_id"] == self.cluster.engine_id}
+                for e in self.cluster.members()]
+
+    def live_ids(self) -> set[str]:
+        with self._lock:
+            return set(self._referees)
+
+    def live_count(self) -> int:
+        return len(self._referees)
+
     def close(self) -> None:
+        if self.cluster is not None:
+            self.cluster.stop()
         self.ladders.close()
         for referee in list(self._referees.values()):
             referee.close()
@@ -99,11 +171,13 @@ class Engine:
                      deals: list | None = None, kinds: list[str] | None = None,
                      names: list[str] | None = None, bot_clock_ms: int = 0,
                      person_clock_ms: int = 0, pools: list[str] | None = None,
-                     principal: Principal = OPEN_PRINCIPAL, ladder: bool = False) -> Referee:
+                     principal: Principal = OPEN_PRINCIPAL, ladder: bool = False,
+                     here: bool = False) -> Referee:
         """A new match; `pools` names, per seat, the bot pool that fills it ("" for a seat
         claimed with a token). Every argument is checked first; nothing is stored for a
         refused one. A ladder's own matches (`ladder`) may use the ladder's pools and count
-        against no quota but the engine's."""
+        against no quota but the engine's. In a cluster a match goes to the least-loaded
+        engine: NOT_OWNER names it, unless `here` (a client following that refusal)."""
         if variant not in rules.VARIANTS:
             raise limits.refuse("variant", f"must be one of {', '.join(rules.VARIANTS)}, "
                                 f"got {shown(variant)}")
@@ -126,6 +200,11 @@ class Engine:
                 self._check_pool(pool, f"seats[{i}].pool", ladder)
         if seed is None:
             seed = secrets.randbelow(limits.SEEDS[1] + 1)
+        if self.cluster is not None and not ladder and not here:
+            elsewhere = self.cluster.placement()
+            if elsewhere:
+                raise EngineError(Reason.NOT_OWNER, f"the engine at {elsewhere} has fewer "
+                                  "matches: create it there", owner=elsewhere)
         try:
             match = rules.new_match(variant, options or {}, seed=seed, deals=deals)
         except rules.MalformedInput as e:
@@ -143,7 +222,8 @@ class Engine:
             row = MatchRow(secrets.token_hex(8), variant, match.options, seed, deals, settings,
                            self.clock.now(), WAITING, created_by=principal.name)
             self.store.add_match(row)
-            referee = Referee(row, self.store, self.clock, on_over=self._over)
+            referee = Referee(row, self.store, self.clock, on_over=self._over,
+                              on_lost=self._lost)
             self._referees[row.id] = referee
             self._live_by[principal.name] += 1
         referee.start()
@@ -196,14 +276,30 @@ class Engine:
                 row = self.store.match(match_id)
                 if row is None:
                     raise EngineError(Reason.UNKNOWN_MATCH, f"no match with id {shown(match_id)}")
-                referee = Referee.restore(row, self.store, None)
                 if row.status != OVER:
-                    # Every unfinished match of the store is restored at start: this one
-                    # was created since by someone else, which this engine does not hold.
-                    raise EngineError(Reason.UNKNOWN_MATCH, f"match {shown(match_id)} is "
-                                      "not held by this engine")
+                    self._not_here("matches", match_id)
+                referee = Referee.restore(row, self.store, None)
                 self._keep_finished(referee)
             return referee
+
+    def _not_here(self, table: str, key: str) -> None:
+        """Refuse a request for a match (or ladder) this engine does not hold: in a cluster,
+        NOT_OWNER with the address of its owner (empty during a failover)."""
+        what = "match" if table == "matches" else "ladder"
+        if self.cluster is None:
+            # Every unfinished match of the store is restored at start: this one was
+            # created since by someone else, which this engine does not hold.
+            raise EngineError(Reason.UNKNOWN_MATCH if what == "match" else
+                              Reason.UNKNOWN_LADDER, f"{what} {shown(key)} is not held by "
+                              "this engine")
+        found = self.cluster.owner_of(table, key)
+        address = found[0] if found else ""
+        if address == self.cluster.address:
+            address = ""      # taken by this engine a moment ago, not loaded yet: again
+        raise EngineError(Reason.NOT_OWNER, f"{what} {shown(key)} is played by "
+                          + (f"the engine at {address}" if address else
+                             "no engine at this moment (it is being taken over): try "
+                             "again shortly"), owner=address)
 
     def list_matches(self, status: str = "", limit: int = 100) -> list[dict]:
         """Public summaries of matches, newest first: the waiting and live ones of this

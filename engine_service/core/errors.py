@@ -46,6 +46,9 @@ class Reason(StrEnum):
     LADDER_OVER = "LADDER_OVER"
     # a bug of the engine: logged, and only the one request or stream fails
     INTERNAL = "INTERNAL"
+    # another engine of the cluster owns the match or ladder (docs/cluster.md): the
+    # refusal names it (Refusal.owner), or no one does for a moment (a failover)
+    NOT_OWNER = "NOT_OWNER"
     # the rules core's refusals (engine_service/rules/errors.py)
     NOT_YOUR_TURN = rules.NOT_YOUR_TURN
     TILE_NOT_IN_HAND = rules.TILE_NOT_IN_HAND
@@ -84,16 +87,19 @@ STATUS: dict[Reason, str] = {
     Reason.MATCH_NOT_OVER: ILLEGAL,
     Reason.LADDER_OVER: ILLEGAL,
     Reason.INTERNAL: "INTERNAL",
+    Reason.NOT_OWNER: "UNAVAILABLE",   # try again there (or shortly): any client retries it
     **{Reason(r): ILLEGAL for r in rules.REASONS},   # illegal here and now
 }
 
 
 class EngineError(Exception):
     """A refusal: nothing was changed. `legal_moves` is [(id, text), ...] for rules refusals;
-    `field` names the request field at fault for a malformed request ("options.hands")."""
+    `field` names the request field at fault for a malformed request ("options.hands");
+    `owner` is where a NOT_OWNER refusal sends the client."""
 
     def __init__(self, reason: Reason | str, message: str, version: int | None = None,
-                 legal_moves: list[tuple[str, str]] | None = None, field: str = ""):
+                 legal_moves: list[tuple[str, str]] | None = None, field: str = "",
+                 owner: str = ""):
         reason = Reason(reason)   # an unknown reason is a bug here, not a new code on the wire
         if STATUS[reason] == INVALID and not field:
             raise ValueError(f"a {reason} refusal must name its field")   # (a bug here too)
@@ -103,6 +109,7 @@ class EngineError(Exception):
         self.version = version
         self.legal_moves = legal_moves or []
         self.field = field
+        self.owner = owner     # NOT_OWNER: the owning engine's address ("" while none)
 
     @property
     def code(self) -> str:

@@ -34,6 +34,7 @@ from .keys import OPEN, OPEN_PRINCIPAL, Principal
 from .ladder_store import LadderStore
 from .referee import LIVE, WAITING
 from .seats import BOT, DEFAULT_CLOCK_MS
+from .store import Fenced
 from .updates import Update
 
 log = logging.getLogger(__name__)
@@ -144,6 +145,9 @@ class Director:
                 if self._step():
                     return
                 failures = 0
+            except Fenced:           # another engine owns the ladder now: it carries on
+                self.engine.ladders.drop(self.id, "another engine owns the ladder now")
+                return
             except Exception as e:   # never silent, and it stops this ladder only
                 failures += 1
                 log.exception("ladder %s: a step failed (%d in a row)", self.id, failures)
@@ -312,12 +316,46 @@ class Ladders:
         self._directors: dict[str, Director] = {}
         self._lock = threading.Lock()
 
-    def resume(self) -> None:
-        """After a restart (the engine has restored its matches): carry on every ladder."""
+    def resume(self, running: bool = True) -> None:
+        """After a restart (the engine has restored its matches): carry on every ladder.
+        In a cluster (running=False) only the finished ones are loaded here, to be read;
+        a running ladder is its owner's (adopt)."""
         for ladder_id, spec, status, created, error in self.store.ladders():
+            if status == RUNNING and not running:
+                continue
             d = Director(self.engine, self.store, ladder_id, spec, created, status, error)
             self._directors[ladder_id] = d
             d.start()
+
+    def adopt(self, ladder_id: str) -> None:
+        """Carry on a ladder this engine now owns (a failover); its matches were taken
+        with it (cluster.py)."""
+        found = self.store.ladder(ladder_id)
+        if found is None:
+            return
+        _, spec, status, created, error = found
+        d = Director(self.engine, self.store, ladder_id, spec, created, status, error)
+        with self._lock:
+            self._directors[ladder_id] = d
+        d.start()
+        log.info("ladder %s taken over: %d matches counted, %d playing", ladder_id,
+                 len(d.counted), len(d.playing))
+
+    def running_ids(self) -> set[str]:
+        with self._lock:
+            return {i for i, d in self._directors.items() if d.status == RUNNING}
+
+    def drop(self, ladder_id: str, why: str) -> None:
+        """Stop directing a ladder another engine owns now (nothing is written)."""
+        with self._lock:
+            d = self._directors.pop(ladder_id, None)
+        if d is not None:
+            d.stop()
+            log.warning("ladder %s dropped: %s", ladder_id, why)
+
+    def drop_all(self, why: str) -> None:
+        for ladder_id in self.running_ids():
+            self.drop(ladder_id, why)
 
     def create(self, spec: dict, principal: Principal = OPEN_PRINCIPAL
                ) -> tuple[Director, dict[str, str]]:
@@ -346,9 +384,17 @@ class Ladders:
     def get(self, ladder_id: str) -> Director:
         limits.text(ladder_id, "ladder_id", limits.ID_MAX, required=True)
         d = self._directors.get(ladder_id)
-        if d is None:
+        if d is not None:
+            return d
+        found = self.store.ladder(ladder_id) if self.engine.cluster is not None else None
+        if found is None:
             raise EngineError(Reason.UNKNOWN_LADDER, f"no ladder with id {shown(ladder_id)}")
-        return d
+        _, spec, status, created, error = found
+        if status == RUNNING:
+            self.engine._not_here("ladders", ladder_id)
+        d = Director(self.engine, self.store, ladder_id, spec, created, status, error)
+        with self._lock:   # a finished ladder of another engine: loaded to be read
+            return self._directors.setdefault(ladder_id, d)
 
     def list(self) -> list[Director]:
         return sorted(self._directors.values(), key=lambda d: d.created, reverse=True)

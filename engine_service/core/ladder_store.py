@@ -64,6 +64,11 @@ class LadderStore:
         rows = self._run("SELECT id, spec, status, created, error FROM ladders ORDER BY created")
         return [(i, json.loads(s), st, c, e) for i, s, st, c, e in rows]
 
+    def ladder(self, ladder_id: str) -> tuple[str, dict, str, float, str] | None:
+        rows = self._run("SELECT id, spec, status, created, error FROM ladders WHERE id = ?",
+                         (ladder_id,))
+        return next(((i, json.loads(s), st, c, e) for i, s, st, c, e in rows), None)
+
     def add_match(self, ladder_id: str, match_id: str, idx: int) -> None:
         self._run("INSERT INTO ladder_matches VALUES (?, ?, ?, 'playing')", (ladder_id, match_id, idx))
 

@@ -24,11 +24,19 @@ import psycopg
 import psycopg_pool
 from psycopg_pool import ConnectionPool
 
-from .store import MATCH_COLUMNS, MatchRow, MoveRow, StoreUnavailable, match_row, match_values
+from .store import (
+    MATCH_COLUMNS,
+    Fenced,
+    MatchRow,
+    MoveRow,
+    StoreUnavailable,
+    match_row,
+    match_values,
+)
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL);
 CREATE TABLE IF NOT EXISTS matches (
@@ -95,7 +103,25 @@ CREATE TABLE IF NOT EXISTS ladder_results (
     PRIMARY KEY (ladder_id, idx)
 );
 """
-MIGRATIONS: dict[int, str] = {}   # from version n to n + 1, when there is a version 2
+# From version n to n + 1. Version 2: the cluster (docs/cluster.md) — engines that heartbeat
+# their row, and an owner and an epoch on every match and ladder.
+MIGRATIONS: dict[int, str] = {
+    1: """
+CREATE TABLE engines (
+    id text PRIMARY KEY,
+    address text NOT NULL,
+    started double precision NOT NULL,
+    heartbeat timestamptz NOT NULL,
+    live_matches integer NOT NULL DEFAULT 0,
+    draining boolean NOT NULL DEFAULT false
+);
+ALTER TABLE matches ADD COLUMN owner text;
+ALTER TABLE matches ADD COLUMN epoch bigint NOT NULL DEFAULT 0;
+CREATE INDEX matches_by_owner ON matches (owner) WHERE status != 'over';
+ALTER TABLE ladders ADD COLUMN owner text;
+ALTER TABLE ladders ADD COLUMN epoch bigint NOT NULL DEFAULT 0;
+""",
+}
 MIGRATION_LOCK = 0x646F6D696E6F   # "domino": the advisory lock engines take to migrate
 
 POOL_MIN, POOL_MAX = 2, 16
@@ -114,9 +140,17 @@ def _configure(conn: psycopg.Connection) -> None:
 class PostgresStore:
     """Store on a PostgreSQL database, for one engine or several."""
 
+    shared = True      # engines on one database make a cluster (engine.py, cluster.py)
+
     def __init__(self, dsn: str):
         self.dsn = dsn
         self.path = _safe(dsn)       # how logs and messages name it: no password
+        # Set once this engine joins the cluster (cluster.py): then every write of a match
+        # or ladder is fenced by its owner and epoch, so one that another engine took
+        # since refuses this one's writes (Fenced) instead of splitting it.
+        self.engine_id: str | None = None
+        self.epochs: dict[str, int] = {}          # match id -> epoch, of the matches owned
+        self.ladder_epochs: dict[str, int] = {}   # ladder id -> epoch, of the ladders owned
         self.pool = ConnectionPool(dsn, min_size=POOL_MIN, max_size=POOL_MAX,
                                    kwargs={"autocommit": True}, configure=_configure,
                                    name="store", open=False)
@@ -134,11 +168,11 @@ class PostgresStore:
     def _migrate(self) -> None:
         with self.pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-            conn.execute(SCHEMA)
+            conn.execute(SCHEMA)      # version 1, for a new database; then the migrations
             row = conn.execute("SELECT version FROM schema_version").fetchone()
-            version = row[0] if row else SCHEMA_VERSION
+            version = row[0] if row else 1
             if row is None:
-                conn.execute("INSERT INTO schema_version VALUES (%s)", (SCHEMA_VERSION,))
+                conn.execute("INSERT INTO schema_version VALUES (1)")
             if version > SCHEMA_VERSION:
                 raise RuntimeError(f"store {self.path} has schema version {version}, newer "
                                    f"than this engine's {SCHEMA_VERSION}: upgrade the engine")
@@ -161,24 +195,61 @@ class PostgresStore:
 
     # ----- matches --------------------------------------------------------------------
     def add_match(self, row: MatchRow) -> None:
+        epoch = 1 if self.engine_id else 0
         self._write(
-            f"INSERT INTO matches ({MATCH_COLUMNS}) VALUES "
-            "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            match_values(row))
+            f"INSERT INTO matches ({MATCH_COLUMNS}, owner, epoch) VALUES "
+            "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (*match_values(row), self.engine_id, epoch))
+        if self.engine_id:
+            self.epochs[row.id] = epoch
+
+    def _fence(self, match_id: str) -> tuple[str, tuple]:
+        """The condition that this engine still owns the match, as SQL and arguments."""
+        if self.engine_id is None:
+            return "TRUE", ()
+        epoch = self.epochs.get(match_id)
+        if epoch is None:
+            raise Fenced(f"match {match_id} is not owned by this engine")
+        return ("EXISTS (SELECT 1 FROM matches WHERE id = %s AND owner = %s AND epoch = %s)",
+                (match_id, self.engine_id, epoch))
+
+    def _fenced_write(self, sql: str, args: tuple, match_id: str) -> int:
+        cond, cond_args = self._fence(match_id)
+        changed = self._write(sql.replace("{fence}", cond), args + cond_args)
+        return changed
 
     def set_status(self, match_id: str, status: str, result: dict | None = None,
                    version: int = 0) -> None:
-        self._write("UPDATE matches SET status = %s, result = %s, version = %s WHERE id = %s",
-                    (status, None if result is None else json.dumps(result), version, match_id))
+        if self._fenced_write("UPDATE matches SET status = %s, result = %s, version = %s "
+                              "WHERE id = %s AND {fence}",
+                              (status, None if result is None else json.dumps(result),
+                               version, match_id), match_id) == 0:
+            raise Fenced(f"match {match_id}: another engine owns it now")
+        if status == "over":
+            self.epochs.pop(match_id, None)
 
     def claim_seat(self, match_id: str, seat: int, token_hash: str, name: str = "") -> bool:
-        return self._write("INSERT INTO seats VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                           (match_id, seat, token_hash, name)) == 1
+        if self._fenced_write("INSERT INTO seats SELECT %s, %s, %s, %s WHERE {fence} "
+                              "ON CONFLICT DO NOTHING",
+                              (match_id, seat, token_hash, name), match_id) == 1:
+            return True
+        self._check_owned(match_id)
+        return False
 
     def append_move(self, match_id: str, row: MoveRow) -> None:
-        # The primary key refuses a second row for one version: a move is never logged twice.
-        self._write("INSERT INTO moves VALUES (%s, %s, %s, %s, %s, %s)",
-                    (match_id, row.version, row.seat, row.move_text, row.cause, row.at))
+        # The primary key refuses a second row for one version: a move is never logged
+        # twice. The fence refuses the row of an engine that no longer owns the match.
+        if self._fenced_write("INSERT INTO moves SELECT %s, %s, %s, %s, %s, %s WHERE {fence}",
+                              (match_id, row.version, row.seat, row.move_text, row.cause,
+                               row.at), match_id) == 0:
+            raise Fenced(f"match {match_id}: another engine owns it now")
+
+    def _check_owned(self, match_id: str) -> None:
+        if self.engine_id is None:
+            return
+        cond, args = self._fence(match_id)
+        if not self._read(f"SELECT {cond}", args)[0][0]:
+            raise Fenced(f"match {match_id}: another engine owns it now")
 
     def match(self, match_id: str) -> MatchRow | None:
         rows = self._read(f"SELECT {MATCH_COLUMNS} FROM matches WHERE id = %s", (match_id,))
@@ -234,46 +305,176 @@ class PostgresStore:
         rows = self._read("SELECT secret_hash FROM pools WHERE name = %s", (name,))
         return rows[0][0] if rows else None
 
+    # ----- the cluster (cluster.py) ----------------------------------------------------
+    # Times are the database's own clock (now()), the one clock every engine shares.
+    def join(self, engine_id: str, address: str, started: float) -> None:
+        # One address is one listening socket: an engine joining at it means the engine
+        # that was there is gone (restarted after kill -9, say). Its row goes, so its
+        # matches are orphans at once instead of after a lease.
+        self._write("DELETE FROM engines WHERE address = %s AND id != %s", (address, engine_id))
+        self._write("INSERT INTO engines (id, address, started, heartbeat) VALUES "
+                    "(%s, %s, %s, now())", (engine_id, address, started))
+        self.engine_id = engine_id
+
+    def beat(self, live_matches: int, draining: bool) -> bool:
+        """This engine's heartbeat; False when its row is gone (it was taken for dead)."""
+        return self._write("UPDATE engines SET heartbeat = now(), live_matches = %s, "
+                           "draining = %s WHERE id = %s",
+                           (live_matches, draining, self.engine_id)) == 1
+
+    def leave(self) -> None:
+        self._write("DELETE FROM engines WHERE id = %s", (self.engine_id,))
+
+    def members(self, lease_s: float) -> list[dict]:
+        """Every engine with a row, the live ones (heartbeat within the lease) first."""
+        rows = self._read(
+            "SELECT id, address, extract(epoch FROM now() - heartbeat), live_matches, "
+            "draining FROM engines ORDER BY id")
+        out = [{"engine_id": i, "address": a, "heartbeat_age_s": float(age),
+                "live": float(age) <= lease_s, "live_matches": n, "draining": d}
+               for i, a, age, n, d in rows]
+        return sorted(out, key=lambda e: not e["live"])
+
+    def forget_dead(self, older_than_s: float) -> None:
+        """Rows of engines silent for long: gone for good (their matches were taken)."""
+        self._write("DELETE FROM engines WHERE heartbeat < now() - make_interval(secs => %s) "
+                    "AND id != %s", (older_than_s, self.engine_id))
+
+    def owner(self, table: str, key: str, lease_s: float) -> tuple[str | None, str, bool] | None:
+        """(owner id, its address, alive) of an unfinished match or running ladder
+        (`table` "matches" or "ladders"); None when there is no such one."""
+        unfinished = "m.status != 'over'" if table == "matches" else "m.status = 'running'"
+        rows = self._read(
+            f"SELECT m.owner, e.address, e.heartbeat >= now() - make_interval(secs => %s) "
+            f"FROM {table} m LEFT JOIN engines e ON e.id = m.owner WHERE m.id = %s AND "
+            f"{unfinished}", (lease_s, key))
+        if not rows:
+            return None
+        owner, address, alive = rows[0]
+        return owner, address or "", bool(alive) and owner is not None
+
+    def orphans(self, lease_s: float) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+        """(ladders, matches) that no live engine owns, as (id, epoch), oldest first. A
+        running ladder's matches are its own: they go with it, not on their own."""
+        dead = ("(m.owner IS NULL OR e.id IS NULL OR "
+                "e.heartbeat < now() - make_interval(secs => %s))")
+        ladders = self._read(
+            f"SELECT m.id, m.epoch FROM ladders m LEFT JOIN engines e ON e.id = m.owner "
+            f"WHERE m.status = 'running' AND {dead} ORDER BY m.created", (lease_s,))
+        matches = self._read(
+            f"SELECT m.id, m.epoch FROM matches m LEFT JOIN engines e ON e.id = m.owner "
+            f"WHERE m.status != 'over' AND {dead} AND NOT EXISTS (SELECT 1 FROM "
+            f"ladder_matches lm JOIN ladders l ON l.id = lm.ladder_id WHERE "
+            f"lm.match_id = m.id AND l.status = 'running') ORDER BY m.created", (lease_s,))
+        return ladders, matches
+
+    def take(self, table: str, key: str, epoch: int) -> int | None:
+        """Own the match or ladder whose epoch is `epoch` (compare and set): its new epoch,
+        or None when another engine took it first."""
+        rows = self._read(f"UPDATE {table} SET owner = %s, epoch = epoch + 1 WHERE id = %s "
+                          "AND epoch = %s RETURNING epoch", (self.engine_id, key, epoch))
+        if not rows:
+            return None
+        (self.epochs if table == "matches" else self.ladder_epochs)[key] = rows[0][0]
+        return rows[0][0]
+
+    def ladder_match_epochs(self, ladder_id: str) -> list[tuple[str, int]]:
+        """(match id, epoch) of a ladder's unfinished matches: taken with the ladder."""
+        return self._read("SELECT m.id, m.epoch FROM ladder_matches lm JOIN matches m ON "
+                          "m.id = lm.match_id WHERE lm.ladder_id = %s AND m.status != 'over'",
+                          (ladder_id,))
+
+    def owned(self) -> tuple[set[str], set[str]]:
+        """(match ids, ladder ids) this engine owns by the database now."""
+        matches = self._read("SELECT id, epoch FROM matches WHERE owner = %s AND "
+                             "status != 'over'", (self.engine_id,))
+        ladders = self._read("SELECT id, epoch FROM ladders WHERE owner = %s AND "
+                             "status = 'running'", (self.engine_id,))
+        return ({i for i, e in matches if self.epochs.get(i) == e},
+                {i for i, e in ladders if self.ladder_epochs.get(i) == e})
+
+    def release(self) -> None:
+        """Let go of every match and ladder this engine owns (draining): another engine
+        takes them at its next look."""
+        self._write("UPDATE matches SET owner = NULL, epoch = epoch + 1 WHERE owner = %s AND "
+                    "status != 'over'", (self.engine_id,))
+        self._write("UPDATE ladders SET owner = NULL, epoch = epoch + 1 WHERE owner = %s AND "
+                    "status = 'running'", (self.engine_id,))
+        self.epochs.clear()
+        self.ladder_epochs.clear()
+
+    def latest_version(self, match_id: str) -> int:
+        rows = self._read("SELECT COALESCE(MAX(version), 0) FROM moves WHERE match_id = %s",
+                          (match_id,))
+        return rows[0][0]
+
     def close(self) -> None:
         self.pool.close()
 
 
 class PostgresLadderStore:
     """The ladders' rows (ladder_store.py says what they are) in the same database, on
-    the match store's pool."""
+    the match store's pool; written, like matches, only by the ladder's owner."""
 
     def __init__(self, store: PostgresStore):
         self._store = store
 
+    def _fence(self, ladder_id: str) -> tuple[str, tuple]:
+        s = self._store
+        if s.engine_id is None:
+            return "TRUE", ()
+        epoch = s.ladder_epochs.get(ladder_id)
+        if epoch is None:
+            raise Fenced(f"ladder {ladder_id} is not owned by this engine")
+        return ("EXISTS (SELECT 1 FROM ladders WHERE id = %s AND owner = %s AND epoch = %s)",
+                (ladder_id, s.engine_id, epoch))
+
+    def _fenced(self, sql: str, args: tuple, ladder_id: str) -> int:
+        cond, cond_args = self._fence(ladder_id)
+        return self._store._write(sql.replace("{fence}", cond), args + cond_args)
+
     def add_ladder(self, ladder_id: str, spec: dict, created: float) -> None:
-        self._store._write("INSERT INTO ladders (id, spec, status, created) VALUES "
-                           "(%s, %s, 'running', %s)", (ladder_id, json.dumps(spec), created))
+        s = self._store
+        epoch = 1 if s.engine_id else 0
+        s._write("INSERT INTO ladders (id, spec, status, created, owner, epoch) VALUES "
+                 "(%s, %s, 'running', %s, %s, %s)",
+                 (ladder_id, json.dumps(spec), created, s.engine_id, epoch))
+        if s.engine_id:
+            s.ladder_epochs[ladder_id] = epoch
 
     def set_status(self, ladder_id: str, status: str, error: str = "") -> None:
-        self._store._write("UPDATE ladders SET status = %s, error = %s WHERE id = %s",
-                           (status, error, ladder_id))
+        if self._fenced("UPDATE ladders SET status = %s, error = %s WHERE id = %s AND {fence}",
+                        (status, error, ladder_id), ladder_id) == 0:
+            raise Fenced(f"ladder {ladder_id}: another engine owns it now")
 
     def ladders(self) -> list[tuple[str, dict, str, float, str]]:
         rows = self._store._read("SELECT id, spec, status, created, error FROM ladders "
                                  "ORDER BY created")
         return [(i, json.loads(s), st, c, e) for i, s, st, c, e in rows]
 
+    def ladder(self, ladder_id: str) -> tuple[str, dict, str, float, str] | None:
+        rows = self._store._read("SELECT id, spec, status, created, error FROM ladders "
+                                 "WHERE id = %s", (ladder_id,))
+        return next(((i, json.loads(s), st, c, e) for i, s, st, c, e in rows), None)
+
     def add_match(self, ladder_id: str, match_id: str, idx: int) -> None:
-        self._store._write("INSERT INTO ladder_matches (ladder_id, match_id, idx, status) "
-                           "VALUES (%s, %s, %s, 'playing')", (ladder_id, match_id, idx))
+        if self._fenced("INSERT INTO ladder_matches (ladder_id, match_id, idx, status) "
+                        "SELECT %s, %s, %s, 'playing' WHERE {fence}",
+                        (ladder_id, match_id, idx), ladder_id) == 0:
+            raise Fenced(f"ladder {ladder_id}: another engine owns it now")
 
     def set_match_status(self, ladder_id: str, match_id: str, status: str) -> None:
-        self._store._write("UPDATE ladder_matches SET status = %s WHERE ladder_id = %s AND "
-                           "match_id = %s", (status, ladder_id, match_id))
+        self._fenced("UPDATE ladder_matches SET status = %s WHERE ladder_id = %s AND "
+                     "match_id = %s AND {fence}", (status, ladder_id, match_id), ladder_id)
 
     def matches(self, ladder_id: str) -> list[tuple[str, int, str]]:
         return self._store._read("SELECT match_id, idx, status FROM ladder_matches WHERE "
                                  "ladder_id = %s ORDER BY seq", (ladder_id,))
 
     def add_result(self, ladder_id: str, idx: int, result: dict) -> bool:
-        return self._store._write("INSERT INTO ladder_results VALUES (%s, %s, %s) "
-                                  "ON CONFLICT DO NOTHING",
-                                  (ladder_id, idx, json.dumps(result))) == 1
+        return self._fenced("INSERT INTO ladder_results SELECT %s, %s, %s WHERE {fence} "
+                            "ON CONFLICT DO NOTHING",
+                            (ladder_id, idx, json.dumps(result)), ladder_id) == 1
 
     def results(self, ladder_id: str) -> list[dict]:
         rows = self._store._read("SELECT row FROM ladder_results WHERE ladder_id = %s "
@@ -282,8 +483,6 @@ class PostgresLadderStore:
 
     def close(self) -> None:
         """The pool is the match store's: it closes it."""
-
-
 
 
 def _safe(dsn: str) -> str:

@@ -103,6 +103,19 @@ class Pools:
                 for name in self._offered.pop(bot):
                     self._bots[name].remove(bot)
 
+    def forget(self, referee: Referee) -> None:
+        """The match is played elsewhere now: its seats wait here no more, and the bots
+        seated in it have room again."""
+        with self._lock:
+            for seats in self._seats.values():
+                for waiting in [w for w in seats if w[0] is referee]:
+                    seats.remove(waiting)
+            for bot, playing in self._playing.items():
+                if referee.id in playing:
+                    playing.discard(referee.id)
+                    for name in self._offered[bot]:
+                        self._assign(name)
+
     def withdraw(self, referee: Referee, seat: int) -> None:
         """Stop waiting for a bot for this seat (the engine plays it)."""
         with self._lock:

@@ -24,7 +24,7 @@ from ..rules.errors import shown
 from . import limits
 from .errors import EngineError, Reason
 from .seats import ABSENT_AFTER, Seat, hash_token, new_token, seat_of
-from .store import MatchRow, MoveRow, Store
+from .store import Fenced, MatchRow, MoveRow, Store
 from .updates import EngineEvent, Subscriber, Update, UpdateQueue
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,8 @@ RETRY_S = 1.0
 class Referee:
     def __init__(self, row: MatchRow, store: Store, clock: Clock | None,
                  token_hashes: dict[int, str] | None = None,
-                 on_over: Callable[[Referee], None] | None = None):
+                 on_over: Callable[[Referee], None] | None = None,
+                 on_lost: Callable[[Referee], None] | None = None):
         self.id = row.id
         self.row = row
         self.match = rules.new_match(row.variant, row.options, seed=row.seed, deals=row.deals)
@@ -93,6 +94,7 @@ class Referee:
         self._store = store
         self._clock = clock
         self._on_over = on_over
+        self._on_lost = on_lost     # another engine took the match (a fenced write)
         self._alarm: Alarm | None = None
         self._deadline = 0.0
         self._time_alarm: Alarm | None = None
@@ -102,6 +104,7 @@ class Referee:
         # recomputes them on every call): (match, version, moves, [(id, text)]).
         self._legal_cache: tuple | None = None
         self.cache: dict = {}    # SeatView.cache
+        self.released = False   # another engine plays the match now (release)
         # Faults per seat that the move log does not show (ladders charge them): refused
         # moves, streams that ended while seated, seats nobody came to play.
         self.faults = [{"illegal": 0, "disconnects": 0, "no_show": 0, "spam": 0}
@@ -110,10 +113,11 @@ class Referee:
     # ----- restoring ------------------------------------------------------------------
     @classmethod
     def restore(cls, row: MatchRow, store: Store, clock: Clock | None,
-                on_over: Callable[[Referee], None] | None = None) -> Referee:
+                on_over: Callable[[Referee], None] | None = None,
+                on_lost: Callable[[Referee], None] | None = None) -> Referee:
         """Rebuild a match from its log: the rules core is deterministic, so replaying the
         accepted moves in order gives the identical state and version."""
-        referee = cls(row, store, None, store.seat_hashes(row.id), on_over)
+        referee = cls(row, store, None, store.seat_hashes(row.id), on_over, on_lost)
         for seat, name in store.seat_names(row.id).items():
             referee.seats[seat].name = name
         for move in store.moves(row.id):
@@ -146,7 +150,8 @@ class Referee:
             token = new_token()
             digest = hash_token(token)
             name = name if name and not self.seats[seat].name else ""
-            if self.seats[seat].claimed or not self._store.claim_seat(self.id, seat, digest, name):
+            if self.seats[seat].claimed or not self._owned_write(
+                    self._store.claim_seat, self.id, seat, digest, name):
                 raise EngineError(Reason.SEAT_TAKEN, f"seat {seat} of match {self.id} is "
                                   "already claimed", self.version)
             self.seats[seat].token_hash = digest
@@ -154,7 +159,7 @@ class Referee:
                 self.seats[seat].name = name  # a pool bot's name, shown in the record
             if self.status == WAITING and all(s.claimed for s in self.seats):
                 self.status = LIVE
-                self._store.set_status(self.id, LIVE)
+                self._owned_write(self._store.set_status, self.id, LIVE)
                 log.info("match %s started: %s, %d seats", self.id, self.row.variant,
                          len(self.seats))
                 self._autoplay_and_arm()
@@ -342,8 +347,8 @@ class Referee:
         text = "" if cause == TIME_UP else str(move)
         if durable:
             try:
-                self._store.append_move(self.id, MoveRow(version + 1, seat, text, cause,
-                                                         self._now()))
+                self._owned_write(self._store.append_move, self.id,
+                                  MoveRow(version + 1, seat, text, cause, self._now()))
             except Exception:
                 # The log is the truth: rebuild the rules match from it, then fail.
                 self._rebuild()
@@ -362,13 +367,26 @@ class Referee:
                 self._finish()
         return accepted
 
+    def _owned_write(self, write, *args):
+        """A write of this match to the store. Refused because another engine owns the
+        match now (cluster.py: a failover while this one was paused or cut off): the
+        match is given up here (on_lost) and the caller is told where it went."""
+        try:
+            return write(*args)
+        except Fenced:
+            if self._on_lost is not None:
+                self._on_lost(self)
+            raise EngineError(Reason.NOT_OWNER, f"match {self.id} is played by another "
+                              "engine now: connect again", self.version) from None
+
     def _rebuild(self) -> None:
         fresh = Referee.restore(self.row, self._store, None)
         self.match, self.version, self.history = fresh.match, fresh.version, fresh.history
 
     def _finish(self) -> None:
         self.status = OVER
-        self._store.set_status(self.id, OVER, self.match.result, self.version)
+        self._owned_write(self._store.set_status, self.id, OVER, self.match.result,
+                          self.version)
         self._cancel_alarm()
         if self._time_alarm:
             self._time_alarm.cancel()
@@ -460,11 +478,24 @@ class Referee:
     def close(self) -> None:
         """Stop the clocks and end every watcher's stream (engine shutdown)."""
         with self._lock:
-            self._cancel_alarm()
-            if self._time_alarm:
-                self._time_alarm.cancel()
+            self._stop_clocks()
             for sub in self._subscribers:
                 sub.close()
+
+    def release(self) -> None:
+        """Another engine plays the match now: stop the clocks and tell every watcher, so
+        that their streams of this match end (and no move is played here any more)."""
+        with self._lock:
+            self.released = True
+            self._stop_clocks()
+            for sub in self._subscribers:
+                sub.moved(self.id)
+            self._subscribers.clear()
+
+    def _stop_clocks(self) -> None:
+        self._cancel_alarm()
+        if self._time_alarm:
+            self._time_alarm.cancel()
 
     # ----- watchers -------------------------------------------------------------------
     def subscribe(self, seat: int | None, queue: UpdateQueue,

@@ -87,6 +87,11 @@ def match_row(r: tuple) -> MatchRow:
                     version, by)
 
 
+class Fenced(Exception):
+    """A write of a match (or ladder) this engine no longer owns: another engine took it
+    over (docs/cluster.md). The engine drops it; its clients are sent to the new owner."""
+
+
 class StoreUnavailable(Exception):
     """The store cannot be reached (a PostgreSQL server away, refusing, unknown): the
     message names it, without its password, and why."""

@@ -38,6 +38,13 @@ class Update:
     cache: dict = field(default_factory=dict, compare=False, repr=False)
 
 
+@dataclass(frozen=True)
+class Moved:
+    """The match is played by another engine now (a failover, a drain): the watcher's
+    stream for it ends, and its client reconnects and is sent there."""
+    match_id: str
+
+
 class UpdateQueue(Protocol):
     """Where a watcher's updates go: a stream's Inbox (engine_service/plumbing/inbox.py) or
     a ladder director's queue. put never blocks, so a slow watcher costs memory, never the
@@ -68,3 +75,6 @@ class Subscriber:
 
     def close(self) -> None:
         self._queue.put(CLOSED)
+
+    def moved(self, match_id: str) -> None:
+        self._queue.put(Moved(match_id))

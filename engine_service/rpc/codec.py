@@ -136,7 +136,8 @@ def _framed_legal(move_id: str, text: str) -> bytes:
 def refusal(err: EngineError) -> common_pb2.Refusal:
     """The Refusal message; a version of None leaves the field absent (no match concerned)."""
     return common_pb2.Refusal(reason=err.reason, message=err.message, version=err.version,
-                              legal_moves=legal_moves(err.legal_moves), field=err.field)
+                              legal_moves=legal_moves(err.legal_moves), field=err.field,
+                              owner=err.owner)
 
 
 def summary(s: dict) -> common_pb2.MatchSummary:

@@ -34,7 +34,7 @@ from ..core import limits
 from ..core.engine import Engine
 from ..core.errors import EngineError, Reason
 from ..core.referee import Referee, SeatView
-from ..core.updates import Subscriber, Update
+from ..core.updates import Moved, Subscriber, Update
 from ..plumbing.inbox import CLOSED, Inbox
 from ..rules.errors import shown
 from . import codec
@@ -179,6 +179,11 @@ class PlaySession:
                 self._leave(seated)
             elif item.to_move == seated.seat:
                 yield from self._turn(seated)
+        elif isinstance(item, Moved):
+            # Another engine plays the match now: a seat stream ends with it (its bot
+            # reconnects and is sent there); a pool stream just stops playing it.
+            if self.seated.pop(item.match_id, None) is not None and self.pool:
+                self.engine.pools.done(self.pool, self, item.match_id)
         elif isinstance(item, Answer):
             if item.message is None:
                 return

@@ -69,7 +69,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
             or None,
             [s.name for s in request.seats] or None,
             request.bot_clock_ms, request.person_clock_ms,
-            [s.pool for s in request.seats] or None, principal=principal)
+            [s.pool for s in request.seats] or None, principal=principal, here=request.here)
         return engine_pb2.CreateMatchResponse(match_id=referee.id, num_seats=len(referee.seats),
                                               summary=codec.summary(referee.summary()))
 
@@ -117,6 +117,11 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
         limits.text(request.name, "name", limits.POOL_MAX, required=True,
                     pattern=limits.POOL_NAME)
         return engine_pb2.PoolInfo(**self.engine.pools.info(request.name))
+
+    @refusals
+    def ListEngines(self, request, context):
+        return engine_pb2.ListEnginesResponse(engines=[
+            engine_pb2.EngineInfo(**e) for e in self.engine.members()])
 
     @refusals
     def GetRecord(self, request, context):
@@ -187,7 +192,7 @@ class EngineServer:
                                        (PlayServicer(engine), play_pb2, "Play"),
                                        (LadderServicer(engine), ladder_pb2, "Ladder")):
             add_service(self._server, servicer, module.DESCRIPTOR.services_by_name[name])
-        await add_health_and_reflection(self._server)
+        self._health = await add_health_and_reflection(self._server)
         try:
             bound = self._server.add_insecure_port(f"{host}:{port}")
         except RuntimeError:    # grpc refuses a port it cannot bind
@@ -197,6 +202,11 @@ class EngineServer:
                           "address is not this machine's")
         await self._server.start()
         return bound
+
+    def not_serving(self) -> None:
+        """gRPC health says NOT_SERVING for every service (the engine is draining)."""
+        asyncio.run_coroutine_threadsafe(self._health.enter_graceful_shutdown(),
+                                         self._loop).result(5)
 
     def stop(self, grace: float | None = None) -> threading.Event:
         """Stop serving (calls in progress get `grace` seconds); the returned event is set

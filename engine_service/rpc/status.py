@@ -38,7 +38,9 @@ def _packed(message) -> any_pb2.Any:
 def rich_status(err: EngineError) -> grpc.Status:
     """The refusal as a grpc.Status carrying the google.rpc.Status trailer."""
     details = [_packed(codec.refusal(err)),
-               _packed(error_details_pb2.ErrorInfo(reason=err.reason, domain=DOMAIN))]
+               _packed(error_details_pb2.ErrorInfo(
+                   reason=err.reason, domain=DOMAIN,
+                   metadata={"owner": err.owner} if err.reason == Reason.NOT_OWNER else {}))]
     if err.field:
         details.append(_packed(error_details_pb2.BadRequest(field_violations=[
             error_details_pb2.BadRequest.FieldViolation(field=err.field,

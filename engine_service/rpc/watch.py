@@ -9,7 +9,7 @@ from __future__ import annotations
 from domino_proto.domino.v1 import engine_pb2
 
 from ..core.engine import Engine
-from ..core.updates import Update
+from ..core.updates import Moved
 from ..plumbing.inbox import Inbox
 from . import codec
 from .streams import serve_inbox
@@ -40,7 +40,10 @@ class WatchSession:
         finally:
             inbox.close()
 
-    def handle(self, item: Update):
+    def handle(self, item):
+        if isinstance(item, Moved):   # another engine plays the match now: reconnect there
+            self.done = True
+            return
         yield codec.events_message(item, self.seat, engine_pb2.WatchMessage)
         if item.over:
             yield engine_pb2.WatchMessage(match_over=codec.match_over(self.referee))

@@ -46,14 +46,11 @@ def _token() -> str:
 @documented(blp, 401, 404)
 def stream_events(match_id):
     """Live events: seat-private with a token, public (spectator) without"""
-    call = engine().watch(match_id, _token())
-    try:
-        first = next(call)   # an unknown match or a bad token answers JSON, not a stream
-    except grpc.RpcError as err:
+    # an unknown match or a bad token answers JSON, not a stream
+    call, first = engine().watch(match_id, _token())
+    if first is None:
         call.cancel()
-        raise api_error(err) from None
-    except StopIteration:
-        raise ApiError(502, "ENGINE_ERROR", "the engine ended the stream at once") from None
+        raise ApiError(502, "ENGINE_ERROR", "the engine ended the stream at once")
 
     def generate():
         try:

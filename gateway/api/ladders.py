@@ -85,7 +85,7 @@ def ladder_match(m: ladder_pb2.LadderMatch) -> dict:
 @documented(400)
 def list_ladders(query):
     """The engine's ladders with their progress, newest first"""
-    found = [ladder(i) for i in engine().list_ladders().ladders]
+    found = [ladder(i) for i in engine().list_ladders()]
     if query.get("status"):
         found = [x for x in found if x["status"] == query["status"]]
     return {"ladders": found[:query["limit"]]}

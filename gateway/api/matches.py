@@ -59,7 +59,7 @@ def list_matches(query):
     limit = query["limit"]
     variant = query.get("variant")
     # The engine filters by status only; a variant filter reads further and cuts here.
-    found = engine().list_matches(status, 1000 if variant else limit).matches
+    found = engine().list_matches(status, 1000 if variant else limit)
     matches = [convert.match(m) for m in found]
     if variant:
         matches = [m for m in matches if m["variant"] == variant][:limit]
