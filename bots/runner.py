@@ -49,7 +49,7 @@ from bots.strategy import Strategy
 from domino_proto.domino.v1 import play_pb2, play_pb2_grpc
 from domino_wire import game
 from domino_wire.names import VARIANT
-from domino_wire.routing import addresses_of, where_next
+from domino_wire.routing import RETRY_S, addresses_of, where_next
 from engine_service.plumbing.clock import Alarm, Clock
 from engine_service.plumbing.inbox import Inbox
 from engine_service.rules.moves import Move
@@ -337,10 +337,15 @@ class Runner:
                 if self.stats.connects or down_since is not None:
                     self.stats.reconnects += 1
                 connected = False
+                # Soon again, not after the growing backoff: while a failover is under
+                # way (no engine owns the match for a second or two), and when another
+                # engine of a cluster may answer for one that did not.
+                soon = False
                 try:
                     connected = self._connect_once()
                 except grpc.FutureTimeoutError:
                     log.info("%s: engine %s not reachable yet", self.label, self.address)
+                    soon = len(self.addresses) > 1
                     self._next_engine()
                 except grpc.RpcError as e:
                     if self._done():
@@ -355,7 +360,9 @@ class Runner:
                         raise RunnerError(f"{self.label}: the engine refused: {e.code().name}: "
                                           f"{e.details()}", e.code()) from None
                     if step == "away":
+                        soon = len(self.addresses) > 1
                         self._next_engine()
+                    soon = soon or step == "wait"
                     log.warning("%s: connection lost (%s: %s)", self.label, e.code().name,
                                 e.details())
                 if self._done():
@@ -368,7 +375,7 @@ class Runner:
                         and time.monotonic() - down_since > self.give_up_after):
                     raise RunnerError(f"{self.label}: engine {self.address} unreachable for "
                                       f"{self.give_up_after:.0f} s")
-                delay = self.backoff.next()
+                delay = RETRY_S if soon else self.backoff.next()
                 log.info("%s: reconnecting in %.2f s", self.label, delay)
                 self._stopping.wait(delay)
         finally:
@@ -409,7 +416,10 @@ class Runner:
         channel = shared or grpc.aio.insecure_channel(self.address, options=CHANNEL_OPTIONS)
         try:
             try:
-                await asyncio.wait_for(channel.channel_ready(), 5)
+                # With other engines to try, one that does not answer within a second is
+                # passed over (a killed engine's port refuses until it is back).
+                await asyncio.wait_for(channel.channel_ready(),
+                                       5 if len(self.addresses) == 1 else 1)
             except TimeoutError:
                 raise grpc.FutureTimeoutError() from None
             stream = play_pb2_grpc.PlayStub(channel).Connect()

@@ -16,8 +16,10 @@ import subprocess
 import sys
 import threading
 
+from engine_service.core.store import is_dsn
 from gateway.house import pool_of
 
+from .argtypes import ENGINE_HELP, POSITIVE
 from .engine_cmd import DB_HELP, DEFAULT_DB, is_loopback, make_folder_of, port_taken
 from .processes import DOMINO, start_engine, stop_processes
 
@@ -34,6 +36,9 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("--engine-port", type=int, default=50051,
                    help="gRPC port of the engine on 127.0.0.1, for bots (0 picks a free one)")
     p.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
+    p.add_argument("--engines", type=POSITIVE, default=1, help="engines to run (default 1); "
+                   "more than one share a PostgreSQL --db as a cluster (docs/cluster.md), on "
+                   "--engine-port and the ports after it")
     p.add_argument("--open", action="store_true", help="need no API key to create matches "
                    "even when --host is not 127.0.0.1 (docs/security.md)")
     _gateway_options(p, "house bot strategies, comma-separated ('' for none)")
@@ -41,7 +46,7 @@ def add_subcommands(subparsers) -> None:
 
     p = subparsers.add_parser("gateway", help="run the REST gateway and web page in front of "
                               "a running engine")
-    p.add_argument("--engine", default="127.0.0.1:50051", help="HOST:PORT of the engine")
+    p.add_argument("--engine", default="127.0.0.1:50051", help=ENGINE_HELP)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8080, help="HTTP port (0 picks a free one)")
     _gateway_options(p, "house bot strategies enlisted at the engine ('' for none)")
@@ -170,6 +175,9 @@ def start_house_bots(commands: list[list[str]], secrets: dict[str, str], strateg
 
 def run_serve(args) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    if args.engines > 1 and not is_dsn(args.db):
+        raise SystemExit("domino serve: --engines above 1 needs a PostgreSQL store they share: "
+                         "--db postgresql://USER@HOST/DB (docs/cluster.md)")
     make_folder_of(args.db)
     strategies = _strategies(args.bots)
     is_open = args.open or is_loopback(args.host)
@@ -178,10 +186,19 @@ def run_serve(args) -> int:
         raise SystemExit(f"domino serve: {taken}")
     stop = _stop_on_signals()   # from the start: a signal during startup still stops the children
     secrets = house_pools(strategies)
-    engine, engine_port = start_engine("127.0.0.1", args.engine_port, args.db,
-                                       extra=("--open",) if is_open else ("--keys",),
-                                       env={"DOMINO_POOL_SECRETS": json.dumps(secrets)})
-    address = f"127.0.0.1:{engine_port}"
+    engines = []
+    try:
+        for i in range(args.engines):
+            port = args.engine_port + i if args.engine_port else 0
+            engine, engine_port = start_engine(
+                "127.0.0.1", port, args.db, extra=("--open",) if is_open else ("--keys",),
+                env={"DOMINO_POOL_SECRETS": json.dumps(secrets)})
+            engines.append((engine, engine_port))
+    except SystemExit:
+        stop_processes([e for e, _ in engines])
+        raise
+    # Bots and the gateway get every engine: they follow each match to its owner.
+    address = ",".join(f"127.0.0.1:{p}" for _, p in engines)
     commands = house_bot_commands(address, strategies)
     bots = start_house_bots(commands, secrets, strategies)
     try:
@@ -189,11 +206,12 @@ def run_serve(args) -> int:
         _wait_for_house_bots(address, strategies)
     except (OSError, SystemExit) as e:
         stop_processes(bots)
-        stop_processes([engine])
+        stop_processes([e for e, _ in engines])
         raise SystemExit(f"domino serve: cannot start: {getattr(e, 'strerror', None) or e}") \
             from None
     host = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
-    print(f"domino serving on http://{host}:{server.port}/ (engine {address}, "
+    print(f"domino serving on http://{host}:{server.port}/ "
+          f"(engine{'s' if len(engines) > 1 else ''} {address}, "
           f"house bots: {', '.join(strategies) or 'none'}); Ctrl-C stops", flush=True)
     print("domino serve: open: anyone who reaches it may create matches and ladders"
           if is_open else "domino serve: creating matches and ladders needs an API key "
@@ -208,8 +226,8 @@ def run_serve(args) -> int:
                 bots[i] = start_house_bots([commands[i]], secrets, [strategies[i]])[0]
 
     def cleanup():
-        stop_processes(bots)          # bots first: the engine then covers their seats
-        stop_processes([engine])
+        stop_processes(bots)          # bots first: the engines then cover their seats
+        stop_processes([e for e, _ in engines])
         print("domino serve: stopped", flush=True)
 
     return _serve_until_signal(server, cleanup, stop, tick=restart_dead_bots)

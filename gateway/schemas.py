@@ -184,6 +184,22 @@ class VariantListSchema(Schema):
                              **_d("house bot strategies a bot seat may ask for"))
 
 
+class EngineSchema(Schema):
+    """One engine of the cluster (docs/cluster.md)."""
+    engine_id = fields.String(required=True, **_d("random, new at each start; empty for a "
+                                                  "lone engine (no cluster)"))
+    address = fields.String(required=True, **_d("HOST:PORT where bots reach it"))
+    live = fields.Boolean(required=True, **_d("it heartbeat within its lease"))
+    live_matches = fields.Integer(required=True, **_d("matches it plays now"))
+    draining = fields.Boolean(required=True, **_d("stopping: takes no new match"))
+    heartbeat_age_s = fields.Float(required=True, **_d("seconds since its last heartbeat"))
+
+
+class EngineListSchema(Schema):
+    engines = fields.List(fields.Nested(EngineSchema), required=True,
+                          **_d("the live ones first"))
+
+
 class RecordSchema(Schema):
     """The domino-record/1 document (docs/records.md); replays with `domino replay`."""
     format = fields.String(required=True, **_d('always "domino-record/1"'))

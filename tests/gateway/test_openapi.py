@@ -20,7 +20,7 @@ ROUTES = {
     ("/api/v1/matches/{match_id}/events", "get"), ("/api/v1/matches/{match_id}/record", "get"),
     ("/api/v1/ladders", "get"), ("/api/v1/ladders", "post"), ("/api/v1/ladders/{ladder_id}", "get"),
     ("/api/v1/ladders/{ladder_id}/standings", "get"), ("/api/v1/ladders/{ladder_id}/matches", "get"),
-    ("/api/v1/ladders/{ladder_id}/cancel", "post"),
+    ("/api/v1/ladders/{ladder_id}/cancel", "post"), ("/api/v1/engines", "get"),
 }
 
 
