@@ -187,11 +187,11 @@ def failover(pg, workdir: str) -> dict:
     from tests.cluster.support import EngineCluster, kill_loop, new_match, record_of, start_bots
     from tests.engine.test_processes import uninterrupted
 
-    options = {"hands": 6}
+    options = {"hands": 30}
     cluster = EngineCluster(pg.database(), 3, os.path.join(workdir, "failover.log"))
     try:
         router = cluster.router()
-        made = [(*new_match(router, "hhl", options, seed=500 + i), 500 + i) for i in range(4)]
+        made = [(*new_match(router, "hhl", options, seed=500 + i), 500 + i) for i in range(3)]
         bots = [b for m, t, _ in made for b in start_bots(cluster.addresses, m, t, delay=0.02)]
         times = kill_loop(cluster, router, [m for m, _, _ in made], KILLS, random.Random(9))
         for b in bots:

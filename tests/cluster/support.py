@@ -95,6 +95,11 @@ class EngineCluster:
             return None
         return [self.address(i) for i in range(len(self.ports))].index(rows[0][0])
 
+    def committed(self, match_id: str) -> int:
+        """The last version in the match's log."""
+        return self.sql("SELECT COALESCE(max(version), 0) FROM moves WHERE match_id = %s",
+                        (match_id,))[0][0]
+
     def epoch_of(self, match_id: str) -> int:
         return self.sql("SELECT epoch FROM matches WHERE id = %s", (match_id,))[0][0]
 
@@ -143,9 +148,12 @@ def kill_loop(cluster: EngineCluster, router: Router, match_ids: list[str], kill
             break
         victim_match = rng.choice(live)
         victim = cluster.owner_of(victim_match)
-        seen = versions(router, [victim_match])[victim_match]
+        acknowledged = versions(router, [victim_match])[victim_match]
         killed_at = time.monotonic()
         cluster.kill(victim)
+        # What the dead owner committed (a move may have been committed since it was read).
+        seen = cluster.committed(victim_match)
+        assert seen >= acknowledged
         if on_kill is not None:
             on_kill(victim)
         # The first move the new owner accepts: the version grows past what was seen.
