@@ -699,7 +699,10 @@ def play_seats(address: str, tickets: list[SeatTicket], make_bot: Callable, **op
     # polling threads on both sides than a channel per seat.
     shared = None
     if len(tickets) > 1 and "channel" not in options:
-        shared = options["channel"] = _on_io(_channel(address, SHARED_CHANNEL_OPTIONS))
+        # To the first engine given, where every Runner starts ("A,B,C" is no gRPC target:
+        # a channel to it would fail, and the seats would skip B's NOT_OWNER for A).
+        shared = options["channel"] = _on_io(_channel(addresses_of(address)[0],
+                                                      SHARED_CHANNEL_OPTIONS))
 
     def run(i: int, t: SeatTicket) -> None:
         runner = Runner(address, seat_hello(t.match_id, t.seat_token), make_bot, matches=1,

@@ -63,6 +63,9 @@ def add_subcommands(subparsers) -> None:
                    "PostgreSQL --db (default: --host and the port it listens on)")
     p.add_argument("--max-live-matches", type=POSITIVE, default=5000,
                    help="matches not over, at most, for the whole engine (default 5000)")
+    p.add_argument("--metrics-port", type=PORT, default=0, metavar="PORT",
+                   help="serve Prometheus metrics at http://HOST:PORT/metrics, on --host "
+                   "(default 0: off; docs/cluster.md lists them)")
     p.set_defaults(func=run_engine)
 
     p = subparsers.add_parser(
@@ -126,6 +129,16 @@ def failed(command: str, message: str) -> int:
     return 1
 
 
+def serve_metrics(engine, host: str, port: int) -> None:
+    """/metrics on the engine's own host (127.0.0.1 stays this machine's), read at each
+    scrape; OSError when the port cannot be bound."""
+    from engine_service.core import metrics
+
+    metrics.count_live(engine.live_count)
+    metrics.serve(host, port)
+    logging.getLogger("domino.engine").info("metrics at http://%s:%d/metrics", host, port)
+
+
 def run_engine(args) -> int:
     import sqlite3
 
@@ -138,6 +151,11 @@ def run_engine(args) -> int:
     make_folder_of(args.db)
     is_open = open_mode(args)
     taken = port_taken(args.host, args.port)
+    if not taken and args.metrics_port:
+        if args.metrics_port == args.port:
+            taken = f"--metrics-port {args.metrics_port} is the gRPC port too: give another"
+        else:
+            taken = port_taken(args.host, args.metrics_port)
     if taken:
         return failed("engine", taken)
     try:
@@ -155,6 +173,8 @@ def run_engine(args) -> int:
         if engine.cluster is None:
             restored = engine.recover()
         server, port = start_server(engine, args.host, args.port)
+        if args.metrics_port:
+            serve_metrics(engine, args.host, args.metrics_port)
         address = args.advertise or f"{advertised_host(args.host)}:{port}"
         if engine.cluster is not None:
             # Recovery in a cluster: take what no live engine owns (this engine's own

@@ -7,7 +7,7 @@ import os
 from flask import Flask, request
 from flask_smorest import Api
 
-from . import errors, schemas_game
+from . import errors, metrics, schemas_game
 from .engine_client import EngineClient
 from .house import DEFAULT_STRATEGIES
 from .json_body import StrictJSONProvider
@@ -93,6 +93,8 @@ def create_app(config: dict | None = None) -> Flask:
         api.register_blueprint(module.blp)
     from .web import web
     app.register_blueprint(web)
+    # GET /metrics (Prometheus), outside the API: not in the OpenAPI document.
+    metrics.install(app)
 
     _cors(app)
     return app

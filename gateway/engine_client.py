@@ -19,6 +19,7 @@ from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc, ladd
 from domino_wire.refusals import refusal_of
 from domino_wire.routing import Router
 
+from . import metrics
 from .errors import ApiError
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,7 @@ def api_error(err: grpc.RpcError, not_found: str = "UNKNOWN_MATCH") -> ApiError:
     """The ApiError for a failed engine call (refusal details from the trailing metadata);
     `not_found` is the reason of a NOT_FOUND that came without a Refusal."""
     code = err.code() if hasattr(err, "code") else grpc.StatusCode.UNKNOWN
+    metrics.engine_call_failed(code.name if isinstance(code, grpc.StatusCode) else str(code))
     status, reason = HTTP_OF.get(code, (502, "ENGINE_ERROR"))
     if code == grpc.StatusCode.NOT_FOUND:
         reason = not_found
@@ -151,6 +153,7 @@ class EngineClient:
             except grpc.RpcError as err:
                 if len(engines) <= 1:
                     raise api_error(err) from None
+                metrics.engine_call_failed(err.code().name)
                 log.warning("engine %s did not answer %s: %s", address, method, err.code())
         return answers
 

@@ -30,6 +30,7 @@ try:
 except ImportError:
     HttpToolsProtocol = None
 
+from . import metrics
 from .app import cors_headers, create_app
 from .streams import PATH, EventStreams
 
@@ -60,9 +61,19 @@ class GatewayApp:
             await send({"type": "lifespan.shutdown.complete"})
             return
         if scope["type"] == "http" and scope["method"] == "GET" and PATH.fullmatch(scope["path"]):
-            await self.streams.serve(scope, receive, send)
+            await self.streams.serve(scope, receive, _counted(send))
             return
         await self.wsgi(scope, receive, send)
+
+
+def _counted(send):
+    """`send`, counting the answer's status in the gateway's metrics (the Flask routes
+    count theirs in gateway/metrics.py; an event stream is not timed)."""
+    async def counting_send(message) -> None:
+        if message["type"] == "http.response.start":
+            metrics.answered(metrics.EVENTS_ROUTE, message["status"])
+        await send(message)
+    return counting_send
 
 
 class RequestGuard:

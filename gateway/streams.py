@@ -25,7 +25,7 @@ import grpc
 from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 from domino_wire.routing import GIVE_UP_S, RETRY_S, addresses_of, where_next
 
-from . import convert, sse
+from . import convert, metrics, sse
 from .engine_client import CHANNEL_OPTIONS, api_error
 from .errors import ApiError
 
@@ -289,12 +289,14 @@ class Stream:
                    (b"cache-control", b"no-cache"), (b"x-accel-buffering", b"no"),
                    *((k.lower().encode(), v.encode()) for k, v in self.extra.items())]
         await self.send({"type": "http.response.start", "status": 200, "headers": headers})
+        metrics.stream_opened()
         return self
 
     async def write(self, text: str) -> None:
         await self.send({"type": "http.response.body", "body": text.encode(), "more_body": True})
 
     async def __aexit__(self, *exc) -> None:
+        metrics.stream_closed()     # first: the send fails when the client is gone
         await self.send({"type": "http.response.body", "body": b"", "more_body": False})
 
 

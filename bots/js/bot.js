@@ -7,6 +7,7 @@
 // listed. The conversation is described in docs/bots.md ("Protocol, message by message").
 //
 //   node bots/js/bot.js --engine 127.0.0.1:50051 --match ID --seat N --seat-token T
+//   node bots/js/bot.js --engine A:50051,B:50051 --match ID ...   (engines of a cluster)
 //   DOMINO_SEAT_TOKEN=T node bots/js/bot.js --engine 127.0.0.1:50051 --match ID
 //   DOMINO_POOL_SECRET=S node bots/js/bot.js --engine 127.0.0.1:50051 --pool NAME --name js-greedy
 //
@@ -15,15 +16,23 @@
 // seat, or {"pool", "name", "results", "matches"} for a pool, each result in the shape of
 // the match record (docs/records.md). Exit status 0, or 1 when the engine
 // refused the bot (bad token, unknown match) or stayed unreachable for --give-up seconds.
+//
+// In a cluster (docs/cluster.md) an engine that does not own the match refuses the stream
+// with UNAVAILABLE and a Refusal NOT_OWNER naming the owner (HOST:PORT) in the standard
+// rich status (trailer grpc-status-details-bin): the bot connects there at once. An
+// empty owner means a failover is under way: it tries again shortly. An engine that does
+// not answer at all is skipped for the next address of --engine A,B,C.
 'use strict';
 
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
+const protobuf = require('protobufjs');
 
-const USAGE = `usage: node bot.js --engine HOST:PORT (--match ID [--seat N] [--seat-token T] | --pool NAME
+const USAGE = `usage: node bot.js --engine HOST:PORT[,HOST:PORT...] (--match ID [--seat N] [--seat-token T] | --pool NAME
                   [--name NAME] [--pool-secret S] [--capacity K] [--matches N]) [--proto DIR]
                   [--give-up S] [--verbose]
+  --engine defaults to the environment variable DOMINO_ENGINE (else 127.0.0.1:50051);
   --seat-token defaults to the environment variable DOMINO_SEAT_TOKEN, --pool-secret to
   DOMINO_POOL_SECRET (both keep the secret out of ps);
   --proto is the folder holding domino/v1/*.proto (default: the repository's proto/);
@@ -37,7 +46,7 @@ const RETRYABLE = new Set([
 
 function parseArgs(argv) {
   const args = {
-    engine: '127.0.0.1:50051', match: '', seat: -1, token: process.env.DOMINO_SEAT_TOKEN || '',
+    engine: process.env.DOMINO_ENGINE || '127.0.0.1:50051', match: '', seat: -1, token: process.env.DOMINO_SEAT_TOKEN || '',
     pool: '', name: 'js-greedy', secret: process.env.DOMINO_POOL_SECRET || '', capacity: 1,
     matches: 1,
     proto: path.join(__dirname, '..', '..', 'proto'), giveUp: 120, verbose: false,
@@ -58,6 +67,9 @@ function parseArgs(argv) {
     if (!(a in flags) || i + 1 >= argv.length) { console.error(USAGE); process.exit(2); }
     flags[a](argv[++i]);
   }
+  // "A,B,C": the engines of a cluster, each once, in order.
+  args.engines = [...new Set(args.engine.split(',').map((a) => a.trim()).filter(Boolean))];
+  if (!args.engines.length) { console.error(USAGE); process.exit(2); }
   if (!args.pool && !(args.match && args.token)) {
     console.error('give --match and a seat token (--seat-token or DOMINO_SEAT_TOKEN), or --pool');
     console.error(USAGE);
@@ -116,10 +128,42 @@ function loadPlayService(protoDir) {
   return grpc.loadPackageDefinition(definition).domino.v1.Play;
 }
 
+// ----- following the match to its owner engine ----------------------------------------
+// A refusal travels as google.rpc.Status (code, message, details: Any[]) in the trailer
+// grpc-status-details-bin; the Refusal is one of its details. Only these two small
+// messages are needed, so they are defined here (same wire format as google/rpc/status.proto
+// and google/protobuf/any.proto); the Refusal comes from our own common.proto.
+const RICH_STATUS = `syntax = "proto3"; package google.rpc;
+  message Any { string type_url = 1; bytes value = 2; }
+  message Status { int32 code = 1; string message = 2; repeated Any details = 3; }`;
+
+function loadRefusalReader(protoDir) {
+  const root = new protobuf.Root();
+  // Imports are named from the proto folder ("domino/v1/game.proto"), as protoc does.
+  root.resolvePath = (origin, target) => path.resolve(protoDir, target);
+  root.loadSync('domino/v1/common.proto', { keepCase: true });
+  protobuf.parse(RICH_STATUS, root, { keepCase: true });
+  const Status = root.lookupType('google.rpc.Status');
+  const Refusal = root.lookupType('domino.v1.Refusal');
+  /** The owner a NOT_OWNER refusal names ('' during a failover), or null for any other error. */
+  return function ownerOf(err) {
+    const bins = (err && err.metadata) ? err.metadata.get('grpc-status-details-bin') : [];
+    if (!bins.length) return null;
+    for (const any of Status.decode(bins[0]).details) {
+      if (!any.type_url.endsWith('/domino.v1.Refusal')) continue;
+      const refusal = Refusal.decode(any.value);
+      if (refusal.reason === 'NOT_OWNER') return refusal.owner;
+    }
+    return null;
+  };
+}
+
 class Bot {
   constructor(args) {
     this.args = args;
     this.Play = loadPlayService(args.proto);
+    this.ownerOf = loadRefusalReader(args.proto);
+    this.address = args.engines[0];   // the engine this bot talks to now
     this.results = [];
     this.finished = [];
     this.seats = new Map();   // match id -> seat number (a pool stream plays several)
@@ -158,7 +202,7 @@ class Bot {
   }
 
   connect() {
-    const client = new this.Play(this.args.engine, grpc.credentials.createInsecure(), {
+    const client = new this.Play(this.address, grpc.credentials.createInsecure(), {
       'grpc.keepalive_time_ms': 5000,
       'grpc.keepalive_timeout_ms': 3000,
       'grpc.keepalive_permit_without_calls': 1,
@@ -172,21 +216,41 @@ class Bot {
       call.removeAllListeners('data');
       client.close();
       if (this.done()) { this.resolve(); return; }
+      const owner = err ? this.ownerOf(err) : null;
+      if (owner) {
+        // Another engine owns the match: go there at once (no backoff; a redirect costs
+        // one round trip). --give-up still bounds a ping-pong between engines.
+        this.log(`match owned by ${owner}, not ${this.address}: connecting there`);
+        this.address = owner;
+        this.downSince = this.downSince || Date.now();
+        if (this.args.giveUp > 0 && Date.now() - this.downSince > this.args.giveUp * 1000) {
+          this.reject(new Error(`no engine took the match within ${this.args.giveUp} s`));
+          return;
+        }
+        setImmediate(() => this.connect());
+        return;
+      }
       if (err && !RETRYABLE.has(err.code)) {
         this.reject(new Error(`the engine refused: ${grpc.status[err.code]}: ${err.details}`));
         return;
       }
       if (welcomed) { this.tries = 0; this.downSince = null; }
+      if (owner === '' || (err && err.code === grpc.status.UNAVAILABLE)) {
+        // A failover under way, or this engine did not answer: any other engine will do
+        // (it sends the bot on to the owner), so try the next address of --engine.
+        const i = this.args.engines.indexOf(this.address);
+        this.address = this.args.engines[(i + 1) % this.args.engines.length];
+      }
       this.downSince = this.downSince || Date.now();
       if (this.args.giveUp > 0 && Date.now() - this.downSince > this.args.giveUp * 1000) {
-        this.reject(new Error(`engine ${this.args.engine} unreachable for ${this.args.giveUp} s`));
+        this.reject(new Error(`engine ${this.args.engines.join(',')} unreachable for ${this.args.giveUp} s`));
         return;
       }
       // Capped exponential backoff with jitter: a wait in [d/2, d], d = 0.2 s * 2^tries <= 5 s.
       const d = Math.min(5000, 200 * 2 ** this.tries++);
       const wait = d / 2 + Math.random() * d / 2;
       this.log(`connection lost (${err ? grpc.status[err.code] : 'stream ended'}), ` +
-               `reconnecting in ${Math.round(wait)} ms`);
+               `reconnecting to ${this.address} in ${Math.round(wait)} ms`);
       setTimeout(() => this.connect(), wait);
     };
 
@@ -262,4 +326,5 @@ async function main() {
 
 if (require.main === module) main();
 
-module.exports = { chooseGreedy, pips, isBarricade, loadPlayService, recordResult };
+module.exports = { chooseGreedy, pips, isBarricade, loadPlayService, loadRefusalReader,
+                   recordResult };

@@ -24,6 +24,8 @@ import secrets
 import threading
 import time
 
+from . import metrics
+
 log = logging.getLogger(__name__)
 
 HEARTBEAT_S = 0.5     # how often an engine beats, looks for orphans and checks what it owns
@@ -140,6 +142,7 @@ class Cluster:
                 if self.engine.adopt_match(key):
                     taken.append(key)
                     self.owner_changes += 1
+                    metrics.owner_changed("match")
         return taken
 
     def _take_ladder(self, ladder_id: str, epoch: int) -> list[str]:
@@ -152,6 +155,8 @@ class Cluster:
                     taken.append(match_id)
         self.engine.ladders.adopt(ladder_id)
         self.owner_changes += 1 + len(taken)
+        metrics.owner_changed("ladder")
+        metrics.owner_changed("match", len(taken))
         return taken
 
     # ----- what the others need to know -----------------------------------------------

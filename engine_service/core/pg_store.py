@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 
 import psycopg
 import psycopg_pool
 from psycopg_pool import ConnectionPool
 
+from . import metrics
 from .store import (
     MATCH_COLUMNS,
     Fenced,
@@ -239,10 +241,12 @@ class PostgresStore:
     def append_move(self, match_id: str, row: MoveRow) -> None:
         # The primary key refuses a second row for one version: a move is never logged
         # twice. The fence refuses the row of an engine that no longer owns the match.
+        started = time.perf_counter()
         if self._fenced_write("INSERT INTO moves SELECT %s, %s, %s, %s, %s, %s WHERE {fence}",
                               (match_id, row.version, row.seat, row.move_text, row.cause,
                                row.at), match_id) == 0:
             raise Fenced(f"match {match_id}: another engine owns it now")
+        metrics.commit_took("postgresql", time.perf_counter() - started)
 
     def _check_owned(self, match_id: str) -> None:
         if self.engine_id is None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from .. import rules
 from ..plumbing.clock import Alarm, Clock
 from ..rules.errors import shown
-from . import limits
+from . import limits, metrics
 from .errors import EngineError, Reason
 from .seats import ABSENT_AFTER, Seat, hash_token, new_token, seat_of
 from .store import Fenced, MatchRow, MoveRow, Store
@@ -353,6 +353,7 @@ class Referee:
                 # The log is the truth: rebuild the rules match from it, then fail.
                 self._rebuild()
                 raise
+            metrics.move_committed(self.row.variant)
         self.version = version + 1
         accepted = Accepted(self.version, text, (*extra, *events))
         if seat >= 0:
@@ -450,6 +451,7 @@ class Referee:
                 held.absent = True
                 extra.append(EngineEvent("absent", seat=seat))
             self._apply(seat, move, BY_TIMEOUT, extra=tuple(extra))
+            metrics.timed_out(self.row.variant)
             self._autoplay_and_arm()
 
     def _arm_time_limit(self) -> None:

@@ -10,6 +10,7 @@ import threading
 import time
 import uuid
 
+from . import metrics
 from .store import MATCH_COLUMNS, MatchRow, MoveRow, match_row, match_values
 
 # Version 1 had matches, seats and moves; version 2 adds the matches' final version and
@@ -265,8 +266,10 @@ class SQLiteStore:
 
     def append_move(self, match_id: str, row: MoveRow) -> None:
         # The primary key refuses a second row for one version: a move is never logged twice.
+        started = time.perf_counter()
         self._write("INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?)",
                     (match_id, row.version, row.seat, row.move_text, row.cause, row.at))
+        metrics.commit_took("sqlite", time.perf_counter() - started)
 
     def match(self, match_id: str) -> MatchRow | None:
         rows = self._read(f"SELECT {MATCH_COLUMNS} FROM matches WHERE id = ?", (match_id,))

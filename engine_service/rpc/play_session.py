@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 
 from domino_proto.domino.v1 import play_pb2
 from domino_wire.names import VARIANT
 
-from ..core import limits
+from ..core import limits, metrics
 from ..core.engine import Engine
 from ..core.errors import EngineError, Reason
 from ..core.referee import Referee, SeatView
@@ -249,6 +250,7 @@ class PlaySession:
     def _answer(self, message, answer: Answer) -> None:
         """Play the bot's move and fill in `answer` (left empty for an accepted move
         when the bot asked for refusals only)."""
+        received = time.perf_counter()
         decoded = message.WhichOneof("body") is not None
         choice = message.move if decoded else play_pb2.MoveChoice()
         answer.match_id = match_id = choice.match_id or self.single
@@ -266,16 +268,19 @@ class PlaySession:
                                   f"{shown(match_id)}", field="move.match_id")
             accepted = seated.referee.submit(seated.seat, choice.version, choice.move_id,
                                              choice.move_text)
+            metrics.move_latency(time.perf_counter() - received)
             seated.refusals, self.slowed = 0, False
             if self.accepted:
                 answer.message = codec.answer(match_id, choice.version, accepted)
         except EngineError as err:
+            metrics.refused(err.reason)
             answer.message = codec.answer(match_id, choice.version, err=err)
             if seated is not None and self._counts_refusal(seated, err.version):
                 answer.ask_again = seated.referee.id
         except Exception:   # a bug: logged; this move is refused, the stream goes on
             log.exception("match %s: a MoveChoice failed", match_id)
             err = EngineError(Reason.INTERNAL, "internal error; the engine logged it")
+            metrics.refused(err.reason)
             answer.message = codec.answer(match_id, choice.version, err=err)
             if seated is not None and self._counts_refusal(seated, seated.referee.version):
                 answer.ask_again = seated.referee.id

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from concurrent import futures
 
 import grpc
@@ -29,7 +30,7 @@ from domino_proto.domino.v1 import (
     play_pb2_grpc,
 )
 
-from ..core import limits
+from ..core import limits, metrics
 from ..core.engine import Engine
 from . import codec
 from .decode import add_service
@@ -103,9 +104,11 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
 
     @async_refusals
     async def SubmitMove(self, request, context):
+        received = time.perf_counter()
         seat, accepted = self.engine.submit(request.match_id, request.seat_token,
                                             request.expected_version, request.move_id,
                                             request.move_text)
+        metrics.move_latency(time.perf_counter() - received)
         return codec.submit_response(seat, accepted)
 
     @async_refusals

@@ -20,6 +20,7 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from ..core import metrics
 from ..core.errors import EngineError, Reason
 from . import codec
 from .decode import Undecodable
@@ -37,6 +38,7 @@ def _packed(message) -> any_pb2.Any:
 
 def rich_status(err: EngineError) -> grpc.Status:
     """The refusal as a grpc.Status carrying the google.rpc.Status trailer."""
+    metrics.refused(err.reason)   # every refusal that ends a call passes here
     details = [_packed(codec.refusal(err)),
                _packed(error_details_pb2.ErrorInfo(
                    reason=err.reason, domain=DOMAIN,

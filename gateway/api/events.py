@@ -11,7 +11,7 @@ from __future__ import annotations
 import grpc
 from flask import Response, stream_with_context
 
-from .. import sse
+from .. import metrics, sse
 from ..engine_client import api_error
 from ..errors import ApiError
 from . import PREFIX, Blueprint, documented, engine
@@ -53,6 +53,7 @@ def stream_events(match_id):
         raise ApiError(502, "ENGINE_ERROR", "the engine ended the stream at once")
 
     def generate():
+        metrics.stream_opened()
         try:
             yield sse.RETRY
             yield sse.message_text(first)
@@ -63,6 +64,7 @@ def stream_events(match_id):
                 e = api_error(err)
                 yield sse.error(e.reason, e.message)
         finally:
+            metrics.stream_closed()
             call.cancel()
 
     return Response(stream_with_context(generate()), mimetype="text/event-stream",
