@@ -16,18 +16,21 @@ from .argtypes import COUNT, POSITIVE, SEED, seconds
 
 BOT_HELP = """Play with a strategy from bots/strategies over the engine's Play service.
 
-Seats, three ways (several seats share one process, one connection each):
+Seats, four ways (several seats share one process, one connection each):
   --match ID --seat 0 --seat-token=T0 [--seat 2 --seat-token=T2 ...]   pairs, in order
                       (write --seat-token=T: a token may start with "-")
   DOMINO_SEAT_TOKEN=T --match ID --seat 0                    one seat, token kept out of ps
   --seats-file FILE   JSON: the object `domino new-match` prints ({"match_id", "seat_tokens"}:
                       every seat, or only the --seat numbers given), or a list of
                       {"match_id", "seat", "seat_token"}; '-' reads stdin
+  (no flags)          the environment: DOMINO_ENGINE, DOMINO_MATCH, DOMINO_SEAT and
+                      DOMINO_SEAT_TOKEN, as `domino conformance` starts a bot (docs/bots.md)
 Or a pool: DOMINO_POOL_SECRET=S --pool NAME [--name BOTNAME] [--capacity K] [--matches N]
 [--bots B]: the engine seats the bot in matches that need one from that pool, match after
 match, K at once; B streams from one process (one seat per match each) can fill every seat
 of a table. S is the pool's enlist secret (`domino pools create NAME` prints it; a
-ladder's creator gets one per entrant).
+ladder's creator gets one per entrant). DOMINO_POOL, DOMINO_POOL_NAME, DOMINO_POOL_CAPACITY
+and DOMINO_POOL_MATCHES stand for the flags.
 
 The bot answers every turn before the engine's deadline (the first legal move if the
 strategy is too slow), reconnects with backoff after a drop and resumes with its token.

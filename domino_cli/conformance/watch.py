@@ -174,8 +174,8 @@ def faults(observer: CaseObserver, match_id: str, seat: int, timeouts: list,
         v = a.choice.version
         turn = asked.get(v)
         if turn is None:
-            p.add(f"sent a move ({a.said}) at version {v}, which was no turn of its seat "
-                  f"{seat}: it answers only TurnRequests, with their version")
+            p.add(f"sent a move ({a.said}) at version {v} without being asked (its seat is "
+                  f"{seat}): a bot moves only on a TurnRequest, at its version")
             continue
         deadline = turn.state.deadline_unix_ms
         if deadline and a.wall_ms > deadline:
