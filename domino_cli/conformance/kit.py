@@ -6,7 +6,7 @@ process of the bot under test, told by its environment which engine, match, seat
 token to play (or which pool to enlist in). The bot talks to the kit's Play proxy, which
 forwards to the engine and keeps every message (proxy.py, watch.py). A case that restarts
 its engine gets an engine of its own, so that the others are not disturbed. Cases run a
-few at once; the turn-clock cases run last, by themselves, so that nothing else takes the
+few at once; the turn-clock cases run last, one by one, so that nothing else takes the
 CPU while their short clocks run.
 """
 
@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 
 from engine_service import rules
+from engine_service.core.seats import BOT, PERSON
 
 from . import cases as C
 from .bot import BotProcess
@@ -33,6 +34,8 @@ CONNECT_LIMIT_S = 15.0  # the bot must connect within this of its start
 EXIT_WAIT_S = 5.0       # a bot must exit within this of its (last) MatchOver
 AFTER_EXIT_S = 1.0      # a bot that exited mid-match: what it sent is all there is
 POLL_S = 0.02
+KIT_CLOCK_MS = 600_000  # the kit's own seats': never the one that runs out
+SETTLE_S = 0.3          # after the bot's Welcome, before its situation starts
 
 
 @dataclass
@@ -122,7 +125,8 @@ class Kit:
                     self.progress(results[case.key])
 
             await asyncio.gather(*(one(c) for c in first))
-            await asyncio.gather(*(self._timed(c, results) for c in clocked))
+            for case in clocked:
+                await self._timed(case, results)
             return [results[c.key] for c in battery]
         finally:
             for bot in self.registry:
@@ -165,24 +169,35 @@ class Kit:
         return name, secret
 
     def _match(self, host: LocalEngine, script, clock_ms: int, pool: str) -> tuple[str, dict]:
-        """Create the script's match; the tokens of the seats claimed (all but a pool seat)."""
+        """Create the script's match; the tokens of the seats claimed (all but a pool seat).
+
+        Only the bot's seat is a bot seat, with the case's clock; the kit's seats are
+        person seats, whose long clock never runs out while the kit holds a move until
+        the bot is connected (the engine would play it otherwise, and not the script's)."""
         n = rules.NUM_SEATS[script.variant]
         pools = [pool if pool and s == script.bot else "" for s in range(n)]
+        kinds = [BOT if s == script.bot else PERSON for s in range(n)]
         referee = host.engine.create_match(script.variant, script.options, seed=0,
-                                           deals=[script.deal], bot_clock_ms=clock_ms,
-                                           pools=pools)
+                                           deals=[script.deal], kinds=kinds,
+                                           bot_clock_ms=clock_ms,
+                                           person_clock_ms=KIT_CLOCK_MS, pools=pools)
         return referee.id, {s: host.engine.claim_seat(referee.id, s) for s in range(n)
                             if not pools[s]}
 
     def _table(self, host: LocalEngine, match_id: str, tokens: dict, script,
                observer: CaseObserver, hold: asyncio.Event) -> Table:
         table: Table | None = None
+        settled = asyncio.Event()
 
         async def gate(seat, state):
             # The move that starts the bot's situation waits for the bot: its turn then
             # starts with its whole clock ahead of it.
-            if table.next == script.start:
+            if table.next == script.start and not settled.is_set():
                 await until(lambda: observer.welcomed(match_id), CONNECT_LIMIT_S)
+                # A bot may still be setting up after its Welcome (threads, lazy imports):
+                # its turn is to test how it answers, not how fast it starts.
+                await asyncio.sleep(SETTLE_S)
+                settled.set()
             await hold.wait()
 
         table = Table(self.proxy.channel(host.address), match_id, tokens, script.moves, gate)
