@@ -32,7 +32,6 @@ class Case:
     clock_ms: int = CLOCK_MS
     restart: bool = False          # restart the engine after the bot's first accepted move
     pool_script: scripts.Script | None = None   # in --pool mode (None: the same script)
-    seat_only: str = ""            # why the case cannot be run with a pool bot ("": it can)
 
     @property
     def key(self) -> str:
@@ -248,8 +247,9 @@ def check_restart(run):
     if not back:
         return FAIL, f"did not connect again after the engine restart{run.why_silent()}"
     took = back[0].started - run.restarted_at
+    # Accepted; or unanswered because it ended the match (its MatchOver says it stood).
     played = [a for a in after(run.attempts, run.restarted_at)
-              if a.answer is not None and a.answer.accepted or (a.answer is None and run.over)]
+              if (a.answer is not None and a.answer.accepted) or (a.answer is None and run.over)]
     if not played:
         return FAIL, f"connected again {took:.1f} s after the restart but made no accepted " \
             f"move after it{run.why_silent()}"

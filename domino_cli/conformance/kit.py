@@ -44,11 +44,12 @@ class Outcome:
     verdict: str     # pass, fail, skip
     reason: str
     seconds: float
+    about: str = ""  # the situation, in words
 
     def to_dict(self) -> dict:
         variant, name = self.case.split(" ", 1)
         return {"case": name, "variant": variant, "verdict": self.verdict,
-                "reason": self.reason, "seconds": round(self.seconds, 2)}
+                "reason": self.reason, "seconds": round(self.seconds, 2), "about": self.about}
 
 
 class Run:
@@ -159,7 +160,7 @@ class Kit:
                 verdict, reason = await self._seat_case(case)
         except Exception as e:     # noqa: BLE001 - a kit failure is this case's, not the run's
             verdict, reason = C.FAIL, f"kit: {type(e).__name__}: {e}"
-        return Outcome(case.key, verdict, reason, time.monotonic() - t0)
+        return Outcome(case.key, verdict, reason, time.monotonic() - t0, case.about)
 
     # ----- one scripted match ------------------------------------------------------------------
     def _new_pool(self, host: LocalEngine) -> tuple[str, str]:
@@ -210,11 +211,9 @@ class Kit:
                           os.path.join(self.workdir, f"{safe}.err"), self.registry)
 
     async def _seat_case(self, case: C.Case):
-        script = case.script
-        if self.pool:
-            if case.seat_only:
-                return C.SKIP, case.seat_only
-            script = case.pool_script or case.script
+        # A pool seat cannot be played by the kit before the bot comes: a script with the
+        # bot's own moves in it has a pool script instead.
+        script = (case.pool_script or case.script) if self.pool else case.script
         host = self._engine() if case.restart else self.engine
         pool, secret = self._new_pool(host) if self.pool else ("", "")
         match_id, tokens = self._match(host, script, case.clock_ms, pool)
