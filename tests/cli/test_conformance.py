@@ -97,3 +97,12 @@ def test_the_table_says_pass_or_fail_per_case():
 def test_a_mistake_is_one_line(args, needle):
     p = run("conformance", *args, check=False)
     assert_one_line_failure(p, "conformance", needle)
+
+
+@pytest.mark.parametrize("env, needle", [
+    ({"DOMINO_MATCH": "m1", "DOMINO_SEAT": "one", "DOMINO_SEAT_TOKEN": "t"}, "DOMINO_SEAT"),
+    ({"DOMINO_POOL": "p", "DOMINO_POOL_CAPACITY": "many"}, "--capacity"),
+])
+def test_the_bot_says_which_variable_is_wrong(env, needle):
+    p = run("bot", check=False, extra_env=env)
+    assert_one_line_failure(p, "bot", needle)
