@@ -16,18 +16,21 @@ from .argtypes import COUNT, ENGINE_HELP, POSITIVE, SEED, seconds
 
 BOT_HELP = """Play with a strategy from bots/strategies over the engine's Play service.
 
-Seats, three ways (several seats share one process, one connection each):
+Seats, four ways (several seats share one process, one connection each):
   --match ID --seat 0 --seat-token=T0 [--seat 2 --seat-token=T2 ...]   pairs, in order
                       (write --seat-token=T: a token may start with "-")
   DOMINO_SEAT_TOKEN=T --match ID --seat 0                    one seat, token kept out of ps
   --seats-file FILE   JSON: the object `domino new-match` prints ({"match_id", "seat_tokens"}:
                       every seat, or only the --seat numbers given), or a list of
                       {"match_id", "seat", "seat_token"}; '-' reads stdin
+  (no flags)          the environment: DOMINO_ENGINE, DOMINO_MATCH, DOMINO_SEAT and
+                      DOMINO_SEAT_TOKEN, as `domino conformance` starts a bot (docs/bots.md)
 Or a pool: DOMINO_POOL_SECRET=S --pool NAME [--name BOTNAME] [--capacity K] [--matches N]
 [--bots B]: the engine seats the bot in matches that need one from that pool, match after
 match, K at once; B streams from one process (one seat per match each) can fill every seat
 of a table. S is the pool's enlist secret (`domino pools create NAME` prints it; a
-ladder's creator gets one per entrant).
+ladder's creator gets one per entrant). DOMINO_POOL, DOMINO_POOL_NAME, DOMINO_POOL_CAPACITY
+and DOMINO_POOL_MATCHES stand for the flags.
 
 The bot answers every turn before the engine's deadline (the first legal move if the
 strategy is too slow), reconnects with backoff after a drop and resumes with its token.
@@ -46,33 +49,43 @@ def add_subcommands(subparsers) -> None:
         "bot", help="play seats (--match/--seat/--seat-token, --seats-file) or pool seats "
         "(--pool) with a strategy", formatter_class=argparse.RawDescriptionHelpFormatter,
         description=BOT_HELP)
-    p.add_argument("--engine", default="127.0.0.1:50051", help=ENGINE_HELP + "; a pool bot "
-                   "enlists with every live engine")
+    # With no flags, the bot plays what the environment names (DOMINO_ENGINE, DOMINO_MATCH,
+    # DOMINO_SEAT, DOMINO_SEAT_TOKEN; DOMINO_POOL...): how `domino conformance` starts it.
+    env = os.environ.get
+    p.add_argument("--engine", default=env("DOMINO_ENGINE") or "127.0.0.1:50051",
+                   help=ENGINE_HELP + " (default: DOMINO_ENGINE, or "
+                   "127.0.0.1:50051); a pool bot enlists with every live engine")
     p.add_argument("--strategy", default="greedy",
                    help="strategy name from bots.strategies (default greedy): random, greedy, "
                    "heuristic, search (oracle plays only in-process)")
     p.add_argument("--seed", type=SEED, help="seed of the strategies: seat N plays with SEED+N "
                    "(a pool bot's k-th match with SEED+k)")
-    p.add_argument("--match", help="match id (for --seat/--seat-token pairs)")
+    p.add_argument("--match", default=env("DOMINO_MATCH") or None,
+                   help="match id (for --seat/--seat-token pairs; default: DOMINO_MATCH)")
     p.add_argument("--seat", type=COUNT, action="append", default=[],
-                   help="seat number; repeat with --seat-token to play several seats")
+                   help="seat number; repeat with --seat-token to play several seats "
+                   "(default: DOMINO_SEAT, with DOMINO_SEAT_TOKEN)")
     p.add_argument("--seat-token", action="append", default=[], dest="seat_tokens",
                    help="seat token, paired in order with --seat; write --seat-token=T, as a "
                    "token may start with '-' (one seat: env DOMINO_SEAT_TOKEN keeps it out of ps)")
     p.add_argument("--seats-file", help="JSON file ('-' = stdin) of seats to play: what "
                    "`domino new-match` prints, or a list of {match_id, seat, seat_token}")
-    p.add_argument("--pool", help="enlist in this bot pool instead of playing given seats")
+    p.add_argument("--pool", default=env("DOMINO_POOL") or None,
+                   help="enlist in this bot pool instead of playing given seats (default: "
+                   "DOMINO_POOL)")
     p.add_argument("--pool-secret", default=os.environ.get("DOMINO_POOL_SECRET", ""),
                    help="the pool's enlist secret (default: the environment variable "
                    "DOMINO_POOL_SECRET, which keeps it out of ps)")
-    p.add_argument("--name", default="", help="the bot's name in the pool (default: the "
-                   "strategy name)")
-    p.add_argument("--capacity", type=POSITIVE, default=1, help="pool matches at once (per stream)")
+    p.add_argument("--name", default=env("DOMINO_POOL_NAME", ""), help="the bot's name in the "
+                   "pool (default: DOMINO_POOL_NAME, or the strategy name)")
+    p.add_argument("--capacity", type=POSITIVE, default=env("DOMINO_POOL_CAPACITY") or 1,
+                   help="pool matches at once, per stream (default: DOMINO_POOL_CAPACITY, or 1)")
     p.add_argument("--bots", type=POSITIVE, default=1, help="pool streams enlisted from this process, "
                    "named NAME-1..NAME-N (a stream plays one seat per match)")
     # Its own dest: a pool bot's --matches means something else than simulate's or a ladder's.
-    p.add_argument("--matches", type=COUNT, default=1, dest="pool_matches",
-                   help="pool matches to play, then stop (0: until interrupted)")
+    p.add_argument("--matches", type=COUNT, default=env("DOMINO_POOL_MATCHES") or 1,
+                   dest="pool_matches", help="pool matches to play, then stop (0: until "
+                   "interrupted; default: DOMINO_POOL_MATCHES, or 1)")
     p.add_argument("--margin-ms", type=COUNT, help="answer this long before the deadline "
                    "(default: a tenth of the clock, 250..1000 ms)")
     p.add_argument("--give-up", type=seconds(), default=120.0, help="seconds the engine may stay "
@@ -122,6 +135,12 @@ def bot_tickets(args) -> list:
     if not args.match or not tokens:
         raise SystemExit("domino bot: give --match with --seat/--seat-token (or "
                          "DOMINO_SEAT_TOKEN), --seats-file, or --pool")
+    from_env = os.environ.get("DOMINO_SEAT", "")
+    if not args.seat and len(tokens) == 1 and from_env:
+        try:
+            args.seat = [int(from_env)]
+        except ValueError:
+            raise SystemExit(f"domino bot: DOMINO_SEAT is {from_env!r}, not a seat number") from None
     seats = args.seat or ([-1] if len(tokens) == 1 else [])
     if len(seats) != len(tokens):
         raise SystemExit(f"domino bot: {len(seats)} --seat for {len(tokens)} --seat-token; "

@@ -10,6 +10,7 @@
 //   node bots/js/bot.js --engine A:50051,B:50051 --match ID ...   (engines of a cluster)
 //   DOMINO_SEAT_TOKEN=T node bots/js/bot.js --engine 127.0.0.1:50051 --match ID
 //   DOMINO_POOL_SECRET=S node bots/js/bot.js --engine 127.0.0.1:50051 --pool NAME --name js-greedy
+//   DOMINO_ENGINE=H:P DOMINO_MATCH=ID DOMINO_SEAT=N DOMINO_SEAT_TOKEN=T node bots/js/bot.js
 //
 // Everything it reads is typed (game.proto): the legal moves' tiles and modes, the result;
 // it parses no JSON. Prints one JSON line when done: {"match_id", "seat", "result"} for a
@@ -34,7 +35,9 @@ const USAGE = `usage: node bot.js --engine HOST:PORT[,HOST:PORT...] (--match ID 
                   [--give-up S] [--verbose]
   --engine defaults to the environment variable DOMINO_ENGINE (else 127.0.0.1:50051);
   --seat-token defaults to the environment variable DOMINO_SEAT_TOKEN, --pool-secret to
-  DOMINO_POOL_SECRET (both keep the secret out of ps);
+  DOMINO_POOL_SECRET (both keep the secret out of ps); --engine, --match, --seat, --pool,
+  --name, --capacity and --matches to DOMINO_ENGINE, DOMINO_MATCH, DOMINO_SEAT, DOMINO_POOL,
+  DOMINO_POOL_NAME, DOMINO_POOL_CAPACITY and DOMINO_POOL_MATCHES;
   --proto is the folder holding domino/v1/*.proto (default: the repository's proto/);
   --matches 0 plays pool matches until interrupted.`;
 
@@ -45,10 +48,16 @@ const RETRYABLE = new Set([
 ]);
 
 function parseArgs(argv) {
+  // Every flag but --proto, --give-up and --verbose has a default in the environment, the
+  // variables `domino conformance` sets (docs/bots.md, "The environment"); flags go over them.
+  const env = process.env;
+  const number = (v, otherwise) => (v === undefined || v === '' ? otherwise : Number(v));
   const args = {
-    engine: process.env.DOMINO_ENGINE || '127.0.0.1:50051', match: '', seat: -1, token: process.env.DOMINO_SEAT_TOKEN || '',
-    pool: '', name: 'js-greedy', secret: process.env.DOMINO_POOL_SECRET || '', capacity: 1,
-    matches: 1,
+    engine: env.DOMINO_ENGINE || '127.0.0.1:50051', match: env.DOMINO_MATCH || '',
+    seat: number(env.DOMINO_SEAT, -1), token: env.DOMINO_SEAT_TOKEN || '',
+    pool: env.DOMINO_POOL || '', name: env.DOMINO_POOL_NAME || 'js-greedy',
+    secret: env.DOMINO_POOL_SECRET || '', capacity: number(env.DOMINO_POOL_CAPACITY, 1),
+    matches: number(env.DOMINO_POOL_MATCHES, 1),
     proto: path.join(__dirname, '..', '..', 'proto'), giveUp: 120, verbose: false,
   };
   const flags = {
