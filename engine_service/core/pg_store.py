@@ -143,6 +143,9 @@ class PostgresStore:
     """Store on a PostgreSQL database, for one engine or several."""
 
     shared = True      # engines on one database make a cluster (engine.py, cluster.py)
+    # A commit is a round trip to the database server (0.2 ms or more): the rpc layer plays
+    # moves off its event loop, so that other matches go on meanwhile (rpc/streams.py).
+    remote = True
 
     def __init__(self, dsn: str):
         self.dsn = dsn
@@ -205,35 +208,36 @@ class PostgresStore:
         if self.engine_id:
             self.epochs[row.id] = epoch
 
-    def _fence(self, match_id: str) -> tuple[str, tuple]:
-        """The condition that this engine still owns the match, as SQL and arguments."""
+    def fence(self, key: str, table: str = "matches") -> tuple[str, tuple]:
+        """The condition that this engine still owns row `key` of `table` (matches or
+        ladders) at the epoch it took it at, as SQL and its arguments."""
         if self.engine_id is None:
             return "TRUE", ()
-        epoch = self.epochs.get(match_id)
+        epoch = (self.epochs if table == "matches" else self.ladder_epochs).get(key)
         if epoch is None:
-            raise Fenced(f"match {match_id} is not owned by this engine")
-        return ("EXISTS (SELECT 1 FROM matches WHERE id = %s AND owner = %s AND epoch = %s)",
-                (match_id, self.engine_id, epoch))
+            raise Fenced(f"{table} row {key} is not owned by this engine")
+        return (f"EXISTS (SELECT 1 FROM {table} WHERE id = %s AND owner = %s AND epoch = %s)",
+                (key, self.engine_id, epoch))
 
-    def _fenced_write(self, sql: str, args: tuple, match_id: str) -> int:
-        cond, cond_args = self._fence(match_id)
-        changed = self._write(sql.replace("{fence}", cond), args + cond_args)
-        return changed
+    def fenced_write(self, sql: str, args: tuple, key: str, table: str = "matches") -> int:
+        """`sql` with its {fence} made the fence of `key`: the rows it changed."""
+        cond, cond_args = self.fence(key, table)
+        return self._write(sql.replace("{fence}", cond), args + cond_args)
 
     def set_status(self, match_id: str, status: str, result: dict | None = None,
                    version: int = 0) -> None:
-        if self._fenced_write("UPDATE matches SET status = %s, result = %s, version = %s "
-                              "WHERE id = %s AND {fence}",
-                              (status, None if result is None else json.dumps(result),
-                               version, match_id), match_id) == 0:
+        if self.fenced_write("UPDATE matches SET status = %s, result = %s, version = %s "
+                             "WHERE id = %s AND {fence}",
+                             (status, None if result is None else json.dumps(result),
+                              version, match_id), match_id) == 0:
             raise Fenced(f"match {match_id}: another engine owns it now")
         if status == "over":
             self.epochs.pop(match_id, None)
 
     def claim_seat(self, match_id: str, seat: int, token_hash: str, name: str = "") -> bool:
-        if self._fenced_write("INSERT INTO seats SELECT %s, %s, %s, %s WHERE {fence} "
-                              "ON CONFLICT DO NOTHING",
-                              (match_id, seat, token_hash, name), match_id) == 1:
+        if self.fenced_write("INSERT INTO seats SELECT %s, %s, %s, %s WHERE {fence} "
+                             "ON CONFLICT DO NOTHING",
+                             (match_id, seat, token_hash, name), match_id) == 1:
             return True
         self._check_owned(match_id)
         return False
@@ -242,16 +246,16 @@ class PostgresStore:
         # The primary key refuses a second row for one version: a move is never logged
         # twice. The fence refuses the row of an engine that no longer owns the match.
         started = time.perf_counter()
-        if self._fenced_write("INSERT INTO moves SELECT %s, %s, %s, %s, %s, %s WHERE {fence}",
-                              (match_id, row.version, row.seat, row.move_text, row.cause,
-                               row.at), match_id) == 0:
+        if self.fenced_write("INSERT INTO moves SELECT %s, %s, %s, %s, %s, %s WHERE {fence}",
+                             (match_id, row.version, row.seat, row.move_text, row.cause,
+                              row.at), match_id) == 0:
             raise Fenced(f"match {match_id}: another engine owns it now")
         metrics.commit_took("postgresql", time.perf_counter() - started)
 
     def _check_owned(self, match_id: str) -> None:
         if self.engine_id is None:
             return
-        cond, args = self._fence(match_id)
+        cond, args = self.fence(match_id)
         if not self._read(f"SELECT {cond}", args)[0][0]:
             raise Fenced(f"match {match_id}: another engine owns it now")
 
@@ -423,19 +427,8 @@ class PostgresLadderStore:
     def __init__(self, store: PostgresStore):
         self._store = store
 
-    def _fence(self, ladder_id: str) -> tuple[str, tuple]:
-        s = self._store
-        if s.engine_id is None:
-            return "TRUE", ()
-        epoch = s.ladder_epochs.get(ladder_id)
-        if epoch is None:
-            raise Fenced(f"ladder {ladder_id} is not owned by this engine")
-        return ("EXISTS (SELECT 1 FROM ladders WHERE id = %s AND owner = %s AND epoch = %s)",
-                (ladder_id, s.engine_id, epoch))
-
     def _fenced(self, sql: str, args: tuple, ladder_id: str) -> int:
-        cond, cond_args = self._fence(ladder_id)
-        return self._store._write(sql.replace("{fence}", cond), args + cond_args)
+        return self._store.fenced_write(sql, args, ladder_id, "ladders")
 
     def add_ladder(self, ladder_id: str, spec: dict, created: float) -> None:
         s = self._store

@@ -34,6 +34,9 @@ class EngineCluster:
             self.procs.append(proc)
             self.ports.append(port)
         self.wait_members(n)
+        # Each engine reads the membership at its heartbeat (every 0.5 s): one that started
+        # first has seen the others only after its next beat, and placement needs them.
+        time.sleep(1.0)
 
     def _launch(self, port: int):
         if port == 0:   # a free port, then advertised as what it is
