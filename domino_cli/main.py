@@ -12,9 +12,9 @@ import sys
 
 from engine_service.rules import IllegalMove, MalformedInput
 
-from . import bot_cmd, engine_cmd, failures, keys_cmd, ladder_cmd, local, serve_cmd
+from . import bot_cmd, engine_cmd, failures, fork_cmd, keys_cmd, ladder_cmd, local, serve_cmd
 
-COMMANDS = (local, engine_cmd, bot_cmd, serve_cmd, ladder_cmd, keys_cmd)
+COMMANDS = (local, fork_cmd, engine_cmd, bot_cmd, serve_cmd, ladder_cmd, keys_cmd)
 
 
 class Parser(argparse.ArgumentParser):
