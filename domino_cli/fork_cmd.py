@@ -30,13 +30,13 @@ def strategies_for(names: list[str], record: dict, n: int) -> list[str]:
 
     known = ", ".join(STRATEGIES)
     if names:
+        for name in names:
+            if name not in STRATEGIES:
+                raise Failure(f"unknown bot {name!r} in --bots; built-in: {known}", USAGE)
         if len(names) == 1:
             names = names * n
         if len(names) != n:
             raise Failure(f"{record['variant']} has {n} seats; --bots lists {len(names)}", USAGE)
-        for name in names:
-            if name not in STRATEGIES:
-                raise Failure(f"unknown bot {name!r} in --bots; built-in: {known}", USAGE)
         return names
     seats = record.get("seats") or []
     for s, name in enumerate(seats[:n]):

@@ -19,7 +19,7 @@ from collections import Counter, OrderedDict
 from .. import rules
 from ..plumbing.clock import Clock
 from ..rules.errors import shown
-from . import limits
+from . import forking, limits
 from .errors import EngineError, Reason
 from .keys import OPEN_PRINCIPAL, Keys, Principal
 from .ladder_director import Ladders
@@ -99,11 +99,24 @@ class Engine:
                      deals: list | None = None, kinds: list[str] | None = None,
                      names: list[str] | None = None, bot_clock_ms: int = 0,
                      person_clock_ms: int = 0, pools: list[str] | None = None,
-                     principal: Principal = OPEN_PRINCIPAL, ladder: bool = False) -> Referee:
+                     principal: Principal = OPEN_PRINCIPAL, ladder: bool = False,
+                     fork: tuple[str, int] | None = None) -> Referee:
         """A new match; `pools` names, per seat, the bot pool that fills it ("" for a seat
         claimed with a token). Every argument is checked first; nothing is stored for a
         refused one. A ladder's own matches (`ladder`) may use the ladder's pools and count
-        against no quota but the engine's."""
+        against no quota but the engine's. `fork` = (record JSON text, N): the match
+        starts after the record's first N plays, with its variant, options and deals."""
+        prefix: list = []
+        if fork is not None:
+            if options or deals:
+                raise limits.refuse("fork", "a forked match has the record's options and "
+                                    "deals; give neither")
+            found = forking.fork_point(*fork)
+            if variant and variant != found.variant:
+                raise limits.refuse("variant", f"the record is a {found.variant} match, "
+                                    f"not {shown(variant)}")
+            variant, options, deals = found.variant, found.options, found.deals
+            prefix = [list(p) for p in found.prefix]
         if variant not in rules.VARIANTS:
             raise limits.refuse("variant", f"must be one of {', '.join(rules.VARIANTS)}, "
                                 f"got {shown(variant)}")
@@ -134,6 +147,10 @@ class Engine:
                     PERSON: person_clock_ms or DEFAULT_CLOCK_MS[PERSON]}
         settings = {"kinds": kinds, "names": names, "clocks_ms": [clock_ms[k] for k in kinds],
                     "pools": pools}
+        if prefix:
+            # Stored with the match, not in its move log: one row makes the fork, and
+            # recovery replays the prefix (Referee) before the log, as creation did.
+            settings["prefix"] = prefix
         with self._lock:
             if len(self._referees) >= self.max_live:
                 raise EngineError(Reason.ENGINE_FULL, f"the engine runs {self.max_live} "

@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 WAITING, LIVE, OVER = "waiting", "live", "over"
 # Causes of an accepted move, as logged in the store.
 BY_SEAT, BY_TIMEOUT, BY_ABSENT, TIME_UP = "seat", "timeout", "absent", "time_up"
+# A forked match's first plays, replayed from its row (settings "prefix"), never logged.
+FORKED = "fork"
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,8 @@ class Referee:
         # moves, streams that ended while seated, seats nobody came to play.
         self.faults = [{"illegal": 0, "disconnects": 0, "no_show": 0, "spam": 0}
                        for _ in self.seats]
+        for seat, text in s.get("prefix", ()):
+            self._apply(seat, text, FORKED, durable=False)
 
     # ----- restoring ------------------------------------------------------------------
     @classmethod
