@@ -117,6 +117,14 @@ def failed(command: str, message: str) -> int:
     return 1
 
 
+def yardsticks() -> dict:
+    """The strategies the engine may play itself, for ladders' yardstick entrants: the
+    oracle reads the true hands, so it plays only in process (docs/ladders.md)."""
+    from bots.strategies import Oracle
+
+    return {"oracle": Oracle}
+
+
 def run_engine(args) -> int:
     import sqlite3
 
@@ -133,7 +141,7 @@ def run_engine(args) -> int:
         return failed("engine", taken)
     try:
         engine = Engine.open(args.db, keys_required=not is_open,
-                             max_live=args.max_live_matches)
+                             max_live=args.max_live_matches, yardsticks=yardsticks())
     except sqlite3.DatabaseError as e:
         return failed("engine", f"store {args.db} cannot be opened ({e}): is it an engine "
                       "store? Restore it from a backup, or give another --db")
