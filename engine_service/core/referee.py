@@ -414,7 +414,7 @@ class Referee:
         if seat in self._yardstick_names:
             # On the clock's thread, one move per alarm: the match's lock is not held
             # through a whole deal, and a restored match moves on the same way.
-            self._alarm = self._clock.set(0.0, lambda: self._engine_plays(seat, version))
+            self._alarm = self._clock.set(0.0, lambda: self._engine_turn(seat, version))
             return
         seconds = self.seats[seat].clock_ms / 1000
         self._deadline = self._now() + seconds
@@ -452,6 +452,19 @@ class Referee:
                 extra.append(EngineEvent("absent", seat=seat))
             self._apply(seat, move, BY_TIMEOUT, extra=tuple(extra))
             self._autoplay_and_arm()
+
+    def _engine_turn(self, seat: int, version: int) -> None:
+        """A clock callback, guarded like _timeout: a failure (the store away) is logged and
+        tried again shortly, holding up this match only."""
+        try:
+            self._engine_plays(seat, version)
+        except Exception:
+            log.exception("match %s: the engine could not play seat %d at version %d; trying "
+                          "again in %.0f s", self.id, seat, version, RETRY_S)
+            with self._lock:
+                if self.version == version and self._clock is not None:
+                    self._alarm = self._clock.set(RETRY_S,
+                                                  lambda: self._engine_turn(seat, version))
 
     def _engine_plays(self, seat: int, version: int) -> None:
         """Play a yardstick seat: its strategy chooses, in process, from the true match

@@ -60,10 +60,19 @@ def _fork_variant(record: dict) -> str:
 
 @blp.before_request
 def _room_for_a_record():
-    """A fork carries a whole record: creating a match may send up to MAX_FORK_BODY
-    bytes (the engine bounds the record itself); every other body keeps the app's bound."""
-    if request.method == "POST" and request.path.rstrip("/") == blp.url_prefix:
-        request.max_content_length = current_app.config["MAX_FORK_BODY"]
+    """A fork carries a whole record: a body that creates a forked match may be up to
+    MAX_FORK_BODY bytes (the engine bounds the record itself); any other body keeps the
+    app's bound, MAX_CONTENT_LENGTH. The JSON parsed here is the one the schema loads."""
+    if request.method != "POST" or request.path.rstrip("/") != blp.url_prefix:
+        return
+    normal = current_app.config["MAX_CONTENT_LENGTH"]
+    if (request.content_length or 0) <= normal:
+        return
+    request.max_content_length = current_app.config["MAX_FORK_BODY"]
+    body = request.get_json(silent=True)   # over MAX_FORK_BODY: 413 here already
+    if not (isinstance(body, dict) and "fork" in body):
+        raise ApiError(413, "BODY_TOO_LARGE", "the request body is too large: at most "
+                       f"{normal} bytes, unless it carries a record to fork")
 
 
 @blp.route("", methods=["GET"])

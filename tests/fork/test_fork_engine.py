@@ -6,14 +6,13 @@ import json
 import grpc
 import pytest
 
-from bots import runner
 from domino_proto.domino.v1 import engine_pb2, game_pb2
 from engine_service.core.engine import Engine
 from engine_service.rules import replay_record
 from engine_service.rules.fork import MAX_RECORD_BYTES
 from tests.bots_runner.support import replays
 from tests.engine.conftest import serve
-from tests.engine.support import refusal, run_threads
+from tests.engine.support import finish, refusal, start_bot
 from tests.fork.fork_support import plays, recorded
 
 
@@ -40,8 +39,9 @@ def test_a_fork_played_to_its_end_by_bots_keeps_the_prefix_and_replays(served, r
     tokens = [served.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=created.match_id,
                                                                 seat=s), timeout=5).seat_token
               for s in range(created.num_seats)]
-    run_threads([lambda t=t: runner.play(served.address, created.match_id, t)
-                 for t in tokens])
+    strategies = ("greedy", "random", "heuristic", "greedy")   # `domino bot` processes
+    finish([start_bot(served.address, created.match_id, s, t, "--strategy", strategies[s])
+            for s, t in enumerate(tokens)])
     new = json.loads(served.stub.GetRecord(engine_pb2.GetRecordRequest(
         match_id=created.match_id), timeout=5).record_json)
     assert plays(new)[:n] == plays(record)[:n] and "result" in new
