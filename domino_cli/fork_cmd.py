@@ -48,6 +48,19 @@ def strategies_for(names: list[str], record: dict, n: int) -> list[str]:
     return list(seats)
 
 
+def _ends_like_the_record(fork, recorded: int):
+    """A time-limited HHL match (no `hands`) has no wall clock in process: like `domino
+    replay`, take its time to be up in its last recorded hand, so the fork ends when that
+    hand (or a later one, if the fork got there first) is over."""
+    if fork.variant != "hhl" or fork.options.get("hands") is not None:
+        return None
+
+    def on_move(m, *_):
+        if len(m.deals) >= recorded and not m.over:
+            m.time_up()
+    return on_move
+
+
 def cmd_fork(args) -> int:
     from bots.arena import play_match
     from bots.strategies import make_strategy
@@ -66,7 +79,8 @@ def cmd_fork(args) -> int:
                            record, n)
     seed = record.get("seed", 0) if args.seed is None else args.seed
     bots = [make_strategy(name, seed * 10 + s) for s, name in enumerate(names)]
-    m = play_match(fork.variant, fork.options, seed, bots, deals=fork.deals, prefix=fork.prefix)
+    m = play_match(fork.variant, fork.options, seed, bots, deals=fork.deals, prefix=fork.prefix,
+                   on_move=_ends_like_the_record(fork, len(record["deals"])))
     new = m.record(seats=names)
     text = json.dumps(new, indent=1)
     if args.out:

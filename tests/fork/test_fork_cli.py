@@ -103,3 +103,20 @@ def test_a_record_of_people_needs_bots(hhl_record, tmp_path, capsys):
     assert status == 2 and "seat 0 of the record is 'ann'" in err and "--bots" in err
     done = fork_process(path, "--at", "3", "--bots", "greedy")
     assert done.returncode == 0 and done.stdout.startswith("forked at play 3 of "), done.stderr
+
+
+def test_a_time_limited_hhl_fork_ends_with_the_records_last_hand(tmp_path):
+    from bots.arena import play_match
+    from bots.strategies import make_strategy
+
+    def three_hands(m, *_):   # the record's time was up in its third hand
+        if len(m.deals) >= 3:
+            m.time_up()
+    original = play_match("hhl", {"minutes": 1}, 3, [make_strategy("greedy", s) for s in range(4)],
+                          on_move=three_hands).record(seats=["greedy"] * 4)
+    assert original["options"]["hands"] is None and len(original["deals"]) == 3
+    done = fork_process(write(tmp_path, original), "--at", "5", "--bots", "random", "--json")
+    assert done.returncode == 0, done.stderr
+    new = json.loads(done.stdout)
+    assert len(new["deals"]) == 3 and "result" in new
+    replay_record(new)
