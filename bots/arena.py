@@ -33,8 +33,11 @@ class LazyView(Mapping):
         return len(self._get())
 
 
-def play_match(variant, options, seed, bots, deals=None, on_move=None):
-    """Play one match to its end; ``bots`` has one Strategy per seat. Returns the match."""
+def play_match(variant, options, seed, bots, deals=None, on_move=None, prefix=()):
+    """Play one match to its end; ``bots`` has one Strategy per seat. Returns the match.
+    ``prefix``: (seat, move) plays made first, as they were (a fork, rules/fork.py); the
+    bots hear their events like those of their own plays. ``on_move(m, seat, move,
+    events)`` follows each move, and once with seat None before the bots' first one."""
     m = new_match(variant, options, seed, deals)
     if len(bots) != m.num_seats:
         raise ValueError(f"{variant} needs {m.num_seats} bots, got {len(bots)}")
@@ -43,6 +46,13 @@ def play_match(variant, options, seed, bots, deals=None, on_move=None):
         attach = getattr(b, "attach", None)
         if attach is not None:
             attach(m)  # in-process only: the oracle reads the true hands (docs/bots.md)
+    for seat, move in prefix:
+        events = m.play(seat, move)
+        for s in listeners:
+            for e in events:
+                bots[s].on_event(e.to_dict(s))
+    if on_move is not None:
+        on_move(m, None, None, [])
     while not m.over:
         seat = m.to_move
         legal = m.legal_moves(seat)

@@ -5,7 +5,7 @@ the engine with real bot processes."""
 from engine_service.rules import NUM_SEATS
 from ladders.formats import schedule, set_size
 from ladders.results import ladder_result
-from ladders.standings import compute
+from ladders.standings import ORACLE, compute
 
 from .arena import play_match
 from .strategies import make_strategy
@@ -18,6 +18,7 @@ def run(variant, entrants, fmt="rotation", options=None, seed=1, matches=None,
     """Play until ``matches`` are done, or (until_separated) every neighbour pair on the
     leaderboard is separated at 95%, checked after each complete set; returns standings."""
     results = []
+    yardsticks = [e for e in entrants if e == ORACLE]   # in process, it sees every hand
     limit = max_matches if until_separated else matches
     standings = None
     size = set_size(fmt, entrants, SEATS[variant])
@@ -31,9 +32,9 @@ def run(variant, entrants, fmt="rotation", options=None, seed=1, matches=None,
             progress(index + 1, results)
         next_set = schedule(fmt, entrants, SEATS[variant], seed, index + 1)[2]
         if until_separated and next_set != set_no and (check_every is None or (index + 1) % check_every == 0):
-            standings = compute(variant, entrants, results)
+            standings = compute(variant, entrants, results, yardsticks)
             if standings["separated"]:
                 break
     if standings and standings["matches"] == len(results):
         return standings
-    return compute(variant, entrants, results)
+    return compute(variant, entrants, results, yardsticks)

@@ -139,6 +139,14 @@ def serve_metrics(engine, host: str, port: int) -> None:
     logging.getLogger("domino.engine").info("metrics at http://%s:%d/metrics", host, port)
 
 
+def yardsticks() -> dict:
+    """The strategies the engine may play itself, for ladders' yardstick entrants: the
+    oracle reads the true hands, so it plays only in process (docs/ladders.md)."""
+    from bots.strategies import Oracle
+
+    return {"oracle": Oracle}
+
+
 def run_engine(args) -> int:
     import sqlite3
 
@@ -160,7 +168,7 @@ def run_engine(args) -> int:
         return failed("engine", taken)
     try:
         engine = Engine.open(args.db, keys_required=not is_open,
-                             max_live=args.max_live_matches)
+                             max_live=args.max_live_matches, yardsticks=yardsticks())
     except sqlite3.DatabaseError as e:
         return failed("engine", f"store {args.db} cannot be opened ({e}): is it an engine "
                       "store? Restore it from a backup, or give another --db")

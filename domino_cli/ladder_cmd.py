@@ -29,6 +29,7 @@ from domino_wire.names import LADDER_FORMAT, LADDER_STATUS, VARIANT
 from domino_wire.routing import Router
 from engine_service.rules import NUM_SEATS as SEATS
 from ladders.formats import FORMATS
+from ladders.standings import ORACLE
 
 from .argtypes import COUNT, ENGINE_HELP, POSITIVE, SEED
 from .failures import USAGE, Failure, from_rpc
@@ -53,7 +54,8 @@ def add_subcommands(subparsers) -> None:
     r = sub.add_parser("run", help="run a ladder of bots and print its standings",
                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_run_options)
     r.add_argument("--variant", choices=sorted(SEATS), required=True)
-    r.add_argument("--bots", required=True, help="built-in strategies as entrants, comma-separated")
+    r.add_argument("--bots", required=True, help="built-in strategies as entrants, comma-separated; "
+                   "oracle enters as a yardstick the engine plays itself (it sees every hand)")
     r.add_argument("--external", action="append", default=[], metavar="NAME",
                    help="an entrant that enlists by itself (any language); repeatable")
     r.add_argument("--format", choices=FORMATS, default=FORMATS[0])
@@ -166,10 +168,13 @@ def run_ladder(args) -> int:
     from bots.strategies import STRATEGIES
 
     builtin = [b.strip() for b in args.bots.split(",") if b.strip()]
-    unknown = [b for b in builtin if b not in STRATEGIES or b == "oracle"]
+    unknown = [b for b in builtin if b not in STRATEGIES]
     if unknown:
         raise Failure(f"unknown strategy {', '.join(unknown)}; built-in: "
-                      f"{', '.join(s for s in STRATEGIES if s != 'oracle')}", USAGE)
+                      f"{', '.join(STRATEGIES)}", USAGE)
+    # The oracle sees every hand: the engine plays it in process, a yardstick entrant.
+    yardsticks = [b for b in builtin if b == ORACLE]
+    builtin = [b for b in builtin if b != ORACLE]
     entrants = builtin + args.external
     if not args.until_separated and args.ladder_matches < 1:
         raise Failure("give --matches N or --until-separated", USAGE)
@@ -190,11 +195,11 @@ def run_ladder(args) -> int:
                 engine_proc, port = start_engine("127.0.0.1", 0, db, log=log)
                 procs.append(engine_proc)
             address = f"127.0.0.1:{port}"
-        return _run(args, address, entrants, builtin, options, log, procs)
+        return _run(args, address, entrants, builtin, options, log, procs, yardsticks)
 
 
 def _run(args, address: str, entrants: list[str], builtin: list[str], options: dict, log,
-         procs: list) -> int:
+         procs: list, yardsticks: list[str]) -> int:
     with contextlib.closing(Router(address)) as router:
         request = ladder_pb2.CreateLadderRequest(
             variant=VARIANT.number(args.variant),
@@ -202,7 +207,8 @@ def _run(args, address: str, entrants: list[str], builtin: list[str], options: d
             entrants=entrants, format=LADDER_FORMAT.number(args.format),
             matches=args.ladder_matches,
             until_separated=args.until_separated, max_matches=args.max_matches,
-            concurrency=args.concurrency, clock_ms=args.clock_ms, seat_wait_s=args.seat_wait)
+            concurrency=args.concurrency, clock_ms=args.clock_ms, seat_wait_s=args.seat_wait,
+            yardsticks=yardsticks)
         if args.seed is not None:
             request.seed = args.seed
         created = _call(router, "CreateLadder", request, key=args.key)
@@ -210,13 +216,12 @@ def _run(args, address: str, entrants: list[str], builtin: list[str], options: d
         enlist = {p.entrant: p for p in created.pools}
         logs = f"logs in {args.log}" if args.log else "give --log FILE to keep the logs"
         print(f"ladder {info.ladder_id} on {router.engine_of(info.ladder_id)}: {args.variant}, "
-              f"{args.format}, "
-              f"{', '.join(entrants)}; {logs}", file=sys.stderr, flush=True)
+              f"{args.format}, {', '.join(info.entrants)}; {logs}", file=sys.stderr, flush=True)
         for name in args.external:   # the secrets for the bots the user runs
             print(f"  external entrant {name}: enlist in pool {enlist[name].pool} with "
                   f"DOMINO_POOL_SECRET={enlist[name].enlist_secret}", file=sys.stderr,
                   flush=True)
-        streams = math.ceil(SEATS[args.variant] / len(entrants))
+        streams = math.ceil(SEATS[args.variant] / len(info.entrants))
         bot_seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
         for k, entrant in enumerate(builtin):
             cmd = bot_command(address, info.key, entrant, streams, args.concurrency,

@@ -114,17 +114,42 @@ def _verdict(d: dict) -> str:
     return f"{d['matches']} matches counted, {d['voided']} voided; {verdict} (95%)"
 
 
+def _entrant(r: dict) -> str:
+    return f"{r['entrant']}*" if r.get("yardstick") else r["entrant"]
+
+
+def _gap(r: dict) -> str:
+    return "-" if r.get("gap_closed") is None else shown(r["gap_closed"])
+
+
+def _has_gap(d: dict) -> bool:
+    return any(r.get("gap_closed") is not None for r in d["entries"])
+
+
+YARDSTICK_NOTE = "* yardstick: played by the engine, seeing every hand"
+GAP_NOTE = "gap: gap closed, from greedy (0) to the oracle (1)"
+
+
+def _notes(d: dict) -> list[str]:
+    notes = [YARDSTICK_NOTE] if any(r.get("yardstick") for r in d["entries"]) else []
+    return notes + ([GAP_NOTE] if _has_gap(d) else [])
+
+
 def format_standings(d: dict, variant: str) -> str:
     """The standings (domino_wire's dict) as a plain text table."""
+    gap = _has_gap(d)
     lines = [f"{'#':>2} {'entrant':14s} {'mu-3σ':>7s} {'mu':>7s} {'σ':>6s} {'matches':>7s} "
-             f"{_unit(variant):>14s} {'±95%':>8s}  sep  faults (timeouts/illegal/disconnects/crashes)"]
+             f"{_unit(variant):>14s} {'±95%':>8s}" + (f" {'gap':>6s}" if gap else "")
+             + "  sep  faults (timeouts/illegal/disconnects/crashes)"]
     for r in d["entries"]:
         ci = shown(r["ci95"]) if r["ci95"] is not None else "-"
         sep = _separation(r, r is d["entries"][-1])
-        lines.append(f"{r['place']:>2} {r['entrant']:14s} {shown(r['score']):>7s} {shown(r['mu']):>7s} "
-                     f"{shown(r['sigma']):>6s} {r['matches']:7d} {shown(r['mean']):>14s} {ci:>8s}  "
-                     f"{sep:>3s}  {_faults(r['faults'])}")
+        lines.append(f"{r['place']:>2} {_entrant(r):14s} {shown(r['score']):>7s} {shown(r['mu']):>7s} "
+                     f"{shown(r['sigma']):>6s} {r['matches']:7d} {shown(r['mean']):>14s} {ci:>8s}"
+                     + (f" {_gap(r):>6s}" if gap else "")
+                     + f"  {sep:>3s}  {_faults(r['faults'])}")
     lines.append(_verdict(d))
+    lines += _notes(d)
     return "\n".join(lines)
 
 
@@ -139,16 +164,19 @@ def print_standings(d: dict, variant: str, out) -> None:
 
     table = Table(title=f"ladder {d['ladder_id']}: standings", box=box.SIMPLE_HEAD,
                   padding=(0, 0, 0, 1), pad_edge=False, show_edge=False,
-                  caption=f"{_verdict(d)}\nmean: {_unit(variant)}; sep: separated from the "
-                  "next row; faults: timeouts/illegal/disconnects/crashes")
-    for name in ("#", "entrant", "mu-3σ", "mu", "σ", "matches", "mean", "±95%", "sep",
-                 "faults"):
+                  caption="\n".join([_verdict(d), f"mean: {_unit(variant)}; sep: separated "
+                                     "from the next row; faults: timeouts/illegal/disconnects/"
+                                     "crashes", *_notes(d)]))
+    gap = _has_gap(d)
+    for name in ("#", "entrant", "mu-3σ", "mu", "σ", "matches", "mean", "±95%",
+                 *(("gap",) if gap else ()), "sep", "faults"):
         left = name in ("entrant", "sep", "faults")
         table.add_column(name, justify="left" if left else "right", no_wrap=True)
     last = d["entries"][-1] if d["entries"] else None
     for r in d["entries"]:
-        table.add_row(str(r["place"]), r["entrant"], shown(r["score"]), shown(r["mu"]),
+        table.add_row(str(r["place"]), _entrant(r), shown(r["score"]), shown(r["mu"]),
                       shown(r["sigma"]), str(r["matches"]), shown(r["mean"]),
                       shown(r["ci95"]) if r["ci95"] is not None else "-",
-                      _separation(r, r is last), _faults(r["faults"]))
+                      *((_gap(r),) if gap else ()), _separation(r, r is last),
+                      _faults(r["faults"]))
     Console(file=out).print(table)

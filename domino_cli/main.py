@@ -17,13 +17,14 @@ from . import (
     conformance_cmd,
     engine_cmd,
     failures,
+    fork_cmd,
     keys_cmd,
     ladder_cmd,
     local,
     serve_cmd,
 )
 
-COMMANDS = (local, engine_cmd, bot_cmd, serve_cmd, ladder_cmd, keys_cmd, conformance_cmd)
+COMMANDS = (local, fork_cmd, engine_cmd, bot_cmd, serve_cmd, ladder_cmd, keys_cmd, conformance_cmd)
 
 
 class Parser(argparse.ArgumentParser):

@@ -21,7 +21,9 @@ def standings(s: ladder_pb2.Standings) -> dict:
                 "score": e.score, "matches": e.matches, "mean": e.mean,
                 "ci95": e.ci95 if math.isfinite(e.ci95) else None,
                 "faults": {k: getattr(e.faults, k) for k in FAULT_KINDS},
-                "separated_from_next": None if i == last else e.separated_from_next}
+                "separated_from_next": None if i == last else e.separated_from_next,
+                "yardstick": e.yardstick,
+                "gap_closed": e.gap_closed if e.HasField("gap_closed") else None}
                for i, e in enumerate(s.entries)]
     return {"ladder_id": s.ladder_id, "variant": VARIANT.word(s.variant), "matches": s.matches,
             "voided": s.voided, "separated": s.separated, "entries": entries,

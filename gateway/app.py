@@ -24,6 +24,9 @@ DEFAULTS = {
     "ENGINE_WATCH_TIMEOUT_S": 900.0,
     # Request bodies above this many bytes are refused (413 BODY_TOO_LARGE).
     "MAX_CONTENT_LENGTH": 64 * 1024,
+    # POST /api/v1/matches may carry a record to fork: the engine's bound (1 MB) and room
+    # for the rest of the request.
+    "MAX_FORK_BODY": 1024 * 1024 + 16 * 1024,
     # Origins allowed to call the API from another site: a list, or "*" for any.
     # Empty: same origin only (the bundled web page needs nothing).
     "CORS_ORIGINS": [],

@@ -82,8 +82,13 @@ def _key_metadata(key: str) -> tuple:
 
 def rest_field(field: str) -> str:
     """The REST name of a field the engine named: an index is one more dotted part, as
-    marshmallow names them ("deals[0]" is "deals.0", "seats[2].name" "seats.2.name")."""
+    marshmallow names them ("deals[0]" is "deals.0", "seats[2].name" "seats.2.name").
+    A fork's record is JSON text on the wire and a JSON document in REST."""
+    field = REST_NAMES.get(field, field)
     return re.sub(r"\[(\d+)\]", r".\1", field)
+
+
+REST_NAMES = {"fork.record_json": "fork.record"}
 
 
 class EngineClient:

@@ -58,9 +58,24 @@ class SeatSpecSchema(Schema):
             raise ValidationError("only a bot seat has a strategy", "strategy")
 
 
+MAX_FORK_AT = 100_000
+
+
+class ForkSchema(Schema):
+    record = fields.Dict(required=True,
+                         **_d("the domino-record/1 document to fork (docs/records.md), e.g. "
+                              "GET /matches/{match_id}/record; at most 1 MB as compact JSON. "
+                              "The engine replays it in full"))
+    at = fields.Integer(required=True, strict=True, validate=validate.Range(0, MAX_FORK_AT),
+                        **_d("keep the record's first `at` plays (its play entries, counted "
+                             "across deals): 0..plays-1 for a finished record. The new "
+                             "match starts at version `at`"))
+
+
 class CreateMatchSchema(Schema):
-    variant = fields.String(required=True, validate=validate.OneOf(VARIANT_IDS),
-                            **_d("the game: hhl (Homo Homini Lupus) or domeng"))
+    variant = fields.String(validate=validate.OneOf(VARIANT_IDS),
+                            **_d("the game: hhl (Homo Homini Lupus) or domeng. Required, "
+                                 "unless fork is given (then it is the record's)"))
     options = OptionsField(**_d('rules options (GET /variants), e.g. {"hands": 2}; absent '
                                 'options take their defaults. The engine checks each name '
                                 'and range, and names the one at fault (options.hands)'))
@@ -76,6 +91,18 @@ class CreateMatchSchema(Schema):
                                   **_d("turn clock of bot seats in ms (default 10000)"))
     person_clock_ms = fields.Integer(strict=True, validate=validate.Range(100, MAX_CLOCK_MS),
                                      **_d("turn clock of person seats in ms (default 120000)"))
+    fork = fields.Nested(ForkSchema,
+                         **_d("start from a recorded match after its first `at` plays, with "
+                              "its deals as dealt (docs/records.md, Forking a match); "
+                              "options and deals are then the record's: give neither"))
+
+    @validates_schema
+    def _variant_or_fork(self, data, **kwargs):
+        if "variant" not in data and "fork" not in data:
+            raise ValidationError("Missing data for required field.", "variant")
+        if "fork" in data and ("options" in data or "deals" in data):
+            raise ValidationError("a forked match has the record's options and deals; give "
+                                  "neither", "fork")
 
 
 class MoveRequestSchema(Schema):

@@ -20,6 +20,7 @@ MAX_ENTRANTS = 16
 MAX_MATCHES = 10_000
 MAX_CONCURRENCY = 16
 MAX_SEAT_WAIT_S = 600
+YARDSTICKS = ("oracle",)   # what `domino engine` plays itself (domino_cli/engine_cmd.py)
 
 
 # ----- requests -------------------------------------------------------------------------
@@ -32,10 +33,11 @@ class CreateLadderSchema(Schema):
     entrants = fields.List(
         fields.String(validate=validate.Regexp(ENTRANT_NAME, error="use 1-40 letters, digits, "
                                                                    "'-', '_' or '.'")),
-        required=True, validate=validate.Length(2, MAX_ENTRANTS),
-        **_d("bot names, at least two, each once. The seats of entrant E wait in the bot pool "
-             "'<key>/E' (key: in the answer); a built-in strategy enlists with `domino bot "
-             "--strategy E --pool <key>/E`, a bot in any language with Hello.pool"))
+        required=True, validate=validate.Length(1, MAX_ENTRANTS),
+        **_d("bot names, each once; with the yardsticks at least two entrants in all. The "
+             "seats of entrant E wait in the bot pool '<key>/E' (key: in the answer); a "
+             "built-in strategy enlists with `domino bot --strategy E --pool <key>/E`, a bot "
+             "in any language with Hello.pool"))
     format = fields.String(load_default=LADDER_FORMAT.default, validate=validate.OneOf(FORMATS),
                            **_d("rotation: a line-up per match so every entrant meets every "
                                 "other, seat positions balanced. duplicate: the same deal once "
@@ -60,6 +62,13 @@ class CreateLadderSchema(Schema):
                                       "seat is played automatically and the entrant charged "
                                       "with a no-show (default 30)"))
 
+    yardsticks = fields.List(
+        fields.String(validate=validate.OneOf(YARDSTICKS)), validate=validate.Length(0, 1),
+        **_d("yardstick entrants the engine plays itself, in process: oracle (the search bot "
+             "with every hand face up). It never goes over the wire and has no pool; its "
+             "standings entry says yardstick, and with an entrant named greedy every entry "
+             "gets gap_closed (docs/ladders.md)"))
+
     @validates_schema
     def _one_target(self, data, **kwargs):
         if data.get("until_separated"):
@@ -77,6 +86,13 @@ class CreateLadderSchema(Schema):
         entrants = data.get("entrants") or []
         if len(set(entrants)) != len(entrants):
             raise ValidationError("name each entrant once", "entrants")
+        yardsticks = data.get("yardsticks") or []
+        if len(entrants) + len(yardsticks) < 2:
+            raise ValidationError("a ladder has at least two entrants, yardsticks included",
+                                  "entrants")
+        if set(entrants) & set(yardsticks):
+            raise ValidationError("a yardstick is played by the engine: do not list it as an "
+                                  "entrant too", "yardsticks")
 
 
 class LadderQuerySchema(Schema):
@@ -102,9 +118,12 @@ class LadderSchema(Schema):
                                             "(Hello.pool.pool; the entrant in Hello.pool.name)"))
     variant = fields.String(required=True, validate=validate.OneOf(VARIANT_IDS))
     options = options_field(required=True, **_d("the match options in force"))
-    entrants = fields.List(fields.String(), required=True, **_d("in the order given"))
+    entrants = fields.List(fields.String(), required=True,
+                           **_d("in the order given, the yardsticks last"))
+    yardsticks = fields.List(fields.String(), required=True,
+                             **_d("the entrants the engine plays itself (the oracle)"))
     pools = fields.List(fields.Nested(PoolSchema), required=True,
-                        **_d("where each entrant's bots enlist"))
+                        **_d("where each entrant's bots enlist (a yardstick has none)"))
     format = fields.String(required=True, validate=validate.OneOf(FORMATS))
     target_matches = fields.Integer(required=True, allow_none=True,
                                     **_d("counted matches to play; null with until_separated"))
@@ -162,6 +181,13 @@ class StandingsEntrySchema(Schema):
     separated_from_next = fields.Boolean(
         required=True, allow_none=True,
         **_d("separated from the next one down at 95% confidence; null for the last row"))
+    yardstick = fields.Boolean(required=True,
+                               **_d("a yardstick entrant (the oracle): played by the engine, "
+                                    "seeing every hand"))
+    gap_closed = fields.Float(required=True, allow_none=True,
+                              **_d("where mean lies between the entrant named greedy (0) and "
+                                   "the oracle (1): (mean - greedy's) / (oracle's - greedy's); "
+                                   "null unless both are entered, have played and differ"))
 
 
 class HistoryPointSchema(Schema):

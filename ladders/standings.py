@@ -12,6 +12,11 @@ A void result (a match broken by the engine itself) is kept for the log but coun
 nothing; the scheduler plays that match again.
 
 The standings are a list of entries, one per entrant, best first.
+
+A yardstick entrant (the oracle, which sees every hand: docs/ladders.md) is rated like any
+other and marked as such. When the field has both the entrant named "greedy" and the
+oracle, each entry's "gap closed" places its mean between them: 0 is greedy's mean, 1 the
+oracle's (None when either is missing, has no match yet, or the two means are equal).
 """
 
 from collections import defaultdict
@@ -20,6 +25,7 @@ from .ratings import Ratings
 from .stats import mean_ci, separated
 
 FAULT_KINDS = ("timeouts", "illegal", "disconnects", "crashes", "spam")
+GREEDY, ORACLE = "greedy", "oracle"   # the two ends of "gap closed"
 
 
 def merit_per_hand(variant: str, result: dict) -> dict[str, float]:
@@ -51,7 +57,16 @@ def match_ranking(variant: str, result: dict) -> list[list[str]]:
     return [[n for n in seats if keys[n] == k] for k in sorted(set(keys.values()))]
 
 
-def compute(variant: str, entrants: list[str], results: list[dict]) -> dict:
+def gap_closed(means: dict[str, float | None], yardsticks) -> dict[str, float | None]:
+    """Each entrant's mean as a fraction of the way from greedy's (0) to the oracle's (1);
+    None for all when the field lacks either end or they cannot be told apart."""
+    low, high = means.get(GREEDY), means.get(ORACLE) if ORACLE in yardsticks else None
+    if low is None or high is None or high == low:
+        return dict.fromkeys(means)
+    return {n: None if m is None else (m - low) / (high - low) for n, m in means.items()}
+
+
+def compute(variant: str, entrants: list[str], results: list[dict], yardsticks=()) -> dict:
     """The leaderboard: ordered by mu - 3 sigma, with games, mean merit and its 95% CI,
     faults, and whether each entrant is separated from the next one down (a paired test
     over complete sets: in the duplicate format a set's matches share one deal, so the
@@ -80,13 +95,16 @@ def compute(variant: str, entrants: list[str], results: list[dict]) -> dict:
             for kind in FAULT_KINDS:
                 faults.setdefault(name, dict.fromkeys(FAULT_KINDS, 0))[kind] += f.get(kind, 0)
     order = sorted(entrants, key=lambda n: -ratings.conservative(n))
+    means = {n: mean_ci(per_match[n]) for n in entrants}
+    gaps = gap_closed({n: means[n][0] if per_match[n] else None for n in entrants}, yardsticks)
     table = []
     for place, name in enumerate(order):
         r = ratings.rating(name)
-        mean, half = mean_ci(per_match[name])
+        mean, half = means[name]
         entry = {"place": place + 1, "entrant": name, "mu": r.mu, "sigma": r.sigma,
                  "score": r.mu - 3 * r.sigma, "matches": len(per_match[name]),
-                 "mean": mean, "ci95": half, "faults": faults[name]}
+                 "mean": mean, "ci95": half, "faults": faults[name],
+                 "yardstick": name in yardsticks, "gap_closed": gaps[name]}
         if place + 1 < len(order):
             below = order[place + 1]
             complete = {r["set"] for r in played if set_count[r["set"]] >= r.get("set_size", 1)}

@@ -22,3 +22,6 @@ def make_strategy(name: str, seed: int | None = None):
     except KeyError:
         raise ValueError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}") from None
     return cls(seed)
+
+
+__all__ = ["STRATEGIES", "Greedy", "Heuristic", "Oracle", "RandomBot", "Search", "make_strategy"]

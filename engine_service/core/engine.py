@@ -19,7 +19,7 @@ from collections import Counter, OrderedDict
 from .. import rules
 from ..plumbing.clock import Clock
 from ..rules.errors import shown
-from . import limits
+from . import forking, limits
 from .cluster import Cluster
 from .errors import EngineError, Reason
 from .keys import OPEN_PRINCIPAL, Keys, Principal
@@ -42,7 +42,12 @@ LADDER_POOL_PREFIX = "ladder-"   # the ladders' own pools: no one else may name 
 class Engine:
     def __init__(self, store: Store | None = None, clock: Clock | None = None,
                  ladder_store: LadderStore | None = None, keys_required: bool = False,
-                 max_live: int = MAX_LIVE_MATCHES):
+                 max_live: int = MAX_LIVE_MATCHES, yardsticks: dict | None = None):
+        """`yardsticks`: name -> a function making a strategy the engine plays itself, in
+        process, for a ladder's yardstick entrant (the oracle, which reads the true hands
+        and so never plays over the wire). The composition root (domino_cli) gives them:
+        the engine imports no bots."""
+        self.yardsticks = dict(yardsticks or {})
         self.store = store if store is not None else SQLiteStore(":memory:")
         self.clock = clock if clock is not None else Clock()
         self.keys = Keys(self.store, keys_required)
@@ -73,7 +78,8 @@ class Engine:
         restored = []
         for row in self.store.unfinished():
             try:
-                referee = Referee.restore(row, self.store, self.clock, self._over)
+                referee = Referee.restore(row, self.store, self.clock, self._over,
+                                          on_lost=self._lost, yardsticks=self.yardsticks)
             except (rules.MalformedInput, rules.IllegalMove, KeyError, TypeError,
                     ValueError) as e:
                 raise StoreDamaged(f"match {row.id} in the store cannot be replayed "
@@ -104,7 +110,8 @@ class Engine:
         clocks; False (logged) when it cannot be replayed."""
         row = self.store.match(match_id)
         try:
-            referee = Referee.restore(row, self.store, self.clock, self._over, self._lost)
+            referee = Referee.restore(row, self.store, self.clock, self._over,
+                                      on_lost=self._lost, yardsticks=self.yardsticks)
         except Exception:
             log.exception("match %s: taken over, but its log does not replay", match_id)
             return False
@@ -172,12 +179,28 @@ class Engine:
                      names: list[str] | None = None, bot_clock_ms: int = 0,
                      person_clock_ms: int = 0, pools: list[str] | None = None,
                      principal: Principal = OPEN_PRINCIPAL, ladder: bool = False,
-                     here: bool = False) -> Referee:
+                     here: bool = False, fork: tuple[str, int] | None = None,
+                     yardsticks: list[str] | None = None) -> Referee:
         """A new match; `pools` names, per seat, the bot pool that fills it ("" for a seat
         claimed with a token). Every argument is checked first; nothing is stored for a
         refused one. A ladder's own matches (`ladder`) may use the ladder's pools and count
-        against no quota but the engine's. In a cluster a match goes to the least-loaded
-        engine: NOT_OWNER names it, unless `here` (a client following that refusal)."""
+        against no quota but the engine's. `fork` = (record JSON text, N): the match
+        starts after the record's first N plays, with its variant, options and deals.
+        `yardsticks` names, per seat, the engine's own strategy that plays it ("" for
+        none): a ladder's yardstick entrant, seated by the engine at once. In a cluster a
+        match goes to the least-loaded engine: NOT_OWNER names it, unless `here` (a client
+        following that refusal)."""
+        prefix: list = []
+        if fork is not None:
+            if options or deals:
+                raise limits.refuse("fork", "a forked match has the record's options and "
+                                    "deals; give neither")
+            found = forking.fork_point(*fork)
+            if variant and variant != found.variant:
+                raise limits.refuse("variant", f"the record is a {found.variant} match, "
+                                    f"not {shown(variant)}")
+            variant, options, deals = found.variant, found.options, found.deals
+            prefix = [list(p) for p in found.prefix]
         if variant not in rules.VARIANTS:
             raise limits.refuse("variant", f"must be one of {', '.join(rules.VARIANTS)}, "
                                 f"got {shown(variant)}")
@@ -192,6 +215,10 @@ class Engine:
         if not len(kinds) == len(names) == len(pools) == n:
             raise limits.refuse("seats", f"{variant} has {n} seats; got "
                                 f"{max(len(kinds), len(names), len(pools))} seat entries")
+        yardsticks = yardsticks or [""] * n
+        if len(yardsticks) != n or not set(yardsticks) <= {"", *self.yardsticks}:
+            raise limits.refuse("yardsticks", f"one per seat, each of "
+                                f"{', '.join(self.yardsticks) or 'none on this engine'}")
         for i, (kind, name, pool) in enumerate(zip(kinds, names, pools, strict=True)):
             if kind not in (BOT, PERSON):
                 raise limits.refuse(f"seats[{i}].kind", "must be a bot or a person seat")
@@ -213,6 +240,12 @@ class Engine:
                     PERSON: person_clock_ms or DEFAULT_CLOCK_MS[PERSON]}
         settings = {"kinds": kinds, "names": names, "clocks_ms": [clock_ms[k] for k in kinds],
                     "pools": pools}
+        if prefix:
+            # Stored with the match, not in its move log: one row makes the fork, and
+            # recovery replays the prefix (Referee) before the log, as creation did.
+            settings["prefix"] = prefix
+        if any(yardsticks):
+            settings["yardsticks"] = yardsticks
         with self._lock:
             if len(self._referees) >= self.max_live:
                 raise EngineError(Reason.ENGINE_FULL, f"the engine runs {self.max_live} "
@@ -223,9 +256,12 @@ class Engine:
                            self.clock.now(), WAITING, created_by=principal.name)
             self.store.add_match(row)
             referee = Referee(row, self.store, self.clock, on_over=self._over,
-                              on_lost=self._lost)
+                              on_lost=self._lost, yardsticks=self.yardsticks)
             self._referees[row.id] = referee
             self._live_by[principal.name] += 1
+        for seat, name in enumerate(yardsticks):
+            if name:
+                referee.claim(seat)   # the engine holds the seat: nobody gets its token
         referee.start()
         # No seed here: it would tell every hidden tile (docs/security.md).
         log.info("match %s created by %s: %s", row.id, principal.name, variant)

@@ -56,11 +56,24 @@ def pool_of(key: str, entrant: str) -> str:
     return f"{key}/{entrant}"
 
 
-def check_spec(spec: dict) -> dict:
-    """Validate and complete a ladder definition; EngineError names the bad field."""
+def check_spec(spec: dict, yardsticks=()) -> dict:
+    """Validate and complete a ladder definition; EngineError names the bad field.
+    `yardsticks`: the names the engine can play itself; each one the spec asks for
+    becomes an entrant too (after the others)."""
     if spec.get("variant") not in SEATS:
         raise limits.refuse("variant", "must be hhl or domeng")
-    entrants = spec.get("entrants") or []
+    asked = list(spec.get("yardsticks") or [])
+    for i, name in enumerate(asked):
+        if name not in yardsticks or asked.count(name) > 1:
+            raise limits.refuse(f"yardsticks[{i}]", f"must be one of "
+                                f"{', '.join(yardsticks) or 'none: this engine has none'}, "
+                                f"each once; got {shown(name)}")
+        if name in (spec.get("entrants") or []):
+            raise limits.refuse(f"yardsticks[{i}]", f"{name} is an entrant already; a "
+                                "yardstick is played by the engine, not by an enlisted bot")
+    spec = {**spec, "yardsticks": asked}
+    entrants = [*(spec.get("entrants") or []), *asked]
+    spec["entrants"] = entrants
     if not ENTRANTS[0] <= len(entrants) <= ENTRANTS[1] or len(set(entrants)) != len(entrants):
         raise limits.refuse("entrants", f"a ladder has {ENTRANTS[0]}..{ENTRANTS[1]} entrants, "
                             "each named once")
@@ -118,9 +131,13 @@ class Director:
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         self._subs = {}
         self._lock = threading.RLock()
-        self._standings = compute(spec["variant"], spec["entrants"], self.results)
+        self._standings = self._compute()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+
+    def _compute(self) -> dict:
+        s = self.spec
+        return compute(s["variant"], s["entrants"], self.results, s.get("yardsticks", ()))
 
     @property
     def created_by(self) -> str:
@@ -194,10 +211,12 @@ class Director:
             self.next_index += 1
         s = self.spec
         lineup, seed, _ = schedule(s["format"], s["entrants"], self.seats, s["seed"], idx)
+        yardsticks = s.get("yardsticks", ())
         referee = self.engine.create_match(
             s["variant"], s["options"], seed, names=list(lineup), bot_clock_ms=s["clock_ms"],
-            pools=[pool_of(s["key"], name) for name in lineup], ladder=True,
-            principal=Principal(self.created_by, OPEN_PRINCIPAL.quotas))
+            pools=["" if name in yardsticks else pool_of(s["key"], name) for name in lineup],
+            ladder=True, principal=Principal(self.created_by, OPEN_PRINCIPAL.quotas),
+            yardsticks=[name if name in yardsticks else "" for name in lineup])
         self.store.add_match(self.id, referee.id, idx)
         self.playing[referee.id] = (idx, time.time())
         self._watch(referee.id)
@@ -228,7 +247,7 @@ class Director:
         if self.store.add_result(self.id, idx, result):
             self.results.append(result)
             self.counted.add(idx)
-            self._standings = compute(s["variant"], s["entrants"], self.results)
+            self._standings = self._compute()
         self.store.set_match_status(self.id, match_id, COUNTED)
 
     def void(self, match_id: str, why: str) -> None:
@@ -360,7 +379,7 @@ class Ladders:
     def create(self, spec: dict, principal: Principal = OPEN_PRINCIPAL
                ) -> tuple[Director, dict[str, str]]:
         """A new ladder and its entrants' enlist secrets ({entrant: secret}, shown once)."""
-        spec = check_spec(spec)
+        spec = check_spec(spec, self.engine.yardsticks)
         with self._lock:
             running = sum(d.status == RUNNING and d.created_by == principal.name
                           for d in self._directors.values())
@@ -371,7 +390,7 @@ class Ladders:
             spec["key"] = f"ladder-{ladder_id}"
             spec["created_by"] = principal.name
             enlist = {name: self.engine.pools.define(pool_of(spec["key"], name))
-                      for name in spec["entrants"]}
+                      for name in spec["entrants"] if name not in spec["yardsticks"]}
             created = time.time()
             self.store.add_ladder(ladder_id, spec, created)
             d = Director(self.engine, self.store, ladder_id, spec, created)

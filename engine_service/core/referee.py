@@ -32,6 +32,10 @@ log = logging.getLogger(__name__)
 WAITING, LIVE, OVER = "waiting", "live", "over"
 # Causes of an accepted move, as logged in the store.
 BY_SEAT, BY_TIMEOUT, BY_ABSENT, TIME_UP = "seat", "timeout", "absent", "time_up"
+# A forked match's first plays, replayed from its row (settings "prefix"), never logged.
+FORKED = "fork"
+# A move of a seat the engine plays itself, in process: a ladder's yardstick (the oracle).
+BY_ENGINE = "engine"
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,8 @@ class Referee:
     def __init__(self, row: MatchRow, store: Store, clock: Clock | None,
                  token_hashes: dict[int, str] | None = None,
                  on_over: Callable[[Referee], None] | None = None,
-                 on_lost: Callable[[Referee], None] | None = None):
+                 on_lost: Callable[[Referee], None] | None = None,
+                 yardsticks: dict | None = None):
         self.id = row.id
         self.row = row
         self.match = rules.new_match(row.variant, row.options, seed=row.seed, deals=row.deals)
@@ -109,15 +114,25 @@ class Referee:
         # moves, streams that ended while seated, seats nobody came to play.
         self.faults = [{"illegal": 0, "disconnects": 0, "no_show": 0, "spam": 0}
                        for _ in self.seats]
+        for seat, text in s.get("prefix", ()):
+            self._apply(seat, text, FORKED, durable=False)
+        # The seats the engine plays itself: seat -> a strategy (made when a clock needs
+        # it; a finished match read back from the store plays nothing).
+        self._yardstick_names = {i: name for i, name in enumerate(s.get("yardsticks", ()))
+                                 if name}
+        self._yardstick_makers = yardsticks or {}
+        self._yardsticks: dict = {}
 
     # ----- restoring ------------------------------------------------------------------
     @classmethod
     def restore(cls, row: MatchRow, store: Store, clock: Clock | None,
                 on_over: Callable[[Referee], None] | None = None,
-                on_lost: Callable[[Referee], None] | None = None) -> Referee:
+                on_lost: Callable[[Referee], None] | None = None,
+                yardsticks: dict | None = None) -> Referee:
         """Rebuild a match from its log: the rules core is deterministic, so replaying the
         accepted moves in order gives the identical state and version."""
-        referee = cls(row, store, None, store.seat_hashes(row.id), on_over, on_lost)
+        referee = cls(row, store, None, store.seat_hashes(row.id), on_over, on_lost,
+                      yardsticks)
         for seat, name in store.seat_names(row.id).items():
             referee.seats[seat].name = name
         for move in store.moves(row.id):
@@ -416,6 +431,11 @@ class Referee:
         if self.match.over or self._clock is None:
             return
         seat, version = self.match.to_move, self.version
+        if seat in self._yardstick_names:
+            # On the clock's thread, one move per alarm: the match's lock is not held
+            # through a whole deal, and a restored match moves on the same way.
+            self._alarm = self._clock.set(0.0, lambda: self._engine_turn(seat, version))
+            return
         seconds = self.seats[seat].clock_ms / 1000
         self._deadline = self._now() + seconds
         self._alarm = self._clock.set(seconds, lambda: self._timeout(seat, version))
@@ -453,6 +473,50 @@ class Referee:
             self._apply(seat, move, BY_TIMEOUT, extra=tuple(extra))
             metrics.timed_out(self.row.variant)
             self._autoplay_and_arm()
+
+    def _engine_turn(self, seat: int, version: int) -> None:
+        """A clock callback, guarded like _timeout: a failure (the store away) is logged and
+        tried again shortly, holding up this match only."""
+        try:
+            self._engine_plays(seat, version)
+        except Exception:
+            log.exception("match %s: the engine could not play seat %d at version %d; trying "
+                          "again in %.0f s", self.id, seat, version, RETRY_S)
+            with self._lock:
+                if self.version == version and self._clock is not None:
+                    self._alarm = self._clock.set(RETRY_S,
+                                                  lambda: self._engine_turn(seat, version))
+
+    def _engine_plays(self, seat: int, version: int) -> None:
+        """Play a yardstick seat: its strategy chooses, in process, from the true match
+        (the oracle reads every hand through attach). A strategy that fails plays the
+        first legal move, as the clock would, and says so in the log."""
+        with self._lock:
+            if self.version != version or self.match.over or self.status != LIVE:
+                return
+            self._alarm = None
+            legal = self._legal(seat)[0]
+            try:
+                move = self._choose_for(seat, legal)
+            except Exception:
+                log.exception("match %s: yardstick %s failed at version %d; it plays the "
+                              "first legal move", self.id, self._yardstick_names[seat], version)
+                move = legal[0]
+            self._apply(seat, move, BY_ENGINE)
+            self._autoplay_and_arm()
+
+    def _choose_for(self, seat: int, legal: list):
+        strategy = self._yardsticks.get(seat)
+        if strategy is None:
+            strategy = self._yardstick_makers[self._yardstick_names[seat]]()
+            self._yardsticks[seat] = strategy
+        attach = getattr(strategy, "attach", None)
+        if attach is not None:
+            attach(self.match)   # the live rules match (replaced when rebuilt from the log)
+        move = strategy.choose(self.match.view(seat), legal)
+        if move not in legal:
+            raise ValueError(f"chose {move}, which is not a legal move")
+        return move
 
     def _arm_time_limit(self) -> None:
         """HHL-10: a time limit counts from the match's creation; the hand in progress is

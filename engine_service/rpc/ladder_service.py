@@ -24,7 +24,7 @@ def info(d: Director) -> ladder_pb2.LadderInfo:
         max_matches=s["max_matches"], seed=i["seed"], status=LADDER_STATUS.number(i["status"]),
         matches_counted=i["counted"], matches_voided=i["voided"], matches_playing=i["playing"],
         leader=i["leader"], created_unix_s=i["created"], created_by=i["created_by"],
-        error=i["error"])
+        error=i["error"], yardsticks=s.get("yardsticks", []))
 
 
 def standings(d: Director) -> ladder_pb2.Standings:
@@ -32,7 +32,8 @@ def standings(d: Director) -> ladder_pb2.Standings:
     entries = [ladder_pb2.StandingsEntry(
         place=e["place"], entrant=e["entrant"], mu=e["mu"], sigma=e["sigma"], score=e["score"],
         matches=e["matches"], mean=e["mean"], ci95=e["ci95"] if math.isfinite(e["ci95"]) else math.inf,
-        faults=ladder_pb2.Faults(**e["faults"]), separated_from_next=e.get("separated_from_next", False))
+        faults=ladder_pb2.Faults(**e["faults"]), separated_from_next=e.get("separated_from_next", False),
+        yardstick=e["yardstick"], gap_closed=e["gap_closed"])
         for e in s["entries"]]
     return ladder_pb2.Standings(ladder_id=d.id, variant=VARIANT.number(s["variant"]),
                                 matches=s["matches"], voided=s["voided"], entries=entries,
@@ -64,7 +65,8 @@ class LadderServicer(ladder_pb2_grpc.LadderServicer):
                 "entrants": list(request.entrants), "format": LADDER_FORMAT.word(request.format),
                 "matches": request.matches, "until_separated": request.until_separated,
                 "max_matches": request.max_matches, "concurrency": request.concurrency,
-                "clock_ms": request.clock_ms, "seat_wait_s": request.seat_wait_s}
+                "clock_ms": request.clock_ms, "seat_wait_s": request.seat_wait_s,
+                "yardsticks": list(request.yardsticks)}
         if request.HasField("seed"):
             spec["seed"] = request.seed
         d, enlist = self.ladders.create(spec, principal)

@@ -62,16 +62,23 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
     @refusals
     def CreateMatch(self, request, context):
         principal = self.engine.keys.principal(bearer(context))
-        variant = codec.variant_of(request.variant)
+        fork = None
+        if request.HasField("fork"):   # the variant is the record's; naming it is optional
+            fork = (request.fork.record_json, request.fork.at)
+            if request.deals or request.options.WhichOneof("variant"):
+                raise limits.refuse("fork", "a forked match has the record's options and "
+                                    "deals; give neither")
+        variant = codec.variant_of(request.variant) if request.variant or not fork else ""
         referee = self.engine.create_match(
-            variant, codec.options_of(variant, request.options, "options"),
+            variant, codec.options_of(variant, request.options, "options") if variant else {},
             request.seed if request.HasField("seed") else None,
-            codec.deals_of(variant, request.deals),
+            codec.deals_of(variant, request.deals) if variant else None,
             [codec.seat_kind_of(s.kind, f"seats[{i}].kind") for i, s in enumerate(request.seats)]
             or None,
             [s.name for s in request.seats] or None,
             request.bot_clock_ms, request.person_clock_ms,
-            [s.pool for s in request.seats] or None, principal=principal, here=request.here)
+            [s.pool for s in request.seats] or None, principal=principal, here=request.here,
+            fork=fork)
         return engine_pb2.CreateMatchResponse(match_id=referee.id, num_seats=len(referee.seats),
                                               summary=codec.summary(referee.summary()))
 

@@ -7,6 +7,7 @@ outside this package drives a match through one API:
     m.to_move, m.over, m.legal_moves(seat), m.play(seat, move) -> events,
     m.view(seat | None), m.record(), m.result, m.time_up(), m.position (the live deal)
     replay_record(record) -> the same match, every move and result re-checked
+    fork_of(record, n) -> the deals and first n plays a match forked there starts from
 
 A match is fully determined by (variant, options, seed or deals, moves).
 """
@@ -14,6 +15,8 @@ A match is fully determined by (variant, options, seed or deals, moves).
 from .domeng import DomengMatch
 from .errors import IllegalMove, MalformedInput, shown
 from .events import Event
+from .fork import Fork, play_prefix
+from .fork import fork_of as _fork_of
 from .hhl import HHLMatch
 from .match import RECORD_FORMAT, Match, coerce_move
 from .moves import ARMS, BARRICADE, ENDS, NORMAL, Move
@@ -37,8 +40,19 @@ def replay_record(record) -> Match:
     return _replay_record(record, new_match)
 
 
+def fork_of(record, at) -> Fork:
+    return _fork_of(record, at, new_match)
+
+
+def new_fork(fork: Fork, seed=0) -> Match:
+    """A match at a fork point: the recorded deals, the first plays made."""
+    m = new_match(fork.variant, fork.options, seed, fork.deals)
+    play_prefix(m, fork.prefix)
+    return m
+
+
 __all__ = [
     "ARMS", "BARRICADE", "ENDS", "NORMAL", "NUM_SEATS", "RECORD_FORMAT", "TILES", "VARIANTS",
-    "Event", "IllegalMove", "MalformedInput", "Match", "Move", "ReplayError", "Tile",
-    "coerce_move", "new_match", "replay_record",
+    "Event", "Fork", "IllegalMove", "MalformedInput", "Match", "Move", "ReplayError", "Tile",
+    "coerce_move", "fork_of", "new_fork", "new_match", "play_prefix", "replay_record",
 ]

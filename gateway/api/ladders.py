@@ -60,8 +60,9 @@ def ladder(info: ladder_pb2.LadderInfo) -> dict:
     return {"ladder_id": info.ladder_id, "key": info.key,
             "variant": VARIANT.word(info.variant),
             "options": game.options(info.options),
-            "entrants": list(info.entrants),
-            "pools": [{"entrant": e, "pool": f"{info.key}/{e}"} for e in info.entrants],
+            "entrants": list(info.entrants), "yardsticks": list(info.yardsticks),
+            "pools": [{"entrant": e, "pool": f"{info.key}/{e}"} for e in info.entrants
+                      if e not in info.yardsticks],
             "format": LADDER_FORMAT.word(info.format),
             "target_matches": None if info.until_separated else info.target_matches,
             "until_separated": info.until_separated, "max_matches": info.max_matches,
@@ -108,7 +109,8 @@ def create_ladder(body):
         entrants=body["entrants"], format=LADDER_FORMAT.number(body["format"]),
         matches=body.get("matches", 0), until_separated=body["until_separated"],
         max_matches=body.get("max_matches", 0), concurrency=body.get("concurrency", 0),
-        clock_ms=body.get("clock_ms", 0), seat_wait_s=body.get("seat_wait_s", 0))
+        clock_ms=body.get("clock_ms", 0), seat_wait_s=body.get("seat_wait_s", 0),
+        yardsticks=body.get("yardsticks", []))
     if "seed" in body:
         request.seed = body["seed"]
     answer = engine().create_ladder(request, api_key())

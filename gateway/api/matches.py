@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from flask import current_app, url_for
+import json
+
+from flask import current_app, request, url_for
 
 from domino_proto.domino.v1 import engine_pb2
 from domino_wire import game
@@ -11,7 +13,7 @@ from domino_wire.names import MATCH_STATUS, SEAT_KIND, VARIANT
 from .. import convert
 from ..errors import ApiError
 from ..house import pool_of
-from ..requests import typed_deals, typed_options
+from ..requests import malformed, typed_deals, typed_options
 from ..schemas import CreateMatchSchema, MatchListSchema, MatchQuerySchema, MatchSchema
 from ..variants import SEATS
 from . import KEY_SECURITY, PREFIX, Blueprint, api_key, documented, engine
@@ -49,6 +51,30 @@ def _house_bot_is_there(strategy: str) -> None:
                        f"`domino serve`, or `domino bot --pool {pool.name}` next to the engine")
 
 
+def _fork_variant(record: dict) -> str:
+    variant = record.get("variant")
+    if variant not in SEATS:
+        raise malformed("fork.record", f"a record's variant is one of {', '.join(SEATS)}")
+    return variant
+
+
+@blp.before_request
+def _room_for_a_record():
+    """A fork carries a whole record: a body that creates a forked match may be up to
+    MAX_FORK_BODY bytes (the engine bounds the record itself); any other body keeps the
+    app's bound, MAX_CONTENT_LENGTH. The JSON parsed here is the one the schema loads."""
+    if request.method != "POST" or request.path.rstrip("/") != blp.url_prefix:
+        return
+    normal = current_app.config["MAX_CONTENT_LENGTH"]
+    if (request.content_length or 0) <= normal:
+        return
+    request.max_content_length = current_app.config["MAX_FORK_BODY"]
+    body = request.get_json(silent=True)   # over MAX_FORK_BODY: 413 here already
+    if not (isinstance(body, dict) and "fork" in body):
+        raise ApiError(413, "BODY_TOO_LARGE", "the request body is too large: at most "
+                       f"{normal} bytes, unless it carries a record to fork")
+
+
 @blp.route("", methods=["GET"])
 @blp.arguments(MatchQuerySchema(), location="query")
 @blp.response(200, MatchListSchema())
@@ -74,16 +100,23 @@ def list_matches(query):
 def create_match(body):
     """Create a match: bot seats with a strategy are filled by house bots, the others are
     claimed with POST .../seats/{seat}/claim. Needs an operator API key (Authorization:
-    Bearer <key>) unless the engine runs open"""
+    Bearer <key>) unless the engine runs open. With `fork`, the match starts from a
+    recorded match after its first `at` plays"""
+    variant = body.get("variant") or _fork_variant(body["fork"]["record"])
     request = engine_pb2.CreateMatchRequest(
-        variant=VARIANT.number(body["variant"]),
-        options=typed_options(body["variant"], body.get("options")),
-        deals=typed_deals(body["variant"], body.get("deals")),
-        seats=_seat_specs(body["variant"], body.get("seats")),
+        variant=VARIANT.number(variant),
+        seats=_seat_specs(variant, body.get("seats")),
         bot_clock_ms=body.get("bot_clock_ms", 0),
         person_clock_ms=body.get("person_clock_ms", 0))
     if "seed" in body:
         request.seed = body["seed"]
+    if "fork" not in body:   # a fork's options and deals are its record's (the schema checks)
+        request.options.CopyFrom(typed_options(variant, body.get("options")))
+        request.deals.extend(typed_deals(variant, body.get("deals")))
+    else:   # the engine checks the record (its size, the rules' replay, at)
+        request.fork.record_json = json.dumps(body["fork"]["record"], separators=(",", ":"),
+                                              ensure_ascii=False)
+        request.fork.at = body["fork"]["at"]
     created = engine().create_match(request, api_key())
     out = convert.match(created.summary)   # no seed: it would tell every hidden tile
     location = url_for("matches.get_match", match_id=created.match_id)

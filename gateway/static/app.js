@@ -411,7 +411,39 @@ async function replayPage(matchId) {
       .map((s) => el("li", {}, termText(s.result ? describeResult(s.result, nm) : s.text)));
     if (at === steps.length - 1 && record.result) lines.push(el("li", { class: "final" }, termText(describeMatch(record.result, nm))));
     $("rp-log").replaceChildren(...lines);
+    showFork();
   };
+  // "Play from here": a new match forked after the plays shown so far (POST /matches with
+  // fork: the engine replays the record to this position). You sit at the seat to move,
+  // which is the seat of the record's next play; house bots play the others.
+  const playsBefore = (i) => steps.slice(0, i + 1).filter((s) => s.move && s.move.play).length;
+  const nextPlay = (i) => steps.slice(i + 1).find((s) => s.move && s.move.play);
+  const forkButton = $("rp-fork");
+  const showFork = () => {
+    const next = nextPlay(at);
+    forkButton.disabled = !next || !meta.strategies.length;
+    forkButton.textContent = next ? `Play from here as seat ${next.move.seat}` : "Play from here";
+  };
+  forkButton.addEventListener("click", async () => {
+    const next = nextPlay(at);
+    if (!next) return;
+    const me = next.move.seat;
+    const bot = (s) => meta.strategies.includes(record.seats[s]) ? record.seats[s] : meta.strategies[0];
+    const body = { fork: { record, at: playsBefore(at) },
+                   seats: record.deals[0].hands.map((_, s) => s === me ? { kind: "person" } : { kind: "bot", strategy: bot(s) }) };
+    const notice = $("rp-fork-notice");
+    forkButton.disabled = true;
+    try {
+      const match = await api("/matches", { method: "POST", body });
+      const claimed = await api(`/matches/${match.match_id}/seats/${me}/claim`, { method: "POST" });
+      seats.set(match.match_id, me, claimed.seat_token);
+      location.hash = `#/match/${match.match_id}`;
+    } catch (e) {
+      notice.hidden = false;
+      notice.textContent = errorText(e);
+      showFork();
+    }
+  });
   $("rp-first").addEventListener("click", () => show(0));
   $("rp-prev").addEventListener("click", () => show(at - 1));
   $("rp-next").addEventListener("click", () => show(at + 1));

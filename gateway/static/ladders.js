@@ -83,10 +83,13 @@ export async function ladderPage({ main, api, template, id }) {
       const colour = COLOURS[ladder.entrants.indexOf(r.entrant) % COLOURS.length];
       return el("tr", { class: r.entrant === st.highlight ? "hl" : null, "data-entrant": r.entrant },
         el("td", { text: String(r.place) }),
-        el("th", { scope: "row" }, el("span", { class: "swatch", style: `background:${colour}`, "aria-hidden": "true" }), r.entrant),
+        el("th", { scope: "row" }, el("span", { class: "swatch", style: `background:${colour}`, "aria-hidden": "true" }), r.entrant,
+          r.yardstick ? el("small", { class: "yardstick", title: "a yardstick: played by the engine, seeing every hand", text: " (yardstick)" }) : null),
         el("td", { class: "num", title: `mu ${r.mu.toFixed(2)}, sigma ${r.sigma.toFixed(2)}`, text: r.score.toFixed(2) }),
         el("td", { class: "num", text: String(r.matches) }),
-        el("td", { class: "num", text: `${r.mean.toFixed(2)} ${ci}` }),
+        el("td", { class: "num", text: `${r.mean.toFixed(2)} ${ci}` + (r.gap_closed === null || r.gap_closed === undefined ? ""
+          : ` · gap closed ${r.gap_closed.toFixed(2)}`),
+          title: "gap closed: from the greedy entrant (0) to the oracle (1)" }),
         el("td", { class: faultText(r.faults) === "none" ? "faults" : "faults bad", text: faultText(r.faults) }),
         el("td", { class: `sep sep-${sep}`, text: sep }),
       );
