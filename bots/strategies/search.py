@@ -1,8 +1,8 @@
 """search: information-set Monte-Carlo search over determinized positions.
 
 For each sample the hidden tiles are guessed consistently with what the seat knows
-(bots/knowledge.py, bots/determinize.py: counts, the stock size, voids shown by draws
-and passes), the position is rebuilt from the view with that guess
+(engine_service/rules/knowledge.py and determinize.py: counts, the stock size, voids
+shown by draws and passes), the position is rebuilt from the view with that guess
 (``from_view``), and every legal move is played out to the end of the hand/round with a
 fast greedy policy for all seats. The same samples serve every move (common random
 numbers), so moves are compared on equal deals. The move with the best mean wins.
@@ -14,9 +14,9 @@ Value of a playout, from the bot's seat:
           ``camat_bonus`` if it becomes CAMAT (DOM-10).
 
 Beliefs: by default (``model=True``) the samples also assume that the other seats play
-heaviest tile first, like greedy (bots/knowledge.py ``assume_heaviest_first``); when that
+heaviest tile first, like greedy (rules/knowledge.py ``assume_heaviest_first``); when that
 contradicts the view the bot falls back to the facts alone. ``swaps`` mixes each sample
-towards the uniform law over consistent deals (bots/determinize.py).
+towards the uniform law over consistent deals (engine_service/rules/determinize.py).
 
 Budget: ``ms`` (wall clock per move, default 200) and/or ``iterations`` (samples per
 move; each sample plays out every legal move once). With ``iterations`` alone the bot
@@ -26,16 +26,16 @@ view; it never touches a match.
 
 import time
 
+from engine_service.rules import determinize, knowledge
 from engine_service.rules.domeng import DomengPosition, settle_round
 from engine_service.rules.hhl import HHLPosition, hand_points
 from engine_service.rules.moves import BARRICADE
 from engine_service.rules.tiles import FITS, PIPS
 
-from .. import determinize, knowledge
 from ..strategy import Strategy
 
 DEFAULT_MS = 200
-SWAPS = 2  # Markov-chain swap proposals per unseen tile in each sample (bots/determinize.py)
+SWAPS = 2  # Markov-chain swap proposals per unseen tile in each sample (engine_service/rules/determinize.py)
 CAMAT_BONUS = 5.0  # in stones: a CAMAT title is the first ranking key (DOM-11)
 WIN_BONUS = 0.5  # in stones: the round's winner leads the next one (DOM-3)
 
