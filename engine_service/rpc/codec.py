@@ -24,6 +24,7 @@ from ..core import limits
 from ..core.errors import EngineError
 from ..core.referee import Accepted, Referee, SeatView
 from ..core.updates import Update
+from ..rules.tiles import HI, LO
 
 
 def dumps(value) -> str:
@@ -310,3 +311,20 @@ def answer(match_id: str, submitted: int, accepted: Accepted | None = None,
                                    move_text=accepted.move_text)
     return play_pb2.MoveAnswer(match_id=match_id, submitted_version=submitted,
                                accepted=False, refusal=refusal(err))
+
+
+# ----- SampleWorlds ------------------------------------------------------------------------
+_TILE_PB = tuple(game_pb2.Tile(high=HI[t], low=LO[t]) for t in range(len(HI)))
+
+
+def world(w) -> play_pb2.World:
+    """A rules World (tile indices) as the message."""
+    return play_pb2.World(hands=[engine_pb2.Hand(tiles=[_TILE_PB[t] for t in h]) for h in w.hands],
+                          rest=[_TILE_PB[t] for t in w.rest])
+
+
+def worlds_response(match_id: str, seat: int, seen: SeatView, found, sampler
+                    ) -> play_pb2.SampleWorldsResponse:
+    return play_pb2.SampleWorldsResponse(
+        match_id=match_id, seat=seat, version=seen.version, worlds=[world(w) for w in found],
+        exact=sampler.exact, consistent_worlds=sampler.count or 0)
