@@ -88,8 +88,8 @@ def create_app(config: dict | None = None) -> Flask:
         "apiKey", {"type": "http", "scheme": "bearer",
                    "description": "an operator API key (domino keys create NAME), for "
                    "creating matches and ladders when the engine is not open"})
-    from .api import events, ladders, matches, moves, records, seats, variants, views
-    for module in (variants, matches, seats, views, moves, events, records, ladders):
+    from .api import events, ladders, matches, moves, records, seats, variants, views, worlds
+    for module in (variants, matches, seats, views, moves, worlds, events, records, ladders):
         api.register_blueprint(module.blp)
     from .web import web
     app.register_blueprint(web)

@@ -14,7 +14,14 @@ import threading
 
 import grpc
 
-from domino_proto.domino.v1 import engine_pb2, engine_pb2_grpc, ladder_pb2, ladder_pb2_grpc
+from domino_proto.domino.v1 import (
+    engine_pb2,
+    engine_pb2_grpc,
+    ladder_pb2,
+    ladder_pb2_grpc,
+    play_pb2,
+    play_pb2_grpc,
+)
 from domino_wire.refusals import refusal_of
 
 from .errors import ApiError
@@ -90,6 +97,7 @@ class EngineClient:
         self._channel = None
         self._stub = None
         self._ladder_stub = None
+        self._play_stub = None
 
     def _open(self) -> None:
         if self._pid != os.getpid():   # a forked worker must not share its parent's channel
@@ -98,6 +106,7 @@ class EngineClient:
                     self._channel = grpc.insecure_channel(self.address, options=CHANNEL_OPTIONS)
                     self._stub = engine_pb2_grpc.EngineStub(self._channel)
                     self._ladder_stub = ladder_pb2_grpc.LadderStub(self._channel)
+                    self._play_stub = play_pb2_grpc.PlayStub(self._channel)
                     self._pid = os.getpid()
 
     @property
@@ -111,11 +120,18 @@ class EngineClient:
         self._open()
         return self._ladder_stub
 
+    @property
+    def play_stub(self) -> play_pb2_grpc.PlayStub:
+        """The Play service (its unary SampleWorlds), on the same channel."""
+        self._open()
+        return self._play_stub
+
     def close(self) -> None:
         with self._lock:
             if self._channel is not None and self._pid == os.getpid():
                 self._channel.close()
-            self._channel = self._stub = self._ladder_stub = self._pid = None
+            self._channel = self._stub = self._ladder_stub = self._play_stub = None
+            self._pid = None
 
     def _call(self, method: str, request, key: str = ""):
         try:
@@ -173,6 +189,14 @@ class EngineClient:
         reconnects when it ends and gets a fresh snapshot."""
         return self.stub.Watch(engine_pb2.WatchRequest(match_id=match_id, seat_token=token),
                                timeout=self.watch_timeout)
+
+    def sample_worlds(self, match_id: str, token: str, count: int, seed: int):
+        try:
+            return self.play_stub.SampleWorlds(play_pb2.SampleWorldsRequest(
+                match_id=match_id, seat_token=token, count=count, seed=seed),
+                timeout=self.timeout)
+        except grpc.RpcError as err:
+            raise api_error(err) from None
 
     # ----- one method per Ladder rpc --------------------------------------------------
     def create_ladder(self, request: ladder_pb2.CreateLadderRequest, key: str = ""):
