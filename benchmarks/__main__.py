@@ -7,7 +7,8 @@ import sys
 
 SECTIONS = {"rules": "benchmarks.rules_bench", "bots": "benchmarks.bots_bench",
             "engine": "benchmarks.engine_bench", "gateway": "benchmarks.gateway_bench",
-            "ladders": "benchmarks.ladder_bench", "safety": "benchmarks.safety_bench"}
+            "ladders": "benchmarks.ladder_bench", "safety": "benchmarks.safety_bench",
+            "worlds": "benchmarks.worlds_bench"}
 
 
 def main(argv=None) -> int:
