@@ -21,13 +21,15 @@ seat's view when
 Distribution: uniform over the consistent worlds, each (hands, rest) equally likely, and
 the stock order uniform. It is exact: the consistent worlds are counted, not searched. The
 unseen tiles fall into a few *types* (the tiles each seat may hold, and in which of its
-batches), and a dynamic programme over the types counts the ways to give each type's tiles
-to the seats and the rest; a world is then drawn type by type with probabilities from
-those counts. A seat's batches are nested (a void binds the tiles held at that moment, so
-an older batch lacks at least every number a newer one lacks), which makes "these tiles fit
-the batches" a condition on how many tiles of each *level* (the oldest batch a tile may sit
-in) the hand holds; the counting keeps those numbers per seat. Before the first play the
-worlds split by the leader's opening double, each part counted alike.
+batches), and the tiles of a type are interchangeable; a memoised programme (_Programme)
+counts, type by type and within a type seat by seat, the ways to give the tiles out (C(r,
+c) for c of the r tiles left), and a world is then drawn stage by stage with probabilities
+from those counts (whole numbers: no rounding). A seat's batches are nested (a void binds
+the tiles held at that moment, so an older batch lacks at least every number a newer one
+lacks), which makes "these tiles fit the batches" a condition on how many tiles of each
+*level* (the oldest batch a tile may sit in) the hand holds; the counting keeps those
+numbers per seat. Before the first play the worlds split by the leader's opening double,
+each part counted alike.
 
 Bounded: a programme of more than MAX_STATES states (never seen in play; the test suite
 watches for it) gives way to determinize.py's fast sampler with a consistency check on
