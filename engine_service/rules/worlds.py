@@ -44,7 +44,6 @@ from __future__ import annotations
 import random
 from bisect import bisect_right
 from dataclasses import dataclass
-from functools import lru_cache
 from math import comb
 
 from . import determinize
@@ -259,16 +258,6 @@ def _choose(rng: random.Random, weighted: list[tuple]):
             return item
         pick -= weight
     raise AssertionError("unreachable")
-
-
-@lru_cache(maxsize=4096)
-def _splits(n: int, room: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """Every (k_0, k_1, ...) with k_i <= room[i] and a sum of at most n; kept, since the
-    counting asks for the same few (n, room) again and again."""
-    if not room:
-        return ((),)
-    return tuple((k, *tail) for k in range(min(n, room[0]) + 1)
-                 for tail in _splits(n - k, room[1:]))
 
 
 class _TooBig(Exception):
