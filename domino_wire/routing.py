@@ -17,7 +17,7 @@ import time
 
 import grpc
 
-from domino_proto.domino.v1 import engine_pb2_grpc, ladder_pb2_grpc
+from domino_proto.domino.v1 import engine_pb2_grpc, ladder_pb2_grpc, play_pb2_grpc
 
 from .refusals import refusal_of
 
@@ -77,7 +77,8 @@ class Router:
     def stub(self, address: str, service: str = "Engine"):
         stub = self._stubs.get((address, service))
         if stub is None:
-            module = ladder_pb2_grpc if service == "Ladder" else engine_pb2_grpc
+            module = {"Engine": engine_pb2_grpc, "Ladder": ladder_pb2_grpc,
+                      "Play": play_pb2_grpc}[service]
             stub = self._stubs[(address, service)] = getattr(module, f"{service}Stub")(
                 self.channel(address))
         return stub

@@ -91,8 +91,20 @@ def create_app(config: dict | None = None) -> Flask:
         "apiKey", {"type": "http", "scheme": "bearer",
                    "description": "an operator API key (domino keys create NAME), for "
                    "creating matches and ladders when the engine is not open"})
-    from .api import engines, events, ladders, matches, moves, records, seats, variants, views
-    for module in (variants, matches, seats, views, moves, events, records, ladders, engines):
+    from .api import (
+        engines,
+        events,
+        ladders,
+        matches,
+        moves,
+        records,
+        seats,
+        variants,
+        views,
+        worlds,
+    )
+    for module in (variants, matches, seats, views, moves, worlds, events, records, ladders,
+                   engines):
         api.register_blueprint(module.blp)
     from .web import web
     app.register_blueprint(web)

@@ -15,7 +15,7 @@ import threading
 
 import grpc
 
-from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc, ladder_pb2
+from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc, ladder_pb2, play_pb2
 from domino_wire.refusals import refusal_of
 from domino_wire.routing import Router
 
@@ -221,6 +221,14 @@ class EngineClient:
 
     def list_engines(self):
         return self._call("ListEngines", engine_pb2.ListEnginesRequest())
+
+    def sample_worlds(self, match_id: str, token: str, count: int, seed: int):
+        try:
+            return self.router.call("SampleWorlds", play_pb2.SampleWorldsRequest(
+                match_id=match_id, seat_token=token, count=count, seed=seed),
+                about=match_id, service="Play", timeout=self.timeout)
+        except grpc.RpcError as err:
+            raise api_error(err) from None
 
     # ----- one method per Ladder rpc --------------------------------------------------
     def create_ladder(self, request: ladder_pb2.CreateLadderRequest, key: str = ""):

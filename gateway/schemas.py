@@ -10,13 +10,15 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from domino_wire.names import MATCH_STATUS, SEAT_KIND, VARIANT
 
-from .schemas_game import event_field, match_result_field, options_field, view_field
+from .schemas_game import event_field, match_result_field, options_field, tile, view_field
 
 VARIANT_IDS = VARIANT.words
 STATUSES = MATCH_STATUS.words
 SEAT_KINDS = SEAT_KIND.words
 MAX_SEED = 2**63 - 1
 MAX_CLOCK_MS = 3_600_000
+MAX_WORLDS = 1000            # engine_service/core/sampling.py MAX_WORLDS
+MAX_WORLD_SEED = 2**64 - 1   # SampleWorldsRequest.seed is a uint64
 
 
 def _d(text: str, **extra) -> dict:
@@ -121,6 +123,14 @@ class MoveRequestSchema(Schema):
 
 
 # ----- answers --------------------------------------------------------------------------
+class WorldsQuerySchema(Schema):
+    count = fields.Integer(required=True, validate=validate.Range(1, MAX_WORLDS),
+                           **_d(f"how many worlds, 1..{MAX_WORLDS}"))
+    seed = fields.Integer(load_default=0, validate=validate.Range(0, MAX_WORLD_SEED),
+                          **_d("the random seed, 0..2^64-1 (default 0); the same seed and "
+                               "view give the same worlds"))
+
+
 class LegalMoveSchema(Schema):
     id = fields.String(required=True, **_d("short id, valid only at the version it was offered"))
     text = fields.String(required=True, **_d('the move in text notation, e.g. "3-1 left"'))
@@ -177,6 +187,28 @@ class SeatStateSchema(Schema):
                               **_d("empty unless it is this seat's turn"))
     deadline_unix_ms = fields.Integer(required=True, allow_none=True,
                                       **_d("when the clock plays for the seat; null if none runs"))
+
+
+class WorldSchema(Schema):
+    hands = fields.List(fields.List(tile()), required=True,
+                        **_d("by seat: each seat's tiles, ascending; the asking seat's own "
+                             "hand as it is"))
+    rest = fields.List(tile(), required=True,
+                       **_d("HHL: the stock, the next tile drawn first; Domeng: the three "
+                            "sleeping tiles"))
+
+
+class WorldsSchema(Schema):
+    match_id = fields.String(required=True)
+    seat = fields.Integer(required=True, **_d("the asking seat"))
+    version = fields.Integer(required=True, **_d("the version whose view the worlds agree with"))
+    worlds = fields.List(fields.Nested(WorldSchema), required=True,
+                         **_d("`count` independent draws, uniform over the consistent worlds"))
+    exact = fields.Boolean(required=True,
+                           **_d("true: exactly uniform; false: the near-uniform fallback"))
+    consistent_worlds = fields.Integer(required=True,
+                                       **_d("how many consistent worlds there are (0: not "
+                                            "known); may exceed 2^53"))
 
 
 class MoveResultSchema(Schema):

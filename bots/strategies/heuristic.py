@@ -1,8 +1,8 @@
 """heuristic: plays like a careful human, one move ahead, from its view alone.
 
 Every legal move is scored by what the position looks like right after it, using what
-the seat knows (bots/knowledge.py): which numbers the others showed they lack, how many
-unseen tiles show each number, its own remaining tiles.
+the seat knows (engine_service/rules/knowledge.py): which numbers the others showed they
+lack, how many unseen tiles show each number, its own remaining tiles.
 
 HHL (scores in points, HHL-9: each own pip costs 75, each pip an opponent draws earns 25):
   * shed pips, but not at the price of being stuck: keep numbers it holds many of open,
@@ -24,11 +24,11 @@ Domeng (scores in stones, DOM-5..DOM-8):
 
 from math import comb
 
+from engine_service.rules import knowledge
+from engine_service.rules.knowledge import numbers_mask_fits
 from engine_service.rules.moves import ARMS, BARRICADE, ENDS
 from engine_service.rules.tiles import FITS, HI, IS_DOUBLE, LO, OTHER, PIPS, tiles_of
 
-from .. import knowledge
-from ..knowledge import numbers_mask_fits
 from ..strategy import Strategy
 
 

@@ -1,8 +1,8 @@
 """search: information-set Monte-Carlo search over determinized positions.
 
 For each sample the hidden tiles are guessed consistently with what the seat knows
-(bots/knowledge.py, bots/determinize.py: counts, the stock size, voids shown by draws
-and passes), the position is rebuilt from the view with that guess
+(engine_service/rules/knowledge.py and determinize.py: counts, the stock size, voids
+shown by draws and passes), the position is rebuilt from the view with that guess
 (``from_view``), and every legal move is played out to the end of the hand/round with a
 fast greedy policy for all seats. The same samples serve every move (common random
 numbers), so moves are compared on equal deals. The move with the best mean wins.
@@ -14,9 +14,14 @@ Value of a playout, from the bot's seat:
           ``camat_bonus`` if it becomes CAMAT (DOM-10).
 
 Beliefs: by default (``model=True``) the samples also assume that the other seats play
-heaviest tile first, like greedy (bots/knowledge.py ``assume_heaviest_first``); when that
+heaviest tile first, like greedy (rules/knowledge.py ``assume_heaviest_first``); when that
 contradicts the view the bot falls back to the facts alone. ``swaps`` mixes each sample
-towards the uniform law over consistent deals (bots/determinize.py).
+towards the uniform law over consistent deals (engine_service/rules/determinize.py).
+
+Worlds from the engine: with ``worlds=`` a world source (``bots.remote_worlds.RemoteWorlds``,
+the Play service's SampleWorlds) the samples come over the wire instead, uniform over the
+worlds consistent with the facts (docs/bots.md "SampleWorlds"), ``WORLDS_BATCH`` a call;
+``model`` and ``swaps`` do not apply then. In-process the local sampler stays the default.
 
 Budget: ``ms`` (wall clock per move, default 200) and/or ``iterations`` (samples per
 move; each sample plays out every legal move once). With ``iterations`` alone the bot
@@ -26,16 +31,17 @@ view; it never touches a match.
 
 import time
 
+from engine_service.rules import determinize, knowledge
 from engine_service.rules.domeng import DomengPosition, settle_round
 from engine_service.rules.hhl import HHLPosition, hand_points
 from engine_service.rules.moves import BARRICADE
 from engine_service.rules.tiles import FITS, PIPS
 
-from .. import determinize, knowledge
 from ..strategy import Strategy
 
 DEFAULT_MS = 200
-SWAPS = 2  # Markov-chain swap proposals per unseen tile in each sample (bots/determinize.py)
+SWAPS = 2  # Markov-chain swap proposals per unseen tile in each sample (engine_service/rules/determinize.py)
+WORLDS_BATCH = 100  # worlds asked of a remote world source per call
 CAMAT_BONUS = 5.0  # in stones: a CAMAT title is the first ranking key (DOM-11)
 WIN_BONUS = 0.5  # in stones: the round's winner leads the next one (DOM-3)
 
@@ -154,9 +160,11 @@ def best_move(moves, totals):
 class Search(Strategy):
     name = "search"
 
-    def __init__(self, seed=None, ms=None, iterations=None, camat_bonus=CAMAT_BONUS, model=True, swaps=SWAPS):
+    def __init__(self, seed=None, ms=None, iterations=None, camat_bonus=CAMAT_BONUS, model=True, swaps=SWAPS,
+                 worlds=None):
         super().__init__(seed)
         self.model, self.swaps = model, swaps
+        self.worlds = worlds  # None: the local sampler; else worlds(view, count, seed) -> [(hands, rest)]
         if ms is None and iterations is None:
             ms = DEFAULT_MS
         self.ms, self.iterations, self.camat_bonus = ms, iterations, camat_bonus
@@ -177,19 +185,27 @@ class Search(Strategy):
         start = time.perf_counter()
         deadline = None if self.ms is None else start + 0.95 * self.ms / 1000  # margin for the caller
         seat = view["seat"]
-        know = self._knowledge(view)
-        build = HHLPosition.from_view if know.variant == "hhl" else DomengPosition.from_view
+        know = None if self.worlds is not None else self._knowledge(view)
+        build = HHLPosition.from_view if view["variant"] == "hhl" else DomengPosition.from_view
         totals = [0.0] * len(legal_moves)
         n = 0
+        fetched: list = []
         while True:
             t0 = time.perf_counter()
-            try:
-                hands, rest = determinize.sample(know, self.rng, self.swaps)
-            except determinize.NoConsistentDeal:
-                if not self.model:
-                    raise
-                know = knowledge.from_view(view)  # the guess about the players failed
-                continue
+            if self.worlds is not None:
+                if not fetched:
+                    want = WORLDS_BATCH if self.iterations is None else min(WORLDS_BATCH, self.iterations - n)
+                    fetched = self.worlds(view, want, self.rng.getrandbits(64))[::-1]
+                    t0 = time.perf_counter()  # the round trip is not a sample's cost
+                hands, rest = fetched.pop()
+            else:
+                try:
+                    hands, rest = determinize.sample(know, self.rng, self.swaps)
+                except determinize.NoConsistentDeal:
+                    if not self.model:
+                        raise
+                    know = knowledge.from_view(view)  # the guess about the players failed
+                    continue
             evaluate(build(view, hands, rest), seat, legal_moves, totals, self.camat_bonus)
             n += 1
             if self.iterations is not None and n >= self.iterations:

@@ -27,6 +27,7 @@ from .ladder_director import Ladders
 from .ladder_store import LadderStore
 from .pools import Pools
 from .referee import LIVE, OVER, WAITING, Accepted, Referee, SeatView, public_seat
+from .sampling import WorldService
 from .seats import BOT, DEFAULT_CLOCK_MS, PERSON
 from .sqlite_store import SQLiteStore, StoreDamaged
 from .store import MatchRow, Store, open_stores
@@ -42,11 +43,12 @@ LADDER_POOL_PREFIX = "ladder-"   # the ladders' own pools: no one else may name 
 class Engine:
     def __init__(self, store: Store | None = None, clock: Clock | None = None,
                  ladder_store: LadderStore | None = None, keys_required: bool = False,
-                 max_live: int = MAX_LIVE_MATCHES, yardsticks: dict | None = None):
+                 max_live: int = MAX_LIVE_MATCHES, yardsticks: dict | None = None,
+                 worlds: WorldService | None = None):
         """`yardsticks`: name -> a function making a strategy the engine plays itself, in
         process, for a ladder's yardstick entrant (the oracle, which reads the true hands
         and so never plays over the wire). The composition root (domino_cli) gives them:
-        the engine imports no bots."""
+        the engine imports no bots. `worlds`: the SampleWorlds service (its rate)."""
         self.yardsticks = dict(yardsticks or {})
         self.store = store if store is not None else SQLiteStore(":memory:")
         self.clock = clock if clock is not None else Clock()
@@ -57,6 +59,7 @@ class Engine:
         self._live_by: Counter[str] = Counter()           # creator -> matches not over
         self._lock = threading.Lock()    # the maps above, and loading a finished match
         self.pools = Pools(self.store)
+        self.worlds = worlds if worlds is not None else WorldService()
         self.ladders = Ladders(self, ladder_store if ladder_store is not None else LadderStore())
         self.address = ""   # where this engine serves, as told by its command line
         # Only a store several engines can share makes a cluster; it starts at join().
@@ -387,6 +390,14 @@ class Engine:
             raise EngineError(Reason.MALFORMED_MOVE, "give a legal-move id or the move text",
                               referee.version, field="move")
         return seat, referee.submit(seat, version, move_id, move_text)
+
+    def sample_worlds(self, match_id: str, seat_token: str, count: int, seed: int):
+        """Worlds for the token's seat from its own view (core/sampling.py): returns
+        (seat, the SeatView they agree with, the worlds, the sampler)."""
+        self.worlds.check(count, seed)
+        referee, seat = self.seat(match_id, seat_token)
+        seen, found, sampler = self.worlds.sample(referee, seat, count, seed)
+        return seat, seen, found, sampler
 
     def watch(self, match_id: str, seat_token: str, queue: UpdateQueue
               ) -> tuple[Referee, Subscriber, SeatView]:

@@ -31,6 +31,7 @@ class Reason(StrEnum):
     # over a quota or a bound of the engine
     QUOTA_EXCEEDED = "QUOTA_EXCEEDED"
     ENGINE_FULL = "ENGINE_FULL"
+    RATE_LIMITED = "RATE_LIMITED"            # a seat's calls over its rate (SampleWorlds)
     # unknown match or ladder
     UNKNOWN_MATCH = "UNKNOWN_MATCH"
     UNKNOWN_LADDER = "UNKNOWN_LADDER"
@@ -79,6 +80,7 @@ STATUS: dict[Reason, str] = {
     Reason.NOT_YOURS: "PERMISSION_DENIED",
     Reason.QUOTA_EXCEEDED: "RESOURCE_EXHAUSTED",
     Reason.ENGINE_FULL: "RESOURCE_EXHAUSTED",
+    Reason.RATE_LIMITED: "RESOURCE_EXHAUSTED",
     Reason.UNKNOWN_MATCH: "NOT_FOUND",
     Reason.UNKNOWN_LADDER: "NOT_FOUND",
     Reason.STALE_VERSION: "ABORTED",

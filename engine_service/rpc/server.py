@@ -148,6 +148,13 @@ class PlayServicer(play_pb2_grpc.PlayServicer):
     async def Connect(self, request_iterator, context):
         await PlaySession(self.engine).run(request_iterator, context.write)
 
+    # On the thread pool, not the loop: a thousand worlds take a good part of a second.
+    @refusals
+    def SampleWorlds(self, request, context):
+        seat, seen, found, sampler = self.engine.sample_worlds(
+            request.match_id, request.seat_token, request.count, request.seed)
+        return codec.worlds_response(request.match_id, seat, seen, found, sampler)
+
 
 async def add_health_and_reflection(server: grpc.aio.Server) -> health.aio.HealthServicer:
     checker = health.aio.HealthServicer()

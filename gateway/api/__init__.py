@@ -52,7 +52,8 @@ ERROR_TEXT = {
          "legal moves), STALE_VERSION, SEAT_TAKEN, POOL_SEAT, MATCH_NOT_OVER, or NO_HOUSE_BOT "
          "(no house bot of that strategy is connected)",
     413: "request body too large (BODY_TOO_LARGE)",
-    429: "over a quota of the key (QUOTA_EXCEEDED) or of the engine (ENGINE_FULL)",
+    429: "over a quota of the key (QUOTA_EXCEEDED) or of the engine (ENGINE_FULL), or a "
+         "seat over its rate (RATE_LIMITED)",
     503: "engine unreachable (ENGINE_UNAVAILABLE)",
     504: "the engine did not answer in time (ENGINE_TIMEOUT)",
 }

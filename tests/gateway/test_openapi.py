@@ -17,6 +17,7 @@ ROUTES = {
     ("/api/v1/matches/{match_id}", "get"),
     ("/api/v1/matches/{match_id}/seats/{seat}/claim", "post"),
     ("/api/v1/matches/{match_id}/view", "get"), ("/api/v1/matches/{match_id}/moves", "post"),
+    ("/api/v1/matches/{match_id}/worlds", "get"),
     ("/api/v1/matches/{match_id}/events", "get"), ("/api/v1/matches/{match_id}/record", "get"),
     ("/api/v1/ladders", "get"), ("/api/v1/ladders", "post"), ("/api/v1/ladders/{ladder_id}", "get"),
     ("/api/v1/ladders/{ladder_id}/standings", "get"), ("/api/v1/ladders/{ladder_id}/matches", "get"),
@@ -39,6 +40,10 @@ def test_the_openapi_document_validates_and_lists_every_route(client):
     assert {"400", "401", "404", "409", "503"} <= set(moves["responses"])
     assert moves["security"] == [{"seatToken": []}]
     assert "422" not in moves["responses"]
+    sampled = doc["paths"]["/api/v1/matches/{match_id}/worlds"]["get"]
+    assert {"400", "401", "404", "409", "429"} <= set(sampled["responses"])
+    assert sampled["security"] == [{"seatToken": []}]
+    assert {p["name"] for p in sampled["parameters"] if p["in"] == "query"} == {"count", "seed"}
 
 
 def test_the_docs_page_and_the_web_page_are_served(client):

@@ -1,4 +1,5 @@
-"""What a seat knows (bots/knowledge.py) and the samples drawn from it (bots/determinize.py).
+"""What a seat knows (engine_service/rules/knowledge.py) and the samples drawn from it
+(engine_service/rules/determinize.py).
 
 Property tests over many random positions of both games:
 * soundness: the true hidden tiles always agree with the seat's knowledge;
@@ -13,9 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bots import determinize, knowledge
 from bots.strategies.greedy import Greedy
-from engine_service.rules import new_match
+from engine_service.rules import determinize, knowledge, new_match
 from engine_service.rules.tiles import Tile, tiles_of
 
 

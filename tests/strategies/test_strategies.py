@@ -8,13 +8,12 @@ import json
 
 import pytest
 
-from bots import knowledge
 from bots.arena import play_match
 from bots.strategies import STRATEGIES, make_strategy
 from bots.strategies.heuristic import Heuristic
 from bots.strategies.oracle import Oracle
 from bots.strategies.search import Search, _greedy_choice, greedy_pick, run_greedy_domeng, run_greedy_hhl
-from engine_service.rules import new_match, replay_record
+from engine_service.rules import knowledge, new_match, replay_record
 from engine_service.rules.domeng import settle_round
 from engine_service.rules.moves import ARMS, Move
 

@@ -1,0 +1,332 @@
+"""What one seat knows about the hidden tiles, read from its view dict alone.
+
+Never from the match: a bot over the wire has only its view, and so does this module. It
+is pure (standard library, no I/O), so both the bots (bots/strategies) and the engine's
+world sampler (worlds.py, the SampleWorlds call) use it.
+
+Hidden tiles sit in the other seats' hands and in the rest (the HHL stock, the three
+Domeng sleeping tiles). What narrows them down:
+
+* counts: every seat's tile count and the stock count are public;
+* voids: a seat that draws (HHL-6) or passes (HHL-6, DOM-5) holds no tile showing an
+  open end number at that moment. In HHL a seat can later draw tiles that do show those
+  numbers, so a void binds only the tiles the seat held then. We therefore keep each
+  seat's tiles in *batches* by when they arrived (the deal, then each draw) and give
+  each batch the numbers it is known to lack. A tile played later came out of one of
+  the batches, but we do not know which: ``compositions`` lists every split of the
+  current hand over the batches that leaves room for the tiles already played (a small
+  matching), so a sample can pick one and stay sound;
+* openings: HHL-2 opens with the lowest double dealt, so every lower double was in the
+  stock at the deal (never in a dealt batch); DOM-2 leads the first round with the
+  highest of 6-6..3-3 dealt, so every higher one of those sleeps.
+
+Numbers are kept as 7-bit masks (bit v = number v), tiles as 28-bit masks as in
+tiles.py.
+"""
+
+from dataclasses import dataclass, field
+from itertools import product
+
+from .tiles import DOUBLE_OF, FITS, HI, LO, OTHER, TILES, Tile, mask_of, tiles_of
+
+ALL_TILES = (1 << len(TILES)) - 1
+HHL_ARMS = ("left", "right", "up", "down")
+DOMENG_ENDS = ("left", "right")
+FIRST_LEADS = (DOUBLE_OF[6], DOUBLE_OF[5], DOUBLE_OF[4], DOUBLE_OF[3])  # DOM-2
+
+
+def numbers_mask_fits(numbers: int) -> int:
+    """The tiles showing any number in the 7-bit ``numbers`` mask."""
+    m = 0
+    for v in range(7):
+        if numbers >> v & 1:
+            m |= FITS[v]
+    return m
+
+
+# HEAVIER[t]: the tiles with more pips than t.
+HEAVIER = tuple(sum(1 << x for x in TILES if HI[x] + LO[x] > HI[t] + LO[t]) for t in TILES)
+
+
+SAME_PIPS = tuple(sum(1 << x for x in TILES if HI[x] + LO[x] == HI[t] + LO[t]) for t in TILES)
+
+
+def _listed_before(t: int, at, ends, hhl: bool) -> int:
+    """The tiles a heaviest-first player would have chosen over ``t`` had it held them:
+    heavier ones that fit, and equally heavy ones listed before it (legal moves are
+    listed end by end, tiles ascending, and ties go to the first)."""
+    lower = (1 << t) - 1
+    if at is None:  # a free lead (DOM-3): any tile of the hand
+        return HEAVIER[t] | (SAME_PIPS[t] & lower)
+    i = (HHL_ARMS if hhl else DOMENG_ENDS).index(at)
+    fits_open = numbers_mask_fits(_ends_bits(ends))
+    earlier = numbers_mask_fits(_ends_bits(ends[:i])) | (FITS[ends[i]] & lower)
+    return (HEAVIER[t] & fits_open) | (SAME_PIPS[t] & earlier)
+
+
+@dataclass
+class Batch:
+    """Tiles a seat received together (its deal, or one draw): how many, and what no
+    tile of the batch can be (``voids``: numbers; ``excluded``: single tiles)."""
+
+    size: int
+    voids: int = 0
+    excluded: int = 0
+
+    @property
+    def forbidden(self) -> int:
+        return numbers_mask_fits(self.voids) | self.excluded
+
+
+@dataclass
+class SeatKnowledge:
+    count: int
+    batches: list[Batch] = field(default_factory=list)
+    # tiles the seat played out of a batch: (tile, indices of the batches it may have come from)
+    played: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
+    compositions: list[tuple[int, ...]] = field(default_factory=list)
+
+    @property
+    def voids(self) -> int:
+        """Numbers the seat surely holds none of now: shared by every batch that may
+        still hold a tile."""
+        live = [i for i in range(len(self.batches)) if any(c[i] for c in self.compositions)]
+        out = 0x7F
+        for i in live:
+            out &= self.batches[i].voids
+        return out if live else 0x7F
+
+    @property
+    def forbidden(self) -> int:
+        """Tiles the seat surely does not hold (outside what it can be seen to hold)."""
+        live = [i for i in range(len(self.batches)) if any(c[i] for c in self.compositions)]
+        out = ALL_TILES
+        for i in live:
+            out &= self.batches[i].forbidden
+        return out if live else ALL_TILES
+
+
+@dataclass
+class Knowledge:
+    variant: str
+    seat: int
+    num_seats: int
+    hand: int  # own tiles (mask)
+    laid: int  # tiles on the table, barricades included (mask)
+    unseen: int  # every tile the seat cannot see (mask)
+    counts: list[int]
+    rest_count: int  # HHL stock / Domeng sleeping
+    ends: list[int | None]  # open end numbers; None for a closed arm (or before the lead)
+    seats: list[SeatKnowledge | None]  # None for the seat itself
+    drawn: int | None = None  # the tile this seat drew and must play (HHL-6)
+
+    def voids(self, seat: int) -> int:
+        k = self.seats[seat]
+        return 0 if k is None else k.voids
+
+    def open_numbers(self) -> int:
+        m = 0
+        for e in self.ends:
+            if e is not None:
+                m |= 1 << e
+        return m
+
+    def hidden_slots(self) -> int:
+        return sum(c for s, c in enumerate(self.counts) if s != self.seat) + self.rest_count
+
+
+class KnowledgeError(ValueError):
+    """The view contradicts itself (or this module has a bug): no sound knowledge."""
+
+
+def _ends_bits(ends) -> int:
+    m = 0
+    for e in ends:
+        if e is not None:
+            m |= 1 << e
+    return m
+
+
+def from_view(view, assume_heaviest_first: bool = False) -> Knowledge:
+    """The seat's knowledge. With ``assume_heaviest_first`` it also assumes that every
+    other seat, when it chose a tile, held no playable tile with more pips (the way
+    greedy players play); that is a guess about the players, not a fact, and callers
+    must be ready to fall back when it contradicts the view (KnowledgeError, or
+    determinize.NoConsistentDeal)."""
+    variant = view["variant"]
+    me = view["seat"]
+    counts = list(view["counts"])
+    n = len(counts)
+    hand = mask_of(Tile.parse(x) for x in view["hand"])
+    history = list(view["history"])
+    hhl = variant == "hhl"
+    if hhl:
+        laid = 0
+        for a in HHL_ARMS:
+            for x in view["arms"][a]["tiles"]:
+                laid |= 1 << Tile.parse(x["tile"])
+        if view.get("spinner"):
+            laid |= 1 << Tile.parse(view["spinner"])
+        rest_count = view["stock"]
+        hand_size = 6
+    else:
+        laid = mask_of(Tile.parse(x["tile"]) for x in view["line"])
+        rest_count = 3
+        hand_size = 5
+    unseen = ALL_TILES & ~hand & ~laid
+
+    seats: list[SeatKnowledge | None] = [
+        None if s == me else SeatKnowledge(counts[s], [Batch(hand_size)]) for s in range(n)
+    ]
+    ends: list[int | None] = [None] * (4 if hhl else 2)
+    opened = False
+    # The opening lead tells what was not dealt (HHL-2 / DOM-2).
+    first_play = next((e for e in history if e["kind"] == "play"), None)
+    if first_play is not None:
+        lead = Tile.parse(first_play["play"])
+        if hhl:
+            below = mask_of(DOUBLE_OF[v] for v in range(HI[lead]))
+            for k in seats:
+                if k is not None:
+                    k.batches[0].excluded |= below  # in the stock at the deal
+        elif view["deal_number"] == 0 and lead in FIRST_LEADS:
+            higher = mask_of(FIRST_LEADS[:FIRST_LEADS.index(lead)])
+            for k in seats:
+                if k is not None:
+                    k.batches[0].excluded |= higher  # sleeping (DOM-2)
+
+    # Seats that ever barricaded do not play heaviest-first: no guess about them.
+    model = [assume_heaviest_first and not any(
+        e.get("kind") == "play" and e.get("seat") == s and e.get("mode") == "barricade" for e in history)
+        for s in range(n)]
+    for idx, e in enumerate(history):
+        kind = e.get("kind")
+        seat = e.get("seat")
+        k = seats[seat] if seat is not None and 0 <= seat < n else None
+        if kind == "play":
+            t = Tile.parse(e["play"])
+            at = e.get("at")
+            if k is not None:
+                if e.get("_drawn"):
+                    pass  # the tile it just drew: never part of a batch
+                else:
+                    fits = tuple(i for i, b in enumerate(k.batches) if not (b.forbidden >> t & 1))
+                    k.played.append((t, fits))
+                    if model[seat] and (at is not None or (not hhl and view["deal_number"] > 0)):
+                        heavier = _listed_before(t, at, ends, hhl)
+                        for b in k.batches:
+                            b.excluded |= heavier
+            if at is None:
+                opened = True
+                if hhl:
+                    ends = [HI[t]] * 4  # HHL-3
+                else:
+                    ends = [HI[t], LO[t]]  # the lead lies high-low (docs/rules.md)
+            else:
+                i = (HHL_ARMS if hhl else DOMENG_ENDS).index(at)
+                v = ends[i]
+                if hhl and e.get("mode") == "barricade":
+                    ends[i] = None  # HHL-5: closed for good
+                else:
+                    ends[i] = OTHER[t][v]
+        elif kind == "draw":
+            if k is None:
+                continue
+            e_bits = _ends_bits(ends)
+            for b in k.batches:
+                b.voids |= e_bits
+            count = e["count"]
+            nxt = history[idx + 1] if idx + 1 < len(history) else None
+            if nxt is not None and nxt.get("kind") == "play" and nxt.get("seat") == seat:
+                # The last tile drawn fit and was played at once; the others did not fit.
+                history[idx + 1] = {**nxt, "_drawn": True}
+                if count > 1:
+                    k.batches.append(Batch(count - 1, e_bits))
+            elif nxt is None and view.get("turn") == seat:
+                # Seen mid-turn: the last tile drawn fits and is still in its hand.
+                if count > 1:
+                    k.batches.append(Batch(count - 1, e_bits))
+                k.batches.append(Batch(1))
+            else:
+                k.batches.append(Batch(count, e_bits))  # the stock ran out: none fit
+        elif kind == "pass":
+            if k is None or not opened:
+                continue
+            e_bits = _ends_bits(ends)
+            for b in k.batches:
+                b.voids |= e_bits
+        # deal_start, deal_over, ...: nothing hidden to learn
+
+    for s, k in enumerate(seats):
+        if k is None:
+            continue
+        k.compositions = _compositions(k)
+        if not k.compositions:
+            raise KnowledgeError(f"seat {s}: no split of its {k.count} tiles over its batches fits its plays")
+    drawn = Tile.parse(view["drawn"]) if view.get("drawn") else None
+    know = Knowledge(variant, me, n, hand, laid, unseen, counts, rest_count, ends, seats, drawn)
+    if unseen.bit_count() != know.hidden_slots():
+        raise KnowledgeError(
+            f"{unseen.bit_count()} unseen tiles but {know.hidden_slots()} hidden places in the view"
+        )
+    return know
+
+
+def _compositions(k: SeatKnowledge) -> list[tuple[int, ...]]:
+    """Every split (c_0, c_1, ...) of the seat's current tiles over its batches such
+    that the tiles it played fit into what is left of each batch."""
+    sizes = [b.size for b in k.batches]
+    total = sum(sizes)
+    if total != k.count + len(k.played):
+        raise KnowledgeError(f"batches hold {total} tiles, the seat has {k.count} and played {len(k.played)}")
+    if len(sizes) == 1:
+        return [(k.count,)]
+    out = []
+    for c in product(*(range(s + 1) for s in sizes)):
+        if sum(c) != k.count:
+            continue
+        room = [s - x for s, x in zip(sizes, c, strict=True)]
+        if _fits(k.played, room):
+            out.append(c)
+    return out
+
+
+def _fits(played, room) -> bool:
+    """Can each played tile be put back into a batch it may have come from, within the room?"""
+    order = sorted(played, key=lambda p: len(p[1]))
+
+    def go(i):
+        if i == len(order):
+            return True
+        for b in order[i][1]:
+            if room[b]:
+                room[b] -= 1
+                if go(i + 1):
+                    room[b] += 1
+                    return True
+                room[b] += 1
+        return False
+
+    return go(0)
+
+
+def fits_batches(k: SeatKnowledge, tiles) -> bool:
+    """Can these tiles (a guess of the seat's hand) be split over its batches under one
+    of its compositions, each tile allowed by its batch?"""
+    for comp in k.compositions:
+        room = list(comp)
+        slots = [(t, tuple(i for i, b in enumerate(k.batches) if not (b.forbidden >> t & 1))) for t in tiles]
+        if _fits(slots, room):
+            return True
+    return False
+
+
+def describe(know: Knowledge) -> str:
+    """A short human summary, for debugging and docs."""
+    parts = [f"seat {know.seat}: hand {' '.join(str(t) for t in tiles_of(know.hand))}"]
+    for s, k in enumerate(know.seats):
+        if k is None:
+            continue
+        voids = [v for v in range(7) if k.voids >> v & 1]
+        parts.append(f"seat {s}: {k.count} tiles, lacks {voids or '-'}")
+    return "; ".join(parts)

@@ -1,0 +1,449 @@
+"""Worlds: the hidden tiles as they may be, drawn uniformly from all that one seat's view
+allows. What the engine serves (Play.SampleWorlds, docs/bots.md "SampleWorlds").
+
+A *world* gives every seat a hand (the asking seat's own as it is) and the rest: the HHL
+stock in a draw order, or the three Domeng sleeping tiles. It is *consistent* with the
+seat's view when
+
+* every seat holds its count of tiles and the rest its count, and no tile the seat can
+  see (its hand, the table) is placed anywhere;
+* every other seat's hand agrees with what it showed (knowledge.py): a seat that drew or
+  passed held no tile showing an open end then (HHL-6, DOM-5); in HHL that binds only the
+  tiles it held at that moment, and the tiles it drew before the playable one lacked those
+  numbers too; the opening lead tells which doubles were not dealt (HHL-2, DOM-2);
+* the seat to move, when it is another, can play: the rules only stop at a seat holding a
+  tile for an open end. In HHL, right after its draw, that tile is the one it drew, and
+  its other tiles lack the ends;
+* before the deal's first play: the leader holds the lowest double dealt, every lower one
+  being in the stock (HHL-2); in a match's first Domeng round it holds the highest of
+  6-6..3-3 dealt, the higher ones sleeping (DOM-2).
+
+Distribution: uniform over the consistent worlds, each (hands, rest) equally likely, and
+the stock order uniform. It is exact: the consistent worlds are counted, not searched. The
+unseen tiles fall into a few *types* (the tiles each seat may hold, and in which of its
+batches), and the tiles of a type are interchangeable; a memoised programme (_Programme)
+counts, type by type and within a type seat by seat, the ways to give the tiles out (C(r,
+c) for c of the r tiles left), and a world is then drawn stage by stage with probabilities
+from those counts (whole numbers: no rounding). A seat's batches are nested (a void binds
+the tiles held at that moment, so an older batch lacks at least every number a newer one
+lacks), which makes "these tiles fit the batches" a condition on how many tiles of each
+*level* (the oldest batch a tile may sit in) the hand holds; the counting keeps those
+numbers per seat. Before the first play the worlds split by the leader's opening double,
+each part counted alike.
+
+Bounded: a programme of more than MAX_STATES states (never seen in play; the test suite
+watches for it) gives way to determinize.py's fast sampler with a consistency check on
+each draw: then ``exact`` is False and the law is the one documented there.
+
+It reads the view alone (a dict as ``Match.view(seat)`` makes it), never a match: two true
+deals behind one view give the same worlds for the same seed.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_right
+from dataclasses import dataclass
+from math import comb
+
+from . import determinize
+from .knowledge import ALL_TILES, Knowledge, from_view, numbers_mask_fits
+from .tiles import DOUBLE_OF, TILES, tiles_of
+
+MAX_STATES = 200_000     # counting states, at most, before the fast sampler takes over
+FALLBACK_TRIES = 1000    # draws of the fast sampler per world before giving up
+FIRST_LEADS = (DOUBLE_OF[6], DOUBLE_OF[5], DOUBLE_OF[4], DOUBLE_OF[3])   # DOM-2
+NONE, AT_LEAST_ONE, PENDING = 0, 1, 2   # what a seat must hold of its `fit` tiles
+
+
+class NoWorld(RuntimeError):
+    """No world agrees with the view: the view contradicts itself (or a bug)."""
+
+
+@dataclass(frozen=True)
+class World:
+    """Every seat's hand (tile indices, ascending) and the rest (HHL: the stock in draw
+    order; Domeng: the sleeping tiles, ascending)."""
+    hands: tuple[tuple[int, ...], ...]
+    rest: tuple[int, ...]
+
+
+class _Seat:
+    """One other seat, as the counting sees it: its tile count, the allowed mask of each of
+    its batches (oldest first; nested), the splits of its count over them, and what it must
+    hold of the tiles showing an open end (`fit`): nothing, at least one (it is to move),
+    or exactly one, the tile it just drew (HHL-6)."""
+
+    def __init__(self, seat: int, count: int, allowed: list[int], comps: list[tuple],
+                 mode: int = NONE, fit: int = 0):
+        self.seat, self.count, self.mode, self.fit = seat, count, mode, fit
+        self.allowed, self.comps = allowed, comps
+        self._feasible: dict[tuple, bool] = {}
+
+    def tile_class(self, t: int):
+        """(level, shows an open end) of tile t for this seat, or None if it cannot hold it;
+        the level is the oldest batch that may hold it. Under PENDING the drawn tile's class
+        is "drawn"."""
+        if self.mode == PENDING and self.fit >> t & 1:
+            return "drawn"
+        for level, mask in enumerate(self.allowed):
+            if mask >> t & 1:
+                return level, self.mode == AT_LEAST_ONE and bool(self.fit >> t & 1)
+        return None
+
+    def accepts(self, levels: tuple, flag: int) -> bool:
+        """Does a hand with `levels[i]` tiles of level i fit the batches, `flag` being
+        whether it shows an open end (AT_LEAST_ONE) or holds the drawn tile (PENDING)?"""
+        if self.mode != NONE and flag != 1:
+            return False
+        ok = self._feasible.get(levels)
+        if ok is None:
+            ok = self._feasible[levels] = any(_hall(levels, c) for c in self.comps)
+        return ok
+
+
+def _hall(levels: tuple, comp: tuple) -> bool:
+    """Nested batches: a tile of level l may sit in any batch i >= l, so the tiles fit the
+    split `comp` exactly when, for every j, the tiles of level >= j are no more than the
+    room in batches >= j (Hall's condition on suffixes)."""
+    need = room = 0
+    for j in range(len(comp) - 1, -1, -1):
+        need += levels[j]
+        room += comp[j]
+        if need > room:
+            return False
+    return need == room
+
+
+_COMB = tuple(tuple(comb(n, k) for k in range(n + 1)) for n in range(len(TILES) + 1))
+
+
+class _Programme:
+    """The count of the worlds of one problem (the seats, the rest's count, and each unseen
+    tile's class per seat and whether the rest may take it), and drawing from them.
+
+    The tiles of one type are interchangeable, so a world is, type after type, how many of
+    its tiles each seat takes (and which ones: C(r, c) ways), the rest taking what is left.
+    The programme has one *stage* per (type, seat that may take it) and one per (type, the
+    rest); a state is every seat's tiles per level and flag, the rest's tile count and the
+    tiles of the current type still to give. Counting is memoised on (stage, state)."""
+
+    def __init__(self, seats: list[_Seat], rest_count: int, tiles: list[int], rest_ok: int):
+        self.seats, self.rest_count = seats, rest_count
+        by_type: dict[tuple, list[int]] = {}
+        for t in tiles:
+            sig = (tuple(s.tile_class(t) for s in seats), bool(rest_ok >> t & 1))
+            by_type.setdefault(sig, []).append(t)
+        self.types = sorted(by_type.items(), key=lambda kv: kv[1][0])
+        self.stages: list[tuple[int, int | None]] = []     # (type, seat index | None: rest)
+        for i, ((classes, _), _) in enumerate(self.types):
+            self.stages += [(i, k) for k, c in enumerate(classes) if c is not None]
+            self.stages.append((i, None))
+        # tiles of the types after i that each seat (and the rest) may take: for pruning
+        n_types = len(self.types)
+        self.after = [[0] * len(seats) for _ in range(n_types + 1)]
+        self.after_rest = [0] * (n_types + 1)
+        for i in range(n_types - 1, -1, -1):
+            (classes, ok), group = self.types[i]
+            for k, c in enumerate(classes):
+                self.after[i][k] = self.after[i + 1][k] + (len(group) if c is not None else 0)
+            self.after_rest[i] = self.after_rest[i + 1] + (len(group) if ok else 0)
+        self.after = [self.after[i + 1] for i in range(n_types)]
+        self.after_rest = [self.after_rest[i + 1] for i in range(n_types)]
+        self.pending = [s.mode == PENDING for s in seats]
+        self._memo: dict[tuple, int] = {}
+        self._draws: dict[tuple, tuple] = {}
+        start = tuple(((0,) * len(s.allowed), 0) for s in seats)
+        self.start = (0, start, 0, len(self.types[0][1]) if self.types else 0)
+        self.total = self._count(self.start)
+
+    def _held(self, k: int, h: tuple, f: int) -> int:
+        return sum(h) + (f if self.pending[k] else 0)
+
+    def _options(self, key):
+        """Each way on from `key` = (stage, seat states, rest's tiles, tiles left of this
+        type): (tiles given at this stage, the number of ways, the next key)."""
+        j, state, rest, r = key
+        i, k = self.stages[j]
+        if k is None:                       # the rest takes what is left of the type
+            (_, rest_ok), _ = self.types[i]
+            rest += r
+            if (r and not rest_ok) or rest > self.rest_count \
+                    or self.rest_count - rest > self.after_rest[i]:
+                return
+            after = self.after[i]
+            for k2, (s, (h, f)) in enumerate(zip(self.seats, state, strict=True)):
+                if s.count - self._held(k2, h, f) > after[k2]:
+                    return                  # that seat can no longer be filled
+            nxt_r = len(self.types[i + 1][1]) if i + 1 < len(self.types) else 0
+            yield r, 1, (j + 1, state, rest, nxt_r)
+            return
+        (classes, _), _ = self.types[i]
+        seat, (h, f) = self.seats[k], state[k]
+        room = seat.count - self._held(k, h, f)
+        lo, hi = max(0, room - self.after[i][k]), min(r, room)
+        cls = classes[k]
+        if cls == "drawn":
+            hi = min(hi, 1 - f)             # one tile was drawn last, not two
+        ways = _COMB[r]
+        for c in range(lo, hi + 1):
+            if not c:
+                yield 0, 1, (j + 1, state, rest, r)
+                continue
+            if cls == "drawn":
+                new = (h, f + c)
+            else:
+                level, shows = cls
+                new = (h[:level] + (h[level] + c,) + h[level + 1:], 1 if shows else f)
+            yield c, ways[c], (j + 1, state[:k] + (new,) + state[k + 1:], rest, r - c)
+
+    def _count(self, key) -> int:
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        if len(self._memo) > MAX_STATES:
+            raise _TooBig()
+        if key[0] == len(self.stages):
+            total = int(all(s.accepts(h, f) for s, (h, f) in zip(self.seats, key[1],
+                                                                    strict=True)))
+        else:
+            total = sum(ways * self._count(nxt) for _, ways, nxt in self._options(key))
+        self._memo[key] = total
+        return total
+
+    def _weighted(self, key):
+        """The ways on from `key` with their running total of worlds, kept: a call draws up
+        to a thousand worlds through the same few states."""
+        got = self._draws.get(key)
+        if got is None:
+            moves, bounds, total = [], [], 0
+            for c, ways, nxt in self._options(key):
+                weight = ways * self._count(nxt)
+                if weight:
+                    total += weight
+                    moves.append((c, nxt))
+                    bounds.append(total)
+            got = self._draws[key] = (moves, bounds, total)
+        return got
+
+    def draw(self, rng: random.Random) -> tuple[list[list[int]], list[int]]:
+        """One world of this problem, each equally likely: (tiles per seat, rest). Each
+        stage's share is drawn with a probability proportional to the worlds it leaves
+        (whole numbers, so exact); each type's tiles are then shuffled into the shares."""
+        key = self.start
+        hands: list[list[int]] = [[] for _ in self.seats]
+        rest: list[int] = []
+        tiles, at = [], 0
+        while key[0] < len(self.stages):
+            i, k = self.stages[key[0]]
+            if at == 0 and not tiles:
+                tiles = list(self.types[i][1])
+                if len(tiles) > 1:
+                    rng.shuffle(tiles)
+            moves, bounds, total = self._weighted(key)
+            c, key = moves[bisect_right(bounds, rng.randrange(total))]
+            (rest if k is None else hands[k]).extend(tiles[at:at + c])
+            at += c
+            if k is None:
+                tiles, at = [], 0
+        return hands, rest
+
+
+def _choose(rng: random.Random, weighted: list[tuple]):
+    """One item of [(item, weight)], with a probability proportional to its weight (exact:
+    the weights are whole numbers, however large)."""
+    pick = rng.randrange(sum(w for _, w in weighted))
+    for item, weight in weighted:
+        if pick < weight:
+            return item
+        pick -= weight
+    raise AssertionError("unreachable")
+
+
+class _TooBig(Exception):
+    pass
+
+
+class Sampler:
+    """The worlds of one view, counted once; ``draw(rng)`` gives one. ``exact`` is False
+    only when the fast sampler had to stand in (MAX_STATES); ``count`` is then None, else
+    the number of consistent (hands, rest) assignments, stock orders not counted."""
+
+    def __init__(self, view):
+        self.know = know = from_view(view)
+        self.variant, self.seat = know.variant, know.seat
+        self.hhl = know.variant == "hhl"
+        self.checks = _extra_facts(view, know)
+        self.exact = True
+        try:
+            self.parts = [(p, p.total) for p in _problems(view, know)]
+        except (_TooBig, _NotNested):
+            self.exact, self.parts = False, []
+        self.count = sum(n for _, n in self.parts) if self.exact else None
+        if self.exact and not self.count:
+            raise NoWorld(f"seat {know.seat}: no world agrees with the view")
+
+    def draw(self, rng: random.Random) -> World:
+        know = self.know
+        hands = [[] for _ in range(know.num_seats)]
+        hands[know.seat] = tiles_of(know.hand)
+        if self.exact:
+            problem = _choose(rng, self.parts)
+            got, rest = problem.draw(rng)
+            for s, tiles in zip(problem.seats, got, strict=True):
+                hands[s.seat] = sorted(tiles)
+        else:
+            hands, rest = self._fallback(rng)
+        if self.hhl:
+            rng.shuffle(rest)    # the stock's order is not known: every order alike
+        else:
+            rest.sort()
+        return World(tuple(tuple(TILES[t] for t in h) for h in hands), tuple(TILES[t] for t in rest))
+
+    def _fallback(self, rng: random.Random):
+        for _ in range(FALLBACK_TRIES):
+            hands, rest = determinize.sample(self.know, rng, swaps=2)
+            if all(check([set(h) for h in hands]) for check in self.checks):
+                return [sorted(h) for h in hands], list(rest)
+        raise NoWorld(f"seat {self.know.seat}: no world found in {FALLBACK_TRIES} draws")
+
+
+class _NotNested(Exception):
+    pass
+
+
+def _seat_models(know: Knowledge, to_move: int | None, pending: bool, fit: int) -> list[_Seat]:
+    seats = []
+    for s, k in enumerate(know.seats):
+        if k is None or k.count == 0:
+            continue
+        batches = k.batches
+        comps = k.compositions
+        mode = NONE
+        if s == to_move:
+            mode = PENDING if pending else AT_LEAST_ONE
+        if mode == PENDING:
+            # The tile just drawn is the last batch, always one tile (knowledge.py).
+            if any(c[-1] != 1 for c in comps):
+                raise _NotNested()
+            batches, comps = batches[:-1], [c[:-1] for c in comps]
+        allowed = [know.unseen & ~b.forbidden for b in batches]
+        if any(a & ~b for a, b in zip(allowed, allowed[1:], strict=False)):
+            raise _NotNested()   # never with the facts alone; a guard, not a case
+        seats.append(_Seat(s, k.count, allowed, comps, mode, fit))
+    return seats
+
+
+def _opened(view) -> bool:
+    return any(e.get("kind") == "play" for e in view["history"])
+
+
+def _opening_cases(view, know: Knowledge):
+    """Before the deal's first play: [(the leader's opening tile, tiles that must be in the
+    rest)], one per possible opening; None when the opening is played, or free (DOM-3)."""
+    if _opened(view):
+        return None
+    leader = view["turn"]
+    mine = know.hand
+    if know.variant == "hhl":
+        order = [DOUBLE_OF[v] for v in range(7)]            # HHL-2: the lowest double leads
+    elif view["deal_number"] == 0:
+        order = list(FIRST_LEADS)                            # DOM-2: the highest of 6-6..3-3
+    else:
+        return None                                          # DOM-3: any tile
+    cases = []
+    for i, d in enumerate(order):
+        if mine >> d & 1:
+            if leader == know.seat:
+                cases = [(d, order[:i])]
+            break     # a double of mine ranks below this: the leader holds an earlier one
+        if know.unseen >> d & 1 and leader != know.seat:
+            cases.append((d, order[:i]))
+    return cases
+
+
+def _to_move(view, know: Knowledge) -> tuple[int | None, bool]:
+    """The other seat to move once the deal is opened (None: none, or no fact to add), and
+    whether it must play the tile it just drew (HHL-6: its draw is the last event)."""
+    turn = view["turn"]
+    if turn is None or turn == know.seat or view.get("over") or not _opened(view):
+        return None, False
+    history = view["history"]
+    last = history[-1] if history else {}
+    return turn, know.variant == "hhl" and last.get("kind") == "draw" and last.get("seat") == turn
+
+
+def _problems(view, know: Knowledge) -> list[_Programme]:
+    turn = view["turn"]
+    openings = _opening_cases(view, know)
+    fit = numbers_mask_fits(know.open_numbers())
+    to_move, pending = _to_move(view, know)
+    seats = _seat_models(know, to_move, pending, fit)
+    unseen = tiles_of(know.unseen)
+    if openings is None:
+        return [_Programme(seats, know.rest_count, unseen, ALL_TILES)]
+    out = []
+    leader = next((s for s in seats if s.seat == turn), None)
+    for lead, lower in openings:
+        rest_only = sum(1 << t for t in lower)
+        case = []
+        for s in seats:
+            allowed = [a & ~rest_only for a in s.allowed]
+            if s is not leader:
+                allowed = [a & ~(1 << lead) for a in allowed]
+            case.append(_Seat(s.seat, s.count, allowed, s.comps))
+        rest_ok = ALL_TILES & ~(1 << lead if leader is not None else 0)
+        out.append(_Programme(case, know.rest_count, unseen, rest_ok))
+    return out
+
+
+def _extra_facts(view, know: Knowledge) -> list:
+    """The facts beyond knowledge.py, as checks of a guess of every seat's tiles (sets): the
+    opening rule before the first play; the seat to move can play (right after its draw:
+    with the drawn tile alone). For the fast sampler, and for tests."""
+    checks = []
+    turn = view["turn"]
+    openings = _opening_cases(view, know)
+    fit = numbers_mask_fits(know.open_numbers())
+    to_move, pending = _to_move(view, know)
+    if openings:
+        lower_of = dict(openings)
+
+        def opening(hands):
+            lead = next((d for d in lower_of if d in hands[turn]), None)
+            return lead is not None and not any(t in h for h in hands for t in lower_of[lead])
+        checks.append(opening)
+    if to_move is not None:
+        def can_play(hands):
+            showing = sum(fit >> t & 1 for t in hands[to_move])
+            return showing == 1 if pending else showing >= 1
+        checks.append(can_play)
+    return checks
+
+
+def consistent(view, world: World) -> bool:
+    """Does the world agree with the view (everything the module docstring lists)?"""
+    return checker(view)(world)
+
+
+def checker(view):
+    """consistent(view, .) as a function of the world, the view read once (for tests)."""
+    know = from_view(view)
+    facts = _extra_facts(view, know)
+
+    def check(world: World) -> bool:
+        try:
+            determinize.check(know, [list(h) for h in world.hands], list(world.rest))
+        except AssertionError:
+            return False
+        hands = [set(h) for h in world.hands]
+        return all(fact(hands) for fact in facts)
+    return check
+
+
+def sample_worlds(view, count: int, seed: int) -> tuple[list[World], bool]:
+    """`count` worlds for the seat whose view this is, from `seed` (the same view and seed
+    give the same worlds); and whether they were drawn exactly uniformly."""
+    sampler = Sampler(view)
+    rng = random.Random(seed)
+    return [sampler.draw(rng) for _ in range(count)], sampler.exact
