@@ -24,18 +24,12 @@ from dataclasses import dataclass, field
 import grpc
 
 from domino_proto.domino.v1 import engine_pb2, ladder_pb2, play_pb2, play_pb2_grpc
+from engine_service.rpc.server import SERVER_OPTIONS as ENGINE_SERVER_OPTIONS
 
 HELLO_WAIT_S = 6.0   # a little longer than the engine's own HELLO_TIMEOUT_S
 
-# As the engine's server (engine_service/rpc/server.py): bots may ping every second.
-SERVER_OPTIONS = [
-    ("grpc.so_reuseport", 0),
-    ("grpc.keepalive_time_ms", 5000),
-    ("grpc.keepalive_timeout_ms", 3000),
-    ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.min_recv_ping_interval_without_data_ms", 1000),
-    ("grpc.http2.max_pings_without_data", 0),
-]
+# The proxy serves bots as the engine's server does: bots may ping every second.
+SERVER_OPTIONS = ENGINE_SERVER_OPTIONS
 # The channel to the engine outlives engine restarts: it must try again at once, not
 # after gRPC's default backoff (up to 120 s).
 CHANNEL_OPTIONS = [
