@@ -23,6 +23,7 @@ import logging
 import secrets
 import threading
 import time
+from collections import Counter
 
 from . import metrics
 
@@ -47,6 +48,7 @@ class Cluster:
         self._thread: threading.Thread | None = None
         self._orphans_seen: dict[str, float] = {}   # id -> when first seen as an orphan
         self._members: list[dict] = []
+        self._sent: Counter[str] = Counter()   # matches sent to each engine since _members
 
     # ----- joining and leaving --------------------------------------------------------
     def join(self, address: str) -> list[str]:
@@ -106,6 +108,7 @@ class Cluster:
             self.store.ladder_epochs.clear()
             self.store.join(self.engine_id, self.address, time.time())
         self._members = self.store.members(LEASE_S)
+        self._sent = Counter()
         self._drop_lost()
         if not self.draining:
             self._take_orphans()
@@ -168,17 +171,21 @@ class Cluster:
 
     def placement(self) -> str | None:
         """Where a new match goes: None for here, else the address of a live engine that
-        is less loaded by more than SLACK matches."""
-        if self.draining:
-            others = [e for e in self.live_members()
-                      if e["engine_id"] != self.engine_id and not e["draining"]]
-            return min(others, key=lambda e: e["live_matches"])["address"] if others else None
-        mine = self.engine.live_count()
-        best = min((e for e in self.live_members() if not e["draining"]),
-                   key=lambda e: e["live_matches"], default=None)
-        if best is None or best["engine_id"] == self.engine_id or \
-                best["live_matches"] + SLACK >= mine:
+        is less loaded by more than SLACK matches. This engine's own load is counted now;
+        another's is its last heartbeat plus the matches sent its way since this engine
+        read it (else a burst of creations would all go to the one that looked idlest)."""
+        others = [e for e in self.live_members()
+                  if e["engine_id"] != self.engine_id and not e["draining"]]
+        if not others:
             return None
+
+        def load(e):
+            return e["live_matches"] + self._sent[e["address"]]
+
+        best = min(others, key=load)
+        if not self.draining and load(best) + SLACK >= self.engine.live_count():
+            return None
+        self._sent[best["address"]] += 1
         return best["address"]
 
     def owner_of(self, table: str, key: str) -> tuple[str, bool] | None:
