@@ -39,7 +39,7 @@ from ..core.updates import Moved, Subscriber, Update
 from ..plumbing.inbox import CLOSED, Inbox
 from ..rules.errors import shown
 from . import codec
-from .streams import play_move, send_all, serve_inbox
+from .streams import send_all, serve_inbox
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,6 @@ class Answer:
     match_id: str = ""
     message: play_pb2.MoveAnswer | None = None   # None: nothing to send (skip_accepted)
     ask_again: str = ""    # after a refusal: the match whose TurnRequest is sent again
-    ready: asyncio.Future | None = None   # done once filled in, when played off the loop
 
 
 def out(**body) -> play_pb2.EngineMessage:
@@ -93,7 +92,6 @@ class PlaySession:
         self.events = True      # send EventBatch messages (Hello.skip_events turns them off)
         self.accepted = True    # answer accepted moves too (Hello.skip_accepted turns it off)
         self.slowed = False     # the bot spams refused moves: its messages wait SPAM_DELAY_S
-        self.off_loop = getattr(engine.store, "remote", False)   # moves on a move thread
 
     @property
     def done(self) -> bool:
@@ -238,17 +236,8 @@ class PlaySession:
                     await asyncio.sleep(SPAM_DELAY_S)
                 answer = Answer()
                 if self.accepted:
-                    # Queued first, filled in before the stream sends it: the bot hears of
-                    # its move before the next seat's TurnRequest (which the move, played
-                    # off the loop, may queue before it is done).
-                    if self.off_loop:
-                        answer.ready = asyncio.get_running_loop().create_future()
-                    self.inbox.put(answer)
-                try:
-                    await play_move(self.engine, self._answer, message, answer)
-                finally:
-                    if answer.ready is not None:
-                        answer.ready.set_result(None)
+                    self.inbox.put(answer)      # filled in before the stream sends it
+                self._answer(message, answer)
                 if not self.accepted and answer.message is not None:
                     self.inbox.put(answer)
         except asyncio.CancelledError:

@@ -37,7 +37,6 @@ from .decode import add_service
 from .ladder_service import LadderServicer
 from .play_session import PlaySession
 from .status import async_refusals, bearer, refusals
-from .streams import play_move
 from .watch import WatchSession
 
 log = logging.getLogger(__name__)
@@ -113,9 +112,9 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
     @async_refusals
     async def SubmitMove(self, request, context):
         received = time.perf_counter()
-        seat, accepted = await play_move(self.engine, self.engine.submit, request.match_id,
-                                         request.seat_token, request.expected_version,
-                                         request.move_id, request.move_text)
+        seat, accepted = self.engine.submit(request.match_id, request.seat_token,
+                                            request.expected_version, request.move_id,
+                                            request.move_text)
         metrics.move_latency(time.perf_counter() - received)
         return codec.submit_response(seat, accepted)
 
