@@ -187,7 +187,7 @@ def failover(pg, workdir: str) -> dict:
     from tests.cluster.support import EngineCluster, kill_loop, new_match, record_of, start_bots
     from tests.engine.test_processes import uninterrupted
 
-    options = {"hands": 30}
+    options = {"hands": 60}
     cluster = EngineCluster(pg.database(), 3, os.path.join(workdir, "failover.log"))
     try:
         router = cluster.router()
