@@ -50,6 +50,8 @@ class Reason(StrEnum):
     # another engine of the cluster owns the match or ladder (docs/cluster.md): the
     # refusal names it (Refusal.owner), or no one does for a moment (a failover)
     NOT_OWNER = "NOT_OWNER"
+    # the store (PostgreSQL) did not answer: nothing was changed; try again shortly
+    STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
     # the rules core's refusals (engine_service/rules/errors.py)
     NOT_YOUR_TURN = rules.NOT_YOUR_TURN
     TILE_NOT_IN_HAND = rules.TILE_NOT_IN_HAND
@@ -90,6 +92,7 @@ STATUS: dict[Reason, str] = {
     Reason.LADDER_OVER: ILLEGAL,
     Reason.INTERNAL: "INTERNAL",
     Reason.NOT_OWNER: "UNAVAILABLE",   # try again there (or shortly): any client retries it
+    Reason.STORE_UNAVAILABLE: "UNAVAILABLE",
     **{Reason(r): ILLEGAL for r in rules.REASONS},   # illegal here and now
 }
 

@@ -188,12 +188,20 @@ class PostgresStore:
                 conn.execute("UPDATE schema_version SET version = %s", (version,))
 
     def _write(self, sql: str, args: tuple) -> int:
-        with self.pool.connection() as conn:
-            return conn.execute(sql, args).rowcount
+        try:
+            with self.pool.connection() as conn:
+                return conn.execute(sql, args).rowcount
+        except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as e:
+            raise StoreUnavailable(f"the store {self.path} did not answer: "
+                                   f"{str(e).splitlines()[0][:200]}") from None
 
     def _read(self, sql: str, args: tuple = ()) -> list[tuple]:
-        with self.pool.connection() as conn:
-            return conn.execute(sql, args).fetchall()
+        try:
+            with self.pool.connection() as conn:
+                return conn.execute(sql, args).fetchall()
+        except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as e:
+            raise StoreUnavailable(f"the store {self.path} did not answer: "
+                                   f"{str(e).splitlines()[0][:200]}") from None
 
     def check(self) -> None:
         """PostgreSQL keeps its own files whole; a store that answers is usable."""

@@ -24,7 +24,7 @@ from ..rules.errors import shown
 from . import limits, metrics
 from .errors import EngineError, Reason
 from .seats import ABSENT_AFTER, Seat, hash_token, new_token, seat_of
-from .store import Fenced, MatchRow, MoveRow, Store
+from .store import Fenced, MatchRow, MoveRow, Store, StoreUnavailable
 from .updates import EngineEvent, Subscriber, Update, UpdateQueue
 
 log = logging.getLogger(__name__)
@@ -110,6 +110,7 @@ class Referee:
         self._legal_cache: tuple | None = None
         self.cache: dict = {}    # SeatView.cache
         self.released = False   # another engine plays the match now (release)
+        self._log: list[MoveRow] = []   # the moves in the store's log, as played here
         # Faults per seat that the move log does not show (ladders charge them): refused
         # moves, streams that ended while seated, seats nobody came to play.
         self.faults = [{"illegal": 0, "disconnects": 0, "no_show": 0, "spam": 0}
@@ -360,15 +361,19 @@ class Referee:
         if cause == TIME_UP:
             self.match.time_up()
         text = "" if cause == TIME_UP else str(move)
+        logged = MoveRow(version + 1, seat, text, cause, self._now())
         if durable:
             try:
-                self._owned_write(self._store.append_move, self.id,
-                                  MoveRow(version + 1, seat, text, cause, self._now()))
+                self._owned_write(self._store.append_move, self.id, logged)
             except Exception:
-                # The log is the truth: rebuild the rules match from it, then fail.
+                # The log is the truth: back to what it holds, then fail. From the moves
+                # kept here, not from the store, which may be what failed (PostgreSQL
+                # down): a move must never stay played on a state the log does not have.
                 self._rebuild()
                 raise
             metrics.move_committed(self.row.variant)
+        if cause != FORKED:
+            self._log.append(logged)
         self.version = version + 1
         accepted = Accepted(self.version, text, (*extra, *events))
         if seat >= 0:
@@ -386,9 +391,13 @@ class Referee:
     def _owned_write(self, write, *args):
         """A write of this match to the store. Refused because another engine owns the
         match now (cluster.py: a failover while this one was paused or cut off): the
-        match is given up here (on_lost) and the caller is told where it went."""
+        match is given up here (on_lost) and the caller is told where it went. A store
+        that does not answer refuses the move with STORE_UNAVAILABLE."""
         try:
             return write(*args)
+        except StoreUnavailable as e:
+            raise EngineError(Reason.STORE_UNAVAILABLE, f"{e}; try again shortly",
+                              self.version) from None
         except Fenced:
             if self._on_lost is not None:
                 self._on_lost(self)
@@ -396,7 +405,11 @@ class Referee:
                               "engine now: connect again", self.version) from None
 
     def _rebuild(self) -> None:
-        fresh = Referee.restore(self.row, self._store, None)
+        """The rules match as the log has it: the row (and a fork's prefix) and the moves
+        logged, replayed (the rules core is deterministic)."""
+        fresh = Referee(self.row, self._store, None, {})
+        for move in self._log:
+            fresh._apply(move.seat, move.move_text, move.cause, durable=False)
         self.match, self.version, self.history = fresh.match, fresh.version, fresh.history
 
     def _finish(self) -> None:

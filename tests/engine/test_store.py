@@ -115,3 +115,48 @@ def test_the_hhl_time_limit_ends_the_match_after_the_hand_in_progress_and_replay
     again = Referee.restore(engine.store.match(referee.id), engine.store, None)
     assert again.match.over and again.match.record() == referee.match.record()
     engine.close()
+
+
+def test_a_store_that_stops_answering_refuses_the_move_and_leaves_no_gap(store_db):
+    """A write that fails while the store cannot be read either (PostgreSQL down): the
+    move is refused (STORE_UNAVAILABLE, UNAVAILABLE over gRPC) and the match goes back to
+    what its log holds, from the moves the referee kept, so no move is ever played on a
+    state the log does not have."""
+    from engine_service.core.errors import EngineError, Reason
+    from engine_service.core.store import StoreUnavailable
+
+    engine = Engine.open(store_db)
+    if engine.cluster is not None:
+        engine.join("127.0.0.1:1")
+    try:
+        referee = engine.create_match("hhl", {"hands": 1}, seed=3)
+        tokens = [engine.claim_seat(referee.id, s) for s in range(4)]
+
+        def play_first():
+            seat = referee.match.to_move
+            move = referee.match.legal_moves(seat)[0]
+            return engine.submit(referee.id, tokens[seat], referee.version, "", str(move))
+
+        play_first()
+        store = engine.store
+        down = StoreUnavailable("the store did not answer")
+
+        def fail(*args, **kwargs):
+            raise down
+
+        saved = store.append_move, store.moves
+        store.append_move = store.moves = fail   # the write fails, and so does the rebuild
+        version = referee.version
+        with pytest.raises(EngineError) as refused:
+            play_first()
+        assert refused.value.reason == Reason.STORE_UNAVAILABLE
+        assert referee.version == version          # nothing changed
+        store.append_move, store.moves = saved     # the store is back
+        while not referee.match.over:
+            play_first()
+        versions = [m.version for m in store.moves(referee.id)]
+        assert versions == list(range(1, referee.version + 1))   # no gap, none twice
+        replayed = Referee.restore(store.match(referee.id), store, None)
+        assert replayed.match.record() == referee.match.record()
+    finally:
+        engine.close()
