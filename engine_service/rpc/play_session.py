@@ -28,6 +28,8 @@ import logging
 import time
 from dataclasses import dataclass
 
+from grpc._cython import cygrpc
+
 from domino_proto.domino.v1 import play_pb2
 from domino_wire.names import VARIANT
 
@@ -40,6 +42,10 @@ from ..plumbing.inbox import CLOSED, Inbox
 from ..rules.errors import shown
 from . import codec
 from .streams import send_all, serve_inbox
+
+# What grpc.aio raises in a stream's reader when the server stops under it (grpcio names
+# it only in its Cython module).
+ServerStopped = cygrpc._ServerStoppedError
 
 log = logging.getLogger(__name__)
 
@@ -242,6 +248,10 @@ class PlaySession:
                     self.inbox.put(answer)
         except asyncio.CancelledError:
             raise
+        except ServerStopped:
+            # The server is shutting down (an engine stopping, drained or restarted): the
+            # stream ends with it, which is no failure; the bot reconnects.
+            self.inbox.put(CLOSED)
         except Exception:   # never silent: this stream ends, the clocks cover its seats
             log.exception("Play stream of matches %s: reading the bot's messages failed",
                           ", ".join(self.seated) or "(none)")
