@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 
 from .failures import FAILED, USAGE
@@ -86,11 +85,6 @@ def run_conformance(args) -> int:
         print(f"domino conformance: {why}", file=sys.stderr)
         return USAGE
     cases = battery(args.variant, args.pool, args.cases)
-    # The kit stops and restarts its in-process engines on purpose, with bots' streams
-    # open: grpc.aio then logs each cancelled stream with a traceback, which says nothing
-    # about the bot under test (its verdicts come from the cases).
-    for name in ("grpc", "asyncio"):
-        logging.getLogger(name).setLevel(logging.CRITICAL)
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="domino-conformance-") as workdir:
         show = None if args.json else (lambda o: print(progress_line(o), file=sys.stderr,

@@ -8,7 +8,9 @@ one line on stderr (failures.py), never a traceback.
 
 import argparse
 import os
+import signal
 import sys
+import threading
 
 from engine_service.rules import IllegalMove, MalformedInput
 
@@ -57,6 +59,11 @@ def _say(args, message: str) -> None:
 
 
 def main(argv=None) -> int:
+    # A process inherits its parent's blocked signals, and a parent running gRPC threads
+    # may spawn us with SIGINT and SIGTERM blocked: they would then never arrive, and a
+    # Ctrl-C or a `kill` would be lost. Every command handles them, so they are unblocked.
+    if threading.current_thread() is threading.main_thread():
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
