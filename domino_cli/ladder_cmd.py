@@ -150,18 +150,36 @@ def bot_command(engine: str, key: str, entrant: str, streams: int, capacity: int
             "--capacity", str(capacity), "--matches", "0", "--give-up", "0", "--seed", str(seed)]
 
 
+# Set by a SIGINT or SIGTERM. The exception the signal raises can be lost: one that comes
+# while a blocking gRPC call waits is raised inside grpcio's Cython wait loop, which does
+# not pass it on. The run's loop looks at this flag too, so a signal always ends it.
+_STOPPED: list[int] = []
+
+
 @contextlib.contextmanager
 def _terminated_like_interrupted():
     """SIGTERM ends the command the way Ctrl-C does, through every clean-up on the way
     out (the bots, the engine, the temporary folder), with the status a shell expects."""
-    def stop(*_):
+    def stop(signum, _):
+        _STOPPED.append(signum)
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
         raise SystemExit(128 + signal.SIGTERM)
 
-    previous = signal.signal(signal.SIGTERM, stop)
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def _stop_if_signalled() -> None:
+    """End the run if a signal came whose exception was lost (see _STOPPED)."""
+    if _STOPPED:
+        if _STOPPED[0] == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise SystemExit(128 + signal.SIGTERM)
 
 
 def run_ladder(args) -> int:
@@ -233,6 +251,7 @@ def _run(args, address: str, entrants: list[str], builtin: list[str], options: d
         get = ladder_pb2.GetLadderRequest(ladder_id=info.ladder_id)
         with progress_display(sys.stderr) as shown:
             while info.status == ladder_pb2.LADDER_STATUS_RUNNING:
+                _stop_if_signalled()
                 time.sleep(0.5)
                 info = _call(router, "GetLadder", get, UNREACHABLE_S)
                 shown.update(info)
