@@ -150,9 +150,10 @@ def bot_command(engine: str, key: str, entrant: str, streams: int, capacity: int
             "--capacity", str(capacity), "--matches", "0", "--give-up", "0", "--seed", str(seed)]
 
 
-# Set by a SIGINT or SIGTERM. The exception the signal raises can be lost: one that comes
-# while a blocking gRPC call waits is raised inside grpcio's Cython wait loop, which does
-# not pass it on. The run's loop looks at this flag too, so a signal always ends it.
+# Set by a SIGINT or SIGTERM. In full test runs a SIGINT was seen to leave the run going
+# (its cause not found). The handlers are installed here for both signals, so a SIGINT
+# ignored by inheritance is caught too, and they also record the signal, which the run's
+# loop checks, in case the exception they raise gets lost on the way.
 _STOPPED: list[int] = []
 
 
