@@ -222,3 +222,43 @@ def test_a_rolling_restart_loses_no_match(cluster, tmp_path):
         finish(bots, timeout=180)
         for match_id, _, seed in matches:
             assert record_of(router, match_id) == uninterrupted("hhl", HHL, seed)
+
+
+def test_domino_serve_runs_several_engines_on_one_database(pg_dsn):
+    """`domino serve --engines 2`: two engines, the gateway and house bots on them all; a
+    match made over REST with house bots is played to its end. On SQLite it says why not."""
+    import re
+    import signal
+    import urllib.request
+
+    refused = subprocess.run([*DOMINO, "serve", "--engines", "2", "--db", "x.sqlite3"],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "PostgreSQL" in refused.stderr, refused.stderr
+    p = subprocess.Popen([*DOMINO, "serve", "--engines", "2", "--db", pg_dsn, "--port", "0",
+                          "--engine-port", "0", "--bots", "random"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = p.stdout.readline()
+        url = re.search(r"(http://\S+/)", line).group(1)
+        deadline = time.monotonic() + 20
+        while True:
+            engines = json.loads(urllib.request.urlopen(url + "api/v1/engines").read())["engines"]
+            if sum(e["live"] for e in engines) == 2:
+                break
+            assert time.monotonic() < deadline, engines
+            time.sleep(0.2)
+        body = json.dumps({"variant": "hhl", "options": {"hands": 1},
+                           "seats": [{"kind": "bot", "strategy": "random"}] * 4}).encode()
+        made = json.loads(urllib.request.urlopen(urllib.request.Request(
+            url + "api/v1/matches", body, {"Content-Type": "application/json"})).read())
+        deadline = time.monotonic() + 60
+        while json.loads(urllib.request.urlopen(
+                url + f"api/v1/matches/{made['match_id']}").read())["status"] != "over":
+            assert time.monotonic() < deadline, "the house bots did not finish the match"
+            time.sleep(0.2)
+        p.send_signal(signal.SIGINT)
+        assert p.wait(30) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
