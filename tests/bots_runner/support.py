@@ -13,8 +13,11 @@ from pathlib import Path
 
 import grpc
 
+from bots.strategies import make_strategy
 from domino_proto.domino.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 from domino_wire import game
+from engine_service import rules
+from engine_service.rules.moves import Move
 from tests.engine.support import start_engine  # noqa: F401 - the runner tests start it from here
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,3 +116,24 @@ def replays(record: dict, tmp_path: Path) -> None:
                           timeout=60, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert "record OK" in done.stdout
+
+
+def greedy_seat_moves(record, seat):
+    """Replay the record's decisions; (made, what the highest-pip rule picks) for `seat`.
+    bots/strategies greedy is that rule exactly: most pips, ties to the first listed, a
+    barricade only when nothing else is legal (then the first listed)."""
+    m = rules.new_match(record["variant"], record["options"], record["seed"],
+                        deals=[{k: d[k] for k in ("hands", "stock", "sleeping") if k in d}
+                               for d in record["deals"]])
+    greedy = make_strategy("greedy")
+    pairs = []
+    for deal in record["deals"]:
+        for entry in deal["moves"]:
+            if "play" not in entry:
+                continue      # draws and passes follow from the rules
+            move = Move.from_dict({k: v for k, v in entry.items() if k != "seat"})
+            if entry["seat"] == seat:
+                pairs.append((move, greedy.choose(m.view(seat), m.legal_moves(seat))))
+            m.play(entry["seat"], move)
+    assert m.over
+    return pairs

@@ -10,11 +10,7 @@ import time
 
 import pytest
 
-from bots.strategies import make_strategy
-from engine_service import rules
-from engine_service.rules.moves import Move
-
-from .support import ROOT, domino_bot, outputs, replays
+from .support import ROOT, domino_bot, greedy_seat_moves, outputs, replays
 
 BOT_CC = ROOT / "bots" / "cpp" / "bot.cc"
 BINARY = ROOT / "build" / "cpp-bot" / "domino-bot"
@@ -53,27 +49,6 @@ def cpp_bot_process(binary, address: str, *args: str, env: dict | None = None):
     return subprocess.Popen([str(binary), "--engine", address, *args], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, **(env or {})})
-
-
-def greedy_seat_moves(record, seat):
-    """Replay the record's decisions; (made, what the highest-pip rule picks) for `seat`.
-    bots/strategies greedy is that rule exactly: most pips, ties to the first listed, a
-    barricade only when nothing else is legal (then the first listed)."""
-    m = rules.new_match(record["variant"], record["options"], record["seed"],
-                        deals=[{k: d[k] for k in ("hands", "stock", "sleeping") if k in d}
-                               for d in record["deals"]])
-    greedy = make_strategy("greedy")
-    pairs = []
-    for deal in record["deals"]:
-        for entry in deal["moves"]:
-            if "play" not in entry:
-                continue      # draws and passes follow from the rules
-            move = Move.from_dict({k: v for k, v in entry.items() if k != "seat"})
-            if entry["seat"] == seat:
-                pairs.append((move, greedy.choose(m.view(seat), m.legal_moves(seat))))
-            m.play(entry["seat"], move)
-    assert m.over
-    return pairs
 
 
 def test_bot_cc_is_short_and_needs_only_the_generated_headers():

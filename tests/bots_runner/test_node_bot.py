@@ -6,33 +6,17 @@ import shutil
 
 import pytest
 
-from bots.strategies import make_strategy
-from engine_service import rules
-from engine_service.rules.moves import Move
-
-from .support import domino_bot, ensure_node_modules, node_bot, outputs, replays
+from .support import (
+    domino_bot,
+    ensure_node_modules,
+    greedy_seat_moves,
+    node_bot,
+    outputs,
+    replays,
+)
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None,
                                 reason="node is not installed: the Node.js bot cannot run")
-
-
-def greedy_seat_moves(record, seat):
-    """Replay the record's decisions; (made, what greedy would make) for `seat`."""
-    m = rules.new_match(record["variant"], record["options"], record["seed"],
-                        deals=[{k: d[k] for k in ("hands", "stock", "sleeping") if k in d}
-                               for d in record["deals"]])
-    greedy = make_strategy("greedy")
-    pairs = []
-    for deal in record["deals"]:
-        for entry in deal["moves"]:
-            if "play" not in entry:
-                continue      # draws and passes follow from the rules
-            move = Move.from_dict({k: v for k, v in entry.items() if k != "seat"})
-            if entry["seat"] == seat:
-                pairs.append((move, greedy.choose(m.view(seat), m.legal_moves(seat))))
-            m.play(entry["seat"], move)
-    assert m.over
-    return pairs
 
 
 @pytest.mark.parametrize("variant, options, node_seat", [("hhl", {"hands": 2}, 1),
