@@ -72,7 +72,7 @@ bench: install
 	$(PY) -m benchmarks
 
 lint: install
-	$(BIN)/ruff check domino_cli domino_wire engine_service bots gateway ladders tests benchmarks tools
+	$(BIN)/ruff check domino_cli domino_wire engine_service plumbing bots gateway ladders tests benchmarks tools
 
 clean:
 	rm -rf $(VENV) $(PROTO_OUT) .pytest_cache .hypothesis .ruff_cache build *.egg-info

@@ -167,7 +167,7 @@ def throughput(db: str, n_engines: int, seed: int, workdir: str) -> dict:
 # ----- commit latency --------------------------------------------------------------------
 def commit_latency(store) -> dict:
     """COMMITS move rows appended (each committed on its own), p50/p99 in µs."""
-    from engine_service.core.store import MatchRow, MoveRow
+    from engine_service.core.storage.rows import MatchRow, MoveRow
 
     store.add_match(MatchRow("bench", "hhl", {"hands": 1, "minutes": None}, 1, None,
                              {"kinds": ["bot"] * 4, "names": [""] * 4,
@@ -206,8 +206,8 @@ def failover(pg, workdir: str) -> dict:
 
 
 def run() -> list[str]:
-    from engine_service.core.pg_store import PostgresStore
-    from engine_service.core.sqlite_store import SQLiteStore
+    from engine_service.core.storage.postgres import PostgresStore
+    from engine_service.core.storage.sqlite import SQLiteStore
     from tests.pg_server import PostgresServer, why_not
 
     why = why_not()

@@ -2,7 +2,7 @@
 
 The engine runs in a child process of its own (``python -m benchmarks.worlds_bench serve``)
 with the per-seat rate lifted, so the figure is the engine's ceiling, not the bound a seat
-gets (2000 worlds/s, core/sampling.py). The client walks a few HHL and Domeng matches with
+gets (2000 worlds/s, core/sampling/service.py). The client walks a few HHL and Domeng matches with
 the first legal move, and at each position asks every seat for its worlds:
 
 * 1000 worlds a call, the same view asked again (a bot thinking: the counting is kept);
@@ -28,7 +28,7 @@ REPEATS = 3                # 1000-world calls per seat and position
 
 def serve() -> None:
     from engine_service.core.engine import Engine
-    from engine_service.core.sampling import WorldService
+    from engine_service.core.sampling.service import WorldService
     from engine_service.rpc.server import start_server
 
     engine = Engine(worlds=WorldService(rate=1e12, burst=1e12))

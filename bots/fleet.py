@@ -1,7 +1,7 @@
 """A pool bot enlisted with every live engine of a cluster.
 
 A pool seat is filled by the engine that plays the match, from the bots enlisted with
-that engine (engine_service/core/pools.py), and a match moves to another engine when its
+that engine (engine_service/core/matches/pools.py), and a match moves to another engine when its
 owner dies. So a pool bot on a cluster keeps one Play stream per live engine, found
 through ListEngines, and follows the membership: a stream for each engine that joins, and
 none for one that has left. Against a lone engine (no cluster) it is exactly one Runner.
@@ -19,7 +19,7 @@ import grpc
 from domino_proto.domino.v1 import engine_pb2, engine_pb2_grpc
 from domino_wire.routing import addresses_of
 
-from .runner import Runner, RunnerError, Stats
+from .runner import FirstLegal, Runner, RunnerError, Stats, as_strategy, listens, pool_hello
 
 log = logging.getLogger("bots.fleet")
 
@@ -161,3 +161,22 @@ class PoolFleet:
                                                    if a not in self.addresses])
         self.stop()
         self._wait()
+
+
+def play_pool(address: str, pool: str, name: str, bot=None, *, make_bot: Callable | None = None,
+              matches: int = 1, capacity: int = 1, secret: str = "", **options) -> list[dict]:
+    """Enlist in `pool` as `name` (with the pool's enlist `secret`) and play the matches
+    the engine seats this bot in,
+    `capacity` at once, until `matches` are over (0: until stopped). Each match gets
+    `make_bot(match_id, seat)`, or the one `bot` for all (default: the first legal move).
+    Returns the results in the order the matches ended. With `bot`, the stream asks for
+    EventBatches only when it listens to them; with `make_bot`, pass `events=False` to go
+    without."""
+    if make_bot is None:
+        bot = FirstLegal() if bot is None else bot
+        options.setdefault("events", listens(as_strategy(bot)))
+        make_bot = lambda match_id, seat: bot   # noqa: E731
+    fleet = PoolFleet(address, pool_hello(pool, name, capacity, secret), make_bot,
+                      matches=matches, label=options.pop("label", f"pool {pool} as {name}"),
+                      **options)
+    return fleet.run()

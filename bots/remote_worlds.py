@@ -15,7 +15,7 @@ import grpc
 from domino_proto.domino.v1 import play_pb2, play_pb2_grpc
 from engine_service.rules.tiles import Tile
 
-MAX_PER_CALL = 1000     # the engine's bound (engine_service/core/sampling.py MAX_WORLDS)
+MAX_PER_CALL = 1000     # the engine's bound (engine_service/core/sampling/service.py MAX_WORLDS)
 
 
 class RemoteWorlds:

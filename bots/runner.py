@@ -5,7 +5,7 @@ to ``on_event(event)``. The runner speaks the Play service of the engine
 (proto/domino/v1/play.proto, walked through in docs/bots.md) on its behalf:
 
 - authenticates with a match id and a seat token (``play``), or enlists in a bot pool by
-  name (``play_pool``) and plays match after match; asks for no EventBatch
+  name (``bots.fleet.play_pool``) and plays match after match; asks for no EventBatch
   (Hello.skip_events) when the strategy does not listen to events;
 - turns each TurnRequest into the view a strategy reads (the dict of docs/views.md, read
   from the typed view on first use: domino_wire.game.LazyView) and rules ``Move`` values,
@@ -50,9 +50,9 @@ from domino_proto.domino.v1 import play_pb2, play_pb2_grpc
 from domino_wire import game
 from domino_wire.names import VARIANT
 from domino_wire.routing import RETRY_S, addresses_of, where_next
-from engine_service.plumbing.clock import Alarm, Clock
-from engine_service.plumbing.inbox import Inbox
 from engine_service.rules.moves import Move
+from plumbing.alarms import Alarm, Alarms
+from plumbing.inbox import Inbox
 
 log = logging.getLogger("bots.runner")
 
@@ -124,7 +124,7 @@ def as_strategy(bot) -> Strategy:
 
 
 _io: asyncio.AbstractEventLoop | None = None
-_clock: Clock | None = None
+_clock: Alarms | None = None
 _singletons = threading.Lock()   # guards the lazily made I/O loop and timer
 
 
@@ -144,13 +144,13 @@ def _on_io(coro):
     return asyncio.run_coroutine_threadsafe(coro, io_loop()).result()
 
 
-def deadlines() -> Clock:
+def deadlines() -> Alarms:
     """The process's one timer thread for every turn's fallback answer (a turn costs a
     heap push, not a thread)."""
     global _clock
     with _singletons:
         if _clock is None:
-            _clock = Clock()
+            _clock = Alarms()
         return _clock
 
 
@@ -659,26 +659,6 @@ def play(address: str, match_id: str, seat_token: str, bot=None, **options) -> d
     runner = Runner(address, seat_hello(match_id, seat_token), lambda m, s: bot, matches=1,
                     label=options.pop("label", f"match {match_id}"), **options)
     return runner.run()[0]
-
-
-def play_pool(address: str, pool: str, name: str, bot=None, *, make_bot: Callable | None = None,
-              matches: int = 1, capacity: int = 1, secret: str = "", **options) -> list[dict]:
-    """Enlist in `pool` as `name` (with the pool's enlist `secret`) and play the matches
-    the engine seats this bot in,
-    `capacity` at once, until `matches` are over (0: until stopped). Each match gets
-    `make_bot(match_id, seat)`, or the one `bot` for all (default: the first legal move).
-    Returns the results in the order the matches ended. With `bot`, the stream asks for
-    EventBatches only when it listens to them; with `make_bot`, pass `events=False` to go
-    without."""
-    if make_bot is None:
-        bot = FirstLegal() if bot is None else bot
-        options.setdefault("events", listens(as_strategy(bot)))
-        make_bot = lambda match_id, seat: bot   # noqa: E731
-    from .fleet import PoolFleet  # (fleet.py builds on this module)
-    fleet = PoolFleet(address, pool_hello(pool, name, capacity, secret), make_bot,
-                      matches=matches, label=options.pop("label", f"pool {pool} as {name}"),
-                      **options)
-    return fleet.run()
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ DB_HELP = (f"the store: a SQLite file (default {DEFAULT_DB}; ':memory:' keeps no
 
 def make_folder_of(db: str) -> None:
     """A SQLite file's folder, made when missing (the engine makes the file)."""
-    from engine_service.core.store import is_dsn
+    from engine_service.core.storage.factory import is_dsn
     if db != ":memory:" and not is_dsn(db) and os.path.dirname(db):
         os.makedirs(os.path.dirname(db), exist_ok=True)
 
@@ -151,8 +151,7 @@ def run_engine(args) -> int:
     import sqlite3
 
     from engine_service.core.engine import Engine
-    from engine_service.core.sqlite_store import StoreDamaged
-    from engine_service.core.store import StoreUnavailable
+    from engine_service.core.storage.rows import StoreDamaged, StoreUnavailable
     from engine_service.rpc.server import start_server
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")

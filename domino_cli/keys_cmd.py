@@ -15,7 +15,7 @@ from .failures import Failure
 
 
 def add_subcommands(subparsers) -> None:
-    from engine_service.core.keys import Quotas
+    from engine_service.core.security.keys import Quotas
 
     q = Quotas()
     k = subparsers.add_parser("keys", help="operator API keys: create, list, revoke")
@@ -50,11 +50,12 @@ def _store(db: str, create: bool = True):
     import os
     import sqlite3
 
-    from engine_service.core.sqlite_store import SQLiteStore
-    from engine_service.core.store import StoreUnavailable, is_dsn
+    from engine_service.core.storage.factory import is_dsn
+    from engine_service.core.storage.rows import StoreUnavailable
+    from engine_service.core.storage.sqlite import SQLiteStore
 
     if is_dsn(db):
-        from engine_service.core.pg_store import PostgresStore
+        from engine_service.core.storage.postgres import PostgresStore
         try:
             return PostgresStore(db)
         except StoreUnavailable as e:
@@ -77,9 +78,9 @@ def _store(db: str, create: bool = True):
 
 
 def create_key(args) -> int:
-    from engine_service.core import limits
     from engine_service.core.errors import EngineError
-    from engine_service.core.keys import Keys, Quotas
+    from engine_service.core.security import limits
+    from engine_service.core.security.keys import Keys, Quotas
 
     try:
         limits.text(args.name, "name", limits.NAME_MAX, required=True,
@@ -122,9 +123,9 @@ def revoke_key(args) -> int:
 
 
 def create_pool(args) -> int:
-    from engine_service.core import limits
     from engine_service.core.errors import EngineError
-    from engine_service.core.pools import Pools
+    from engine_service.core.matches.pools import Pools
+    from engine_service.core.security import limits
 
     try:
         limits.text(args.name, "name", limits.POOL_MAX, required=True, pattern=limits.POOL_NAME)

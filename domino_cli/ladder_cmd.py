@@ -41,7 +41,7 @@ UNREACHABLE_S = 120  # how long the engine may be away (e.g. restarting) before 
 
 
 def _run_options() -> str:
-    from engine_service.core.ladder_director import DEFAULT_OPTIONS
+    from engine_service.core.ladders.director import DEFAULT_OPTIONS
 
     return (options_help(DEFAULT_OPTIONS, "ladder run") + "\n\nGiving any option replaces "
             "the ladder's defaults: --option minutes=5 alone\nplays 5 minutes a match, with no "

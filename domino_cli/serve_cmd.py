@@ -16,7 +16,7 @@ import subprocess
 import sys
 import threading
 
-from engine_service.core.store import is_dsn
+from engine_service.core.storage.factory import is_dsn
 from gateway.house import pool_of
 
 from .argtypes import ENGINE_HELP, POSITIVE
@@ -161,7 +161,7 @@ def house_pools(strategies: list[str]) -> dict[str, str]:
     """A fresh enlist secret for each house pool, {pool: secret}: the engine defines the
     pools from the environment variable DOMINO_POOL_SECRETS (a JSON object) at start, and
     each house bot gets its own in DOMINO_POOL_SECRET."""
-    from engine_service.core.keys import new_secret
+    from engine_service.core.security.keys import new_secret
 
     return {pool_of(s): new_secret("ps_") for s in strategies}
 

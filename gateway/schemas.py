@@ -17,7 +17,7 @@ STATUSES = MATCH_STATUS.words
 SEAT_KINDS = SEAT_KIND.words
 MAX_SEED = 2**63 - 1
 MAX_CLOCK_MS = 3_600_000
-MAX_WORLDS = 1000            # engine_service/core/sampling.py MAX_WORLDS
+MAX_WORLDS = 1000            # engine_service/core/sampling/service.py MAX_WORLDS
 MAX_WORLD_SEED = 2**64 - 1   # SampleWorldsRequest.seed is a uint64
 
 

@@ -13,7 +13,7 @@ from .schemas_game import options_field
 FORMATS = LADDER_FORMAT.words
 LADDER_STATUSES = LADDER_STATUS.words
 LADDER_MATCH_STATUSES = ("playing", "counted", "void")
-# The engine's own bounds (engine_service/core/ladder_director.py, limits.py); checked here
+# The engine's own bounds (engine_service/core/ladders/director.py, security/limits.py); checked here
 # too so that a REST client hears of a bad field at once. tests/gateway checks they agree.
 ENTRANT_NAME = r"^[A-Za-z0-9_.-]{1,40}$"
 MAX_ENTRANTS = 16

@@ -2,6 +2,6 @@
 
 Pure (no I/O, nothing of the other packages: tests/layers checks it): a ladder's
 results are immutable, and the standings are always recomputed from them. The engine
-(engine_service/core/ladder_director.py) schedules the real matches and stores the
+(engine_service/core/ladders/director.py) schedules the real matches and stores the
 results; bots/inprocess_ladder.py plays a ladder in-process.
 """

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 
 from engine_service import rules
-from engine_service.core.seats import BOT, PERSON
+from engine_service.core.matches.seats import BOT, PERSON
 
 from . import cases as C
 from .bot import BotProcess

@@ -4,7 +4,8 @@ The rpc layer calls one method per request. Looking a match up is a dict read; a
 that each request holds only its match's lock (the referee's), so no lock spans matches.
 
 Every input is checked here, at the edge, before anything is looked up or stored
-(limits.py); work is created only by a principal within its quotas (keys.py). A match that
+(security/limits.py); work is created only by a principal within its quotas
+(security/keys.py). A match that
 ends leaves memory: at most FINISHED_KEPT finished matches stay loaded for readers, the
 others are read back from the store when asked for.
 """
@@ -16,22 +17,24 @@ import secrets
 import threading
 from collections import Counter, OrderedDict
 
+from plumbing.alarms import Alarms
+
 from .. import rules
-from ..plumbing.clock import Clock
 from ..rules.errors import shown
-from . import forking, limits
-from .cluster import Cluster
+from .cluster.membership import Cluster
 from .errors import EngineError, Reason
-from .keys import OPEN_PRINCIPAL, Keys, Principal
-from .ladder_director import Ladders
-from .ladder_store import LadderStore
-from .pools import Pools
-from .referee import LIVE, OVER, WAITING, Accepted, Referee, SeatView, public_seat
-from .sampling import WorldService
-from .seats import BOT, DEFAULT_CLOCK_MS, PERSON
-from .sqlite_store import SQLiteStore, StoreDamaged
-from .store import MatchRow, Store, open_stores
-from .updates import Subscriber, UpdateQueue
+from .ladders.director import Ladders
+from .matches import forking
+from .matches.pools import Pools
+from .matches.referee import LIVE, OVER, WAITING, Accepted, Referee, SeatView, public_seat
+from .matches.seats import BOT, DEFAULT_CLOCK_MS, PERSON
+from .matches.updates import Subscriber, UpdateQueue
+from .sampling.service import WorldService
+from .security import limits
+from .security.keys import OPEN_PRINCIPAL, Keys, Principal
+from .storage.factory import open_store
+from .storage.rows import MatchRow, StoreDamaged
+from .storage.sql import SQLStore
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +44,8 @@ LADDER_POOL_PREFIX = "ladder-"   # the ladders' own pools: no one else may name 
 
 
 class Engine:
-    def __init__(self, store: Store | None = None, clock: Clock | None = None,
-                 ladder_store: LadderStore | None = None, keys_required: bool = False,
+    def __init__(self, store: SQLStore | None = None, alarms: Alarms | None = None,
+                 keys_required: bool = False,
                  max_live: int = MAX_LIVE_MATCHES, yardsticks: dict | None = None,
                  worlds: WorldService | None = None):
         """`yardsticks`: name -> a function making a strategy the engine plays itself, in
@@ -50,8 +53,8 @@ class Engine:
         and so never plays over the wire). The composition root (domino_cli) gives them:
         the engine imports no bots. `worlds`: the SampleWorlds service (its rate)."""
         self.yardsticks = dict(yardsticks or {})
-        self.store = store if store is not None else SQLiteStore(":memory:")
-        self.clock = clock if clock is not None else Clock()
+        self.store = store if store is not None else open_store(":memory:")
+        self.alarms = alarms if alarms is not None else Alarms()
         self.keys = Keys(self.store, keys_required)
         self.max_live = max_live
         self._referees: dict[str, Referee] = {}          # waiting and live
@@ -60,17 +63,16 @@ class Engine:
         self._lock = threading.Lock()    # the maps above, and loading a finished match
         self.pools = Pools(self.store)
         self.worlds = worlds if worlds is not None else WorldService()
-        self.ladders = Ladders(self, ladder_store if ladder_store is not None else LadderStore())
+        self.ladders = Ladders(self, self.store.ladders)
         self.address = ""   # where this engine serves, as told by its command line
         # Only a store several engines can share makes a cluster; it starts at join().
-        self.cluster = Cluster(self, self.store) if getattr(self.store, "shared", False) else None
+        self.cluster = Cluster(self, self.store) if self.store.shared else None
 
     @classmethod
     def open(cls, db: str, **options) -> Engine:
         """An engine on the store `db`: a SQLite file (or ":memory:"), or a PostgreSQL
         database (postgresql://...): matches and ladders."""
-        store, ladder_store = open_stores(db)
-        return cls(store, ladder_store=ladder_store, **options)
+        return cls(open_store(db), **options)
 
     # ----- lifecycle ------------------------------------------------------------------
     def recover(self) -> list[str]:
@@ -81,7 +83,7 @@ class Engine:
         restored = []
         for row in self.store.unfinished():
             try:
-                referee = Referee.restore(row, self.store, self.clock, self._over,
+                referee = Referee.restore(row, self.store, self.alarms, self._over,
                                           on_lost=self._lost, yardsticks=self.yardsticks)
             except (rules.MalformedInput, rules.IllegalMove, KeyError, TypeError,
                     ValueError) as e:
@@ -113,7 +115,7 @@ class Engine:
         clocks; False (logged) when it cannot be replayed."""
         row = self.store.match(match_id)
         try:
-            referee = Referee.restore(row, self.store, self.clock, self._over,
+            referee = Referee.restore(row, self.store, self.alarms, self._over,
                                       on_lost=self._lost, yardsticks=self.yardsticks)
         except Exception:
             log.exception("match %s: taken over, but its log does not replay", match_id)
@@ -139,7 +141,7 @@ class Engine:
             self._live_by[referee.row.created_by] -= 1
         self.pools.forget(referee)
         referee.release()
-        getattr(self.store, "epochs", {}).pop(match_id, None)
+        self.store.epochs.pop(match_id, None)
         log.warning("match %s dropped at version %d: %s", match_id, referee.version, why)
 
     def _lost(self, referee: Referee) -> None:
@@ -172,9 +174,8 @@ class Engine:
         self.ladders.close()
         for referee in list(self._referees.values()):
             referee.close()
-        self.clock.stop()
+        self.alarms.stop()
         self.store.close()
-        self.ladders.store.close()
 
     # ----- creating and seating -------------------------------------------------------
     def create_match(self, variant: str, options: dict | None = None, seed: int | None = None,
@@ -256,9 +257,9 @@ class Engine:
             if not ladder:
                 self.keys.charge_creation(principal, self._live_by[principal.name])
             row = MatchRow(secrets.token_hex(8), variant, match.options, seed, deals, settings,
-                           self.clock.now(), WAITING, created_by=principal.name)
+                           self.alarms.now(), WAITING, created_by=principal.name)
             self.store.add_match(row)
-            referee = Referee(row, self.store, self.clock, on_over=self._over,
+            referee = Referee(row, self.store, self.alarms, on_over=self._over,
                               on_lost=self._lost, yardsticks=self.yardsticks)
             self._referees[row.id] = referee
             self._live_by[principal.name] += 1
@@ -392,7 +393,7 @@ class Engine:
         return seat, referee.submit(seat, version, move_id, move_text)
 
     def sample_worlds(self, match_id: str, seat_token: str, count: int, seed: int):
-        """Worlds for the token's seat from its own view (core/sampling.py): returns
+        """Worlds for the token's seat from its own view (sampling/service.py): returns
         (seat, the SeatView they agree with, the worlds, the sampler)."""
         self.worlds.check(count, seed)
         referee, seat = self.seat(match_id, seat_token)

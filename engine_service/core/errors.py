@@ -1,7 +1,7 @@
 """The engine's refusals: one exception, a stable reason code, and its status category.
 
 Every reason the engine can give is a member of `Reason`, and `STATUS` gives each one the
-name of its gRPC status code (the error table of docs/protocol.md and shared/design.md);
+name of its gRPC status code (the error tables of docs/protocol.md and docs/design.md);
 tests/engine/test_reasons.py checks that no member lacks one. Only the rpc layer turns the
 name into a grpc.StatusCode, so this module stays free of grpc.
 """

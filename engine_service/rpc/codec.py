@@ -20,10 +20,10 @@ from domino_wire.names import MATCH_STATUS, SEAT_KIND, VARIANT
 from domino_wire.parts import field_number, frame
 
 from .. import rules
-from ..core import limits
 from ..core.errors import EngineError
-from ..core.referee import Accepted, Referee, SeatView
-from ..core.updates import Update
+from ..core.matches.referee import Accepted, Referee, SeatView
+from ..core.matches.updates import Update
+from ..core.security import limits
 from ..rules.tiles import HI, LO
 
 

@@ -8,7 +8,7 @@ from domino_proto.domino.v1 import ladder_pb2, ladder_pb2_grpc
 from domino_wire import game
 from domino_wire.names import LADDER_FORMAT, LADDER_STATUS, VARIANT
 
-from ..core.ladder_director import Director, pool_of
+from ..core.ladders.director import Director, pool_of
 from . import codec
 from .status import bearer, refusals
 

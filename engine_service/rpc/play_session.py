@@ -32,13 +32,14 @@ from grpc._cython import cygrpc
 
 from domino_proto.domino.v1 import play_pb2
 from domino_wire.names import VARIANT
+from plumbing.inbox import CLOSED, Inbox
 
-from ..core import limits, metrics
+from ..core import metrics
 from ..core.engine import Engine
 from ..core.errors import EngineError, Reason
-from ..core.referee import Referee, SeatView
-from ..core.updates import Moved, Subscriber, Update
-from ..plumbing.inbox import CLOSED, Inbox
+from ..core.matches.referee import Referee, SeatView
+from ..core.matches.updates import Moved, Subscriber, Update
+from ..core.security import limits
 from ..rules.errors import shown
 from . import codec
 from .streams import send_all, serve_inbox

@@ -30,8 +30,9 @@ from domino_proto.domino.v1 import (
     play_pb2_grpc,
 )
 
-from ..core import limits, metrics
+from ..core import metrics
 from ..core.engine import Engine
+from ..core.security import limits
 from . import codec
 from .decode import add_service
 from .ladder_service import LadderServicer

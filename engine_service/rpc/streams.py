@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Protocol
 
-from ..plumbing.inbox import CLOSED, KEEPALIVE, Inbox
+from plumbing.inbox import CLOSED, KEEPALIVE, Inbox
 
 
 class Session(Protocol):

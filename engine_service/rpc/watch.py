@@ -7,10 +7,10 @@ decides which (engine_service/core/engine.py), as it does for every other call.
 from __future__ import annotations
 
 from domino_proto.domino.v1 import engine_pb2
+from plumbing.inbox import Inbox
 
 from ..core.engine import Engine
-from ..core.updates import Moved
-from ..plumbing.inbox import Inbox
+from ..core.matches.updates import Moved
 from . import codec
 from .streams import serve_inbox
 

@@ -1,4 +1,4 @@
-"""The two kinds of "no" the rules core gives, named once (see shared/design.md).
+"""The two kinds of "no" the rules core gives, named once (docs/design.md, "Errors").
 
 MalformedInput: the input cannot be understood at all (bad tile text, unknown arm, a
 deal that is not a full set). IllegalMove: the input is understood but not allowed here

@@ -11,7 +11,7 @@ import pytest
 
 from bots.simulate import SIM_DEFAULTS
 from domino_wire import game
-from engine_service.core.ladder_director import DEFAULT_OPTIONS
+from engine_service.core.ladders.director import DEFAULT_OPTIONS
 from engine_service.rules import VARIANTS
 
 from .support import run, start

@@ -18,7 +18,7 @@ from domino_proto.domino.v1 import engine_pb2
 from domino_wire.routing import Router
 from tests.engine.support import start_engine
 
-LEASE_S = 2.0      # engine_service/core/cluster.py: a silent engine is dead after this
+LEASE_S = 2.0      # engine_service/core/cluster/membership.py: a silent engine is dead after this
 
 
 class EngineCluster:

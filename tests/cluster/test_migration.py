@@ -5,9 +5,9 @@ from the same rows."""
 import psycopg
 
 from engine_service import rules
-from engine_service.core import pg_store
 from engine_service.core.engine import Engine
-from engine_service.core.store import MoveRow
+from engine_service.core.storage import postgres as pg_store
+from engine_service.core.storage.rows import MoveRow
 from tests.engine.test_store import row
 
 

@@ -3,17 +3,17 @@
 import pytest
 
 from engine_service.core.engine import Engine
-from engine_service.plumbing.clock import ManualClock
 from engine_service.rpc.server import start_server
+from plumbing.alarms import ManualAlarms
 
 from .support import Served
 
 
-def serve(db=":memory:", clock=None):
-    engine = Engine.open(db, clock=clock)
+def serve(db=":memory:", alarms=None):
+    engine = Engine.open(db, alarms=alarms)
     server, port = start_server(engine, "127.0.0.1", 0, max_workers=64)
     s = Served(engine, server, port)
-    s.clock = engine.clock
+    s.alarms = engine.alarms
     yield s
     s.channel.close()
     server.stop(0).wait()
@@ -28,5 +28,5 @@ def served(store_db):
 
 @pytest.fixture
 def served_manual(store_db):
-    """An engine whose turn clocks move only when the test advances `served.clock`."""
-    yield from serve(store_db, ManualClock())
+    """An engine whose turn clocks move only when the test advances `served.alarms`."""
+    yield from serve(store_db, ManualAlarms())

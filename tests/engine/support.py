@@ -157,5 +157,5 @@ def clock_plays_for(served, match_id: str, seat: int) -> None:
              what=f"seat {seat}'s turn with its clock armed")
     if not referee.match.over:
         version = referee.version
-        served.clock.advance(referee.seats[seat].clock_ms / 1000)
+        served.alarms.advance(referee.seats[seat].clock_ms / 1000)
         assert referee.version > version, "the clock did not play"

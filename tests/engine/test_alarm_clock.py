@@ -2,11 +2,11 @@
 
 import threading
 
-from engine_service.plumbing.clock import Clock, ManualClock
+from plumbing.alarms import Alarms, ManualAlarms
 
 
 def test_a_manual_clock_runs_due_alarms_in_order_and_skips_cancelled_ones():
-    clock, fired = ManualClock(start=100.0), []
+    clock, fired = ManualAlarms(start=100.0), []
     clock.set(2.0, lambda: fired.append("b"))
     clock.set(1.0, lambda: fired.append("a"))
     late = clock.set(3.0, lambda: fired.append("never"))
@@ -20,7 +20,7 @@ def test_a_manual_clock_runs_due_alarms_in_order_and_skips_cancelled_ones():
 
 
 def test_an_alarm_set_by_an_alarm_runs_when_its_time_comes_within_the_same_advance():
-    clock, fired = ManualClock(), []
+    clock, fired = ManualAlarms(), []
     clock.set(1.0, lambda: clock.set(1.0, lambda: fired.append(clock.now())))
     start = clock.now()
     clock.advance(3.0)
@@ -28,7 +28,7 @@ def test_an_alarm_set_by_an_alarm_runs_when_its_time_comes_within_the_same_advan
 
 
 def test_the_real_clock_survives_a_failing_callback_and_an_alarm_far_in_the_future():
-    clock = Clock()
+    clock = Alarms()
     try:
         done = threading.Event()
         clock.set(10.0 ** 12, lambda: None)          # past threading.TIMEOUT_MAX

@@ -1,6 +1,6 @@
 """Turn clocks: a hung, a disconnecting and a garbage-sending bot never stall a match.
 
-The engine runs on a manual clock (engine_service.plumbing.clock.ManualClock): a turn
+The engine runs on a manual clock (plumbing.alarms.ManualAlarms): a turn
 clock runs out only when a test moves the clock, so nothing here sleeps, and every
 timeout falls exactly where the test says.
 """
@@ -202,7 +202,7 @@ def test_an_abandoned_match_is_played_at_the_pace_of_its_clocks_not_at_once(serv
         clock_plays_for(served, match_id, referee.match.to_move)
     for _ in range(5):                       # now one move per turn clock, no more
         version = referee.version
-        served.clock.advance(CLOCK_MS / 1000)
+        served.alarms.advance(CLOCK_MS / 1000)
         assert referee.version == version + 1
     assert not referee.match.over
     kinds = [e.kind for t in referee.history for e in t.accepted.events]

@@ -7,8 +7,8 @@ import queue
 
 from domino_proto.domino.v1 import game_pb2, play_pb2, play_pb2_grpc
 from domino_wire import game
-from engine_service.core import ladder_director
-from engine_service.core.referee import RETRY_S
+from engine_service.core.ladders import director as ladder_director
+from engine_service.core.matches.referee import RETRY_S
 
 from .support import clock_plays_for, wait_for
 
@@ -29,11 +29,11 @@ def test_a_failing_turn_clock_callback_holds_up_only_its_match_and_is_retried(
 
     monkeypatch.setattr(broken, "_play_for", fails_once)
     with caplog.at_level(logging.ERROR):
-        served.clock.advance(0.1)          # both clocks run out; one callback fails
+        served.alarms.advance(0.1)          # both clocks run out; one callback fails
     assert failures == [0] and broken.version == 0
     assert other.version == 1              # the other match went on
     assert f"match {broken_id}" in caplog.text and "injected" in caplog.text
-    served.clock.advance(RETRY_S)          # and the failed one is tried again
+    served.alarms.advance(RETRY_S)          # and the failed one is tried again
     assert broken.version == 1
     clock_plays_for(served, other_id, other.match.to_move)   # the clock thread lives on
 

@@ -3,8 +3,8 @@
 import asyncio
 import threading
 
-from engine_service.plumbing import inbox as inbox_module
-from engine_service.plumbing.inbox import KEEPALIVE, Inbox
+from plumbing import inbox as inbox_module
+from plumbing.inbox import KEEPALIVE, Inbox
 
 
 def test_items_come_in_order_from_the_loop_and_from_other_threads():

@@ -6,7 +6,7 @@ import time
 import grpc
 import pytest
 
-from engine_service.core.store import is_dsn, open_stores
+from engine_service.core.storage.factory import is_dsn, open_store
 from tests.metrics_support import Scrape, free_port
 
 from .support import Client, finish, refusal, start_bot, start_engine
@@ -52,7 +52,7 @@ def test_the_counters_match_a_played_match_a_refusal_and_the_turn_clock(metered)
     idle_id, _ = client.new_match("hhl", {"hands": 1}, seed=6, clock_ms=100)
     idle = wait_over(client, idle_id).version
 
-    store = open_stores(db)[0]
+    store = open_store(db)
     try:
         causes = [m.cause for m in store.moves(match_id)]
         idle_causes = [m.cause for m in store.moves(idle_id)]

@@ -392,7 +392,7 @@ def test_ladders_are_bounded_and_cancelled_by_their_creator(served):
 
 def test_matches_are_capped_per_principal_and_for_the_engine(served):
     from engine_service.core.errors import EngineError
-    from engine_service.core.keys import Principal, Quotas
+    from engine_service.core.security.keys import Principal, Quotas
 
     engine = served.engine
     tight = Principal("tight", Quotas(live_matches=2, matches_per_minute=3))

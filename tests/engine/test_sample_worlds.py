@@ -15,8 +15,8 @@ import pytest
 from domino_proto.domino.v1 import engine_pb2, play_pb2, play_pb2_grpc
 from domino_wire import game
 from engine_service.core.engine import Engine
-from engine_service.core.sampling import WorldService, seat_view_dict
-from engine_service.core.sqlite_store import SQLiteStore
+from engine_service.core.sampling.service import WorldService, seat_view_dict
+from engine_service.core.storage.sqlite import SQLiteStore
 from engine_service.rpc.server import start_server
 from engine_service.rules import new_match, worlds
 from engine_service.rules.tiles import Tile

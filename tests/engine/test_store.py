@@ -5,15 +5,10 @@ import time
 import pytest
 
 from engine_service.core.engine import Engine
-from engine_service.core.referee import Referee
-from engine_service.core.sqlite_store import CHECKPOINT_S, SQLiteStore
-from engine_service.core.store import MatchRow, MoveRow, open_stores
-
-
-def open_store(db):
-    store, ladders = open_stores(db)
-    ladders.close()
-    return store
+from engine_service.core.matches.referee import Referee
+from engine_service.core.storage.factory import open_store
+from engine_service.core.storage.rows import MatchRow, MoveRow
+from engine_service.core.storage.sqlite import CHECKPOINT_S, SQLiteStore
 
 
 def row(id_="m1", status="waiting"):
@@ -123,7 +118,7 @@ def test_a_store_that_stops_answering_refuses_the_move_and_leaves_no_gap(store_d
     what its log holds, from the moves the referee kept, so no move is ever played on a
     state the log does not have."""
     from engine_service.core.errors import EngineError, Reason
-    from engine_service.core.store import StoreUnavailable
+    from engine_service.core.storage.rows import StoreUnavailable
 
     engine = Engine.open(store_db)
     if engine.cluster is not None:
@@ -160,3 +155,67 @@ def test_a_store_that_stops_answering_refuses_the_move_and_leaves_no_gap(store_d
         assert replayed.match.record() == referee.match.record()
     finally:
         engine.close()
+
+
+# A store file as version 2 left it: no owner or epoch on matches, and the ladders' tables
+# made by the ladder store of their own that version had (here without its `error` column,
+# as the oldest files have it).
+VERSION_2 = """
+CREATE TABLE matches (id TEXT PRIMARY KEY, variant TEXT NOT NULL, options TEXT NOT NULL,
+  seed INTEGER NOT NULL, deals TEXT, settings TEXT NOT NULL, created REAL NOT NULL,
+  status TEXT NOT NULL, result TEXT, version INTEGER NOT NULL DEFAULT 0,
+  created_by TEXT NOT NULL DEFAULT '');
+CREATE TABLE seats (match_id TEXT NOT NULL, seat INTEGER NOT NULL, token_hash TEXT NOT NULL,
+  name TEXT NOT NULL DEFAULT '', PRIMARY KEY (match_id, seat));
+CREATE TABLE moves (match_id TEXT NOT NULL, version INTEGER NOT NULL, seat INTEGER NOT NULL,
+  move TEXT NOT NULL, cause TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (match_id, version))
+  WITHOUT ROWID;
+CREATE TABLE api_keys (name TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE,
+  quotas TEXT NOT NULL, created REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE pools (name TEXT PRIMARY KEY, secret_hash TEXT NOT NULL, created REAL NOT NULL);
+CREATE TABLE ladders (id TEXT PRIMARY KEY, spec TEXT NOT NULL, status TEXT NOT NULL,
+  created REAL NOT NULL);
+CREATE TABLE ladder_matches (ladder_id TEXT NOT NULL, match_id TEXT NOT NULL,
+  idx INTEGER NOT NULL, status TEXT NOT NULL, PRIMARY KEY (ladder_id, match_id));
+CREATE TABLE ladder_results (ladder_id TEXT NOT NULL, idx INTEGER NOT NULL, row TEXT NOT NULL,
+  PRIMARY KEY (ladder_id, idx));
+PRAGMA user_version = 2;
+"""
+
+
+def test_a_version_2_sqlite_file_is_brought_up_to_date_and_its_live_match_restored(tmp_path):
+    import json
+    import sqlite3
+
+    from engine_service.core.storage import sqlite as sqlite_module
+
+    path = str(tmp_path / "old.sqlite3")
+    db = sqlite3.connect(path)
+    db.executescript(VERSION_2)
+    r = row()
+    db.execute("INSERT INTO matches VALUES (?, ?, ?, ?, NULL, ?, ?, 'live', NULL, 0, 'open')",
+               (r.id, r.variant, json.dumps(r.options), r.seed, json.dumps(r.settings),
+                r.created))
+    db.executemany("INSERT INTO seats VALUES (?, ?, ?, '')",
+                   [(r.id, s, f"h{s}") for s in range(4)])
+    db.execute("INSERT INTO moves VALUES (?, 1, 3, '0-0', 'seat', 1.0)", (r.id,))   # its opening
+    db.execute("INSERT INTO ladders VALUES ('L1', '{}', 'done', 5.0)")
+    db.execute("INSERT INTO ladder_results VALUES ('L1', 0, '{\"a\": 1}')")
+    db.commit()
+    db.close()
+
+    store = SQLiteStore(path)
+    try:
+        (version,), = store._read("PRAGMA user_version")
+        assert version == sqlite_module.SCHEMA_VERSION == 3
+        columns = {t: {c[1] for c in store._read(f"PRAGMA table_info({t})")}
+                   for t in ("matches", "ladders")}
+        assert {"owner", "epoch"} <= columns["matches"]
+        assert {"owner", "epoch", "error"} <= columns["ladders"]
+        assert store.ladders.ladder("L1") == ("L1", {}, "done", 5.0, "")
+        assert store.ladders.results("L1") == [{"a": 1}]
+        referee = Referee.restore(store.match(r.id), store, None)
+        assert referee.version == 1 and referee.status == "live"
+        assert store.moves(r.id) == [MoveRow(1, 3, "0-0", "seat", 1.0)]
+    finally:
+        store.close()

@@ -7,8 +7,8 @@ import pytest
 from gateway_support import error
 
 from engine_service.core.engine import Engine
-from engine_service.core.sampling import WorldService
-from engine_service.core.sqlite_store import SQLiteStore
+from engine_service.core.sampling.service import WorldService
+from engine_service.core.storage.sqlite import SQLiteStore
 from engine_service.rpc.server import start_server
 from engine_service.rules import worlds
 from engine_service.rules.tiles import Tile

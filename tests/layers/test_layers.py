@@ -1,9 +1,10 @@
-"""The layers of the house (shared/design.md, docs/architecture.md), checked on every import.
+"""The layers of the house (docs/architecture.md), checked on every import.
 
 Every import of every module counts, the ones inside functions too. A relative import is
 resolved to the module it names. The rules are the table LAYERS below; each package (or
-sub-package) may import only what its row allows, and the top-level packages must not
-import each other in a cycle.
+sub-package) may import only what its row allows; the rooms of the engine's core import
+only the rooms below them (CORE_ROOMS); and no two packages, nor two modules, import each
+other in a cycle, directly or round a longer loop.
 """
 
 import ast
@@ -11,8 +12,8 @@ import pathlib
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-OURS = ("engine_service", "bots", "gateway", "ladders", "domino_cli", "domino_wire",
-        "domino_proto")
+OURS = ("engine_service", "plumbing", "bots", "gateway", "ladders", "domino_cli",
+        "domino_wire", "domino_proto")
 # Standard-library modules that do I/O, talk to the network or the clock: not in the rules.
 IO_STDLIB = {"os", "io", "socket", "sqlite3", "subprocess", "threading", "asyncio", "time",
              "datetime", "pathlib", "shutil", "urllib", "http", "logging", "select",
@@ -82,9 +83,8 @@ LAYERS = {
     # pure: the standard library without I/O, and itself
     "engine_service.rules": lambda n: not (under(n, ["engine_service.rules"])
                                            or stdlib_only(n, io_allowed=False)),
-    # plumbing shared with the bots: the standard library only
-    "engine_service.plumbing": lambda n: not (under(n, ["engine_service.plumbing"])
-                                              or stdlib_only(n, io_allowed=True)),
+    # plumbing shared by the engine and the bots: the standard library only
+    "plumbing": lambda n: not (under(n, ["plumbing"]) or stdlib_only(n, io_allowed=True)),
     # match authority: no grpc, no generated code, nothing above it
     "engine_service.core": lambda n: under(n, [*GRPC, "engine_service.rpc", "bots", "gateway",
                                                "domino_cli", "flask"]),
@@ -92,9 +92,10 @@ LAYERS = {
     "engine_service.rpc": lambda n: under(n, ["bots", "gateway", "domino_cli", "flask"]),
     # pure: formats, ratings, statistics, standings
     "ladders": lambda n: under(n, [p for p in OURS if p != "ladders"]),
-    # bots use the rules and the plumbing of the engine, never its core or rpc layer
-    "bots": lambda n: under(n, ["engine_service.core", "engine_service.rpc", "gateway",
-                                "domino_cli"]),
+    # bots use the rules core of the engine and nothing else of it: a bot process needs
+    # no engine
+    "bots": lambda n: (under(n, ["engine_service"]) and not under(n, ["engine_service.rules"])
+                       or under(n, ["gateway", "domino_cli"])),
     # the gateway talks to the engine over gRPC only
     "gateway": lambda n: under(n, ["engine_service", "bots", "ladders", "domino_cli"]),
     # helpers over the generated code: nothing of the product
@@ -103,6 +104,27 @@ LAYERS = {
 }
 # within engine_service, only these modules may import grpc or the generated code
 ENGINE_GRPC_ALLOWED = ("engine_service.rpc",)
+
+# The rooms of engine_service.core, lowest first: a room may import the rooms of lower
+# floors (and its own), never a room of its floor or above. engine.py puts them together.
+CORE = "engine_service.core"
+CORE_FLOORS = (
+    ("errors", "metrics"),
+    ("security", "storage"),
+    ("matches",),
+    ("ladders", "cluster", "sampling"),
+    ("engine",),
+)
+
+
+def core_room(name: str) -> str | None:
+    if not under(name, [CORE]) or name == CORE:
+        return None
+    return name[len(CORE) + 1:].split(".")[0]
+
+
+def floor_of(room: str) -> int:
+    return next(i for i, rooms in enumerate(CORE_FLOORS) if room in rooms)
 
 
 def test_every_package_imports_only_what_its_layer_allows():
@@ -129,6 +151,46 @@ def test_nothing_imports_the_command_line_and_the_engine_imports_no_bots_or_gate
         bad += violations(package, lambda n: under(n, ["domino_cli"]))
     bad += violations("engine_service", lambda n: under(n, ["bots", "gateway"]))
     assert not bad, "\n".join(bad)
+
+
+def test_the_rooms_of_the_core_import_only_the_rooms_below_them():
+    bad = []
+    rooms = {core_room(m) for m, _ in modules_of(CORE)} - {None}
+    assert rooms == {r for floor in CORE_FLOORS for r in floor}, "a room came or went"
+    for module, path in modules_of(CORE):
+        room = core_room(module)
+        if room is None:
+            continue
+        for line, name in imports_of(module, path):
+            other = core_room(name)
+            if other is not None and other != room and floor_of(other) >= floor_of(room):
+                bad.append(f"{path.relative_to(ROOT)}:{line} ({room}) imports {name} ({other})")
+    assert not bad, "imports against the rooms of the core:\n" + "\n".join(bad)
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Every module of ours -> the modules of ours it imports (a package's import counts
+    as its __init__)."""
+    mods = {}
+    for package in OURS:
+        if package == "domino_proto":
+            continue
+        for module, path in modules_of(package):
+            mods[module] = path
+    graph = {m: set() for m in mods}
+    for module, path in mods.items():
+        for _, name in imports_of(module, path):
+            while name and name not in mods:
+                name = name.rpartition(".")[0]     # `from pkg.mod import Name`
+            if name and name != module and not module.startswith(name + "."):
+                graph[module].add(name)
+    return graph
+
+
+def test_no_import_cycle_between_modules():
+    graph = module_graph()
+    found = cycle_in(graph)
+    assert found is None, f"import cycle: {' -> '.join(found)}"
 
 
 def package_graph() -> dict[str, set[str]]:
@@ -184,5 +246,8 @@ def test_the_checks_catch_what_they_should(tmp_path, monkeypatch):
                                                          "bots.runner"]
     assert cycle_in({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert cycle_in({"a": {"b"}, "b": set()}) is None
+    assert floor_of("storage") < floor_of("matches") < floor_of("ladders") < floor_of("engine")
+    assert core_room("engine_service.core.matches.referee") == "matches"
+    assert core_room("engine_service.core") is None
     assert LAYERS["engine_service.rules"]("random") is False
     assert LAYERS["engine_service.rules"]("threading") is True

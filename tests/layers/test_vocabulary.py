@@ -4,7 +4,8 @@ core, the ladders and the REST schemas agree, because each table exists once."""
 from domino_proto.domino.v1 import common_pb2
 from domino_wire.names import LADDER_FORMAT, LADDER_STATUS, MATCH_STATUS, SEAT_KIND, VARIANT
 from engine_service import rules
-from engine_service.core import ladder_director, referee, seats
+from engine_service.core.ladders import director as ladder_director
+from engine_service.core.matches import referee, seats
 from gateway import schemas, schemas_ladders
 from ladders.formats import FORMATS
 

@@ -14,8 +14,8 @@ import pytest
 
 from domino_proto.domino.v1 import common_pb2, game_pb2
 from domino_wire import game
-from engine_service.core.referee import SeatView
-from engine_service.core.updates import EngineEvent
+from engine_service.core.matches.referee import SeatView
+from engine_service.core.matches.updates import EngineEvent
 from engine_service.rpc import codec
 from engine_service.rules import new_match
 

@@ -3,7 +3,7 @@ end, and turns each finished match into one immutable ladder result.
 
 Seats are filled from pools: the seat of entrant E in ladder K waits in pool "K/E", and a
 bot that enlists with Hello.pool = {pool: K, name: E, secret: S} is offered exactly those
-seats (pools.py), S being that entrant's enlist secret, handed to the ladder's creator
+seats (matches/pools.py), S being that entrant's enlist secret, handed to the ladder's creator
 once. Faults are charged to the entrant whose seat committed them; a match broken by the
 engine itself (it stops moving although its clocks should move it) is voided and its
 schedule slot played again, never counted as anyone's loss. Each counted match leaves one
@@ -26,16 +26,16 @@ from ladders.formats import FORMATS, ROTATION, schedule, set_size
 from ladders.results import ladder_result
 from ladders.standings import compute
 
-from .. import rules
-from ..rules.errors import shown
-from . import limits
-from .errors import EngineError, Reason
-from .keys import OPEN, OPEN_PRINCIPAL, Principal
-from .ladder_store import LadderStore
-from .referee import LIVE, WAITING
-from .seats import BOT, DEFAULT_CLOCK_MS
-from .store import Fenced
-from .updates import Update
+from ... import rules
+from ...rules.errors import shown
+from ..errors import EngineError, Reason
+from ..matches.referee import LIVE, WAITING
+from ..matches.seats import BOT, DEFAULT_CLOCK_MS
+from ..matches.updates import Update
+from ..security import limits
+from ..security.keys import OPEN, OPEN_PRINCIPAL, Principal
+from ..storage.rows import Fenced
+from ..storage.sql import SQLLadderStore
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +109,7 @@ def check_spec(spec: dict, yardsticks=()) -> dict:
 class Director:
     """One ladder's scheduler. All state changes happen on its own thread or under its lock."""
 
-    def __init__(self, engine, store: LadderStore, ladder_id: str, spec: dict, created: float,
+    def __init__(self, engine, store: SQLLadderStore, ladder_id: str, spec: dict, created: float,
                  status: str = RUNNING, error: str = ""):
         self.engine, self.store = engine, store
         self.id, self.spec, self.created, self.status = ladder_id, spec, created, status
@@ -330,7 +330,7 @@ class Director:
 class Ladders:
     """Every ladder of the engine."""
 
-    def __init__(self, engine, store: LadderStore):
+    def __init__(self, engine, store: SQLLadderStore):
         self.engine, self.store = engine, store
         self._directors: dict[str, Director] = {}
         self._lock = threading.Lock()
@@ -348,7 +348,7 @@ class Ladders:
 
     def adopt(self, ladder_id: str) -> None:
         """Carry on a ladder this engine now owns (a failover); its matches were taken
-        with it (cluster.py)."""
+        with it (cluster/membership.py)."""
         found = self.store.ladder(ladder_id)
         if found is None:
             return

@@ -5,7 +5,7 @@ decides who may act, when, and in what order, and makes each accepted move durab
 anyone hears of it. Every state change happens under the referee's own lock, so matches
 never wait for each other. `referee.match` is the rules Match it referees.
 
-Order of checks for a move (shared/design.md): token (`authenticate`) -> version ->
+Order of checks for a move (docs/design.md, "One move, end to end"): token (`authenticate`) -> version ->
 rules -> store.append -> publish to watchers.
 """
 
@@ -18,13 +18,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .. import rules
-from ..plumbing.clock import Alarm, Clock
-from ..rules.errors import shown
-from . import limits, metrics
-from .errors import EngineError, Reason
+from plumbing.alarms import Alarm, Alarms
+
+from ... import rules
+from ...rules.errors import shown
+from .. import metrics
+from ..errors import EngineError, Reason
+from ..security import limits
+from ..storage.rows import Fenced, MatchRow, MoveRow, StoreUnavailable
+from ..storage.sql import SQLStore
 from .seats import ABSENT_AFTER, Seat, hash_token, new_token, seat_of
-from .store import Fenced, MatchRow, MoveRow, Store, StoreUnavailable
 from .updates import EngineEvent, Subscriber, Update, UpdateQueue
 
 log = logging.getLogger(__name__)
@@ -78,7 +81,7 @@ RETRY_S = 1.0
 
 
 class Referee:
-    def __init__(self, row: MatchRow, store: Store, clock: Clock | None,
+    def __init__(self, row: MatchRow, store: SQLStore, alarms: Alarms | None,
                  token_hashes: dict[int, str] | None = None,
                  on_over: Callable[[Referee], None] | None = None,
                  on_lost: Callable[[Referee], None] | None = None,
@@ -97,7 +100,7 @@ class Referee:
         for seat, digest in (token_hashes or {}).items():
             self.seats[seat].token_hash = digest
         self._store = store
-        self._clock = clock
+        self._alarms = alarms
         self._on_over = on_over
         self._on_lost = on_lost     # another engine took the match (a fenced write)
         self._alarm: Alarm | None = None
@@ -126,7 +129,7 @@ class Referee:
 
     # ----- restoring ------------------------------------------------------------------
     @classmethod
-    def restore(cls, row: MatchRow, store: Store, clock: Clock | None,
+    def restore(cls, row: MatchRow, store: SQLStore, alarms: Alarms | None,
                 on_over: Callable[[Referee], None] | None = None,
                 on_lost: Callable[[Referee], None] | None = None,
                 yardsticks: dict | None = None) -> Referee:
@@ -138,7 +141,7 @@ class Referee:
             referee.seats[seat].name = name
         for move in store.moves(row.id):
             referee._apply(move.seat, move.move_text, move.cause, durable=False)
-        referee._clock = clock
+        referee._alarms = alarms
         if referee.match.over:
             referee.status = OVER
         return referee
@@ -150,7 +153,7 @@ class Referee:
             self._autoplay_and_arm()
 
     def _now(self) -> float:
-        return self._clock.now() if self._clock is not None else time.time()
+        return self._alarms.now() if self._alarms is not None else time.time()
 
     # ----- seats ----------------------------------------------------------------------
     def claim(self, seat: int, by_pool: bool = False, name: str = "") -> str:
@@ -390,7 +393,7 @@ class Referee:
 
     def _owned_write(self, write, *args):
         """A write of this match to the store. Refused because another engine owns the
-        match now (cluster.py: a failover while this one was paused or cut off): the
+        match now (cluster/membership.py: a failover while this one was paused or cut off): the
         match is given up here (on_lost) and the caller is told where it went. A store
         that does not answer refuses the move with STORE_UNAVAILABLE."""
         try:
@@ -441,17 +444,17 @@ class Referee:
                 if not self.seats[seat].absent:
                     break
                 self._apply(seat, self._legal(seat)[0][0], BY_ABSENT)
-        if self.match.over or self._clock is None:
+        if self.match.over or self._alarms is None:
             return
         seat, version = self.match.to_move, self.version
         if seat in self._yardstick_names:
             # On the clock's thread, one move per alarm: the match's lock is not held
             # through a whole deal, and a restored match moves on the same way.
-            self._alarm = self._clock.set(0.0, lambda: self._engine_turn(seat, version))
+            self._alarm = self._alarms.set(0.0, lambda: self._engine_turn(seat, version))
             return
         seconds = self.seats[seat].clock_ms / 1000
         self._deadline = self._now() + seconds
-        self._alarm = self._clock.set(seconds, lambda: self._timeout(seat, version))
+        self._alarm = self._alarms.set(seconds, lambda: self._timeout(seat, version))
 
     def _cancel_alarm(self) -> None:
         if self._alarm:
@@ -467,8 +470,8 @@ class Referee:
             log.exception("match %s: the turn clock could not play for seat %d at version "
                           "%d; trying again in %.0f s", self.id, seat, version, RETRY_S)
             with self._lock:
-                if self.version == version and self._clock is not None:
-                    self._alarm = self._clock.set(RETRY_S, lambda: self._timeout(seat, version))
+                if self.version == version and self._alarms is not None:
+                    self._alarm = self._alarms.set(RETRY_S, lambda: self._timeout(seat, version))
 
     def _play_for(self, seat: int, version: int) -> None:
         with self._lock:
@@ -496,8 +499,8 @@ class Referee:
             log.exception("match %s: the engine could not play seat %d at version %d; trying "
                           "again in %.0f s", self.id, seat, version, RETRY_S)
             with self._lock:
-                if self.version == version and self._clock is not None:
-                    self._alarm = self._clock.set(RETRY_S,
+                if self.version == version and self._alarms is not None:
+                    self._alarm = self._alarms.set(RETRY_S,
                                                   lambda: self._engine_turn(seat, version))
 
     def _engine_plays(self, seat: int, version: int) -> None:
@@ -535,12 +538,12 @@ class Referee:
         """HHL-10: a time limit counts from the match's creation; the hand in progress is
         finished (the rules core does that once told)."""
         minutes = self.match.options.get("minutes") if self.match.variant == "hhl" else None
-        if not minutes or self.match.over or self._clock is None or self._time_alarm:
+        if not minutes or self.match.over or self._alarms is None or self._time_alarm:
             return
         if any(t.seat == -1 for t in self.history):
             return   # already told (restored from the log)
         left = self.row.created + minutes * 60 - self._now()
-        self._time_alarm = self._clock.set(max(left, 0.0), self._time_up)
+        self._time_alarm = self._alarms.set(max(left, 0.0), self._time_up)
 
     def _time_up(self) -> None:
         try:
@@ -551,8 +554,8 @@ class Referee:
         except Exception:
             log.exception("match %s: ending it at its time limit failed; trying again in "
                           "%.0f s", self.id, RETRY_S)
-            if self._clock is not None:
-                self._time_alarm = self._clock.set(RETRY_S, self._time_up)
+            if self._alarms is not None:
+                self._time_alarm = self._alarms.set(RETRY_S, self._time_up)
 
     def close(self) -> None:
         """Stop the clocks and end every watcher's stream (engine shutdown)."""

@@ -16,7 +16,7 @@ import time
 from collections import deque
 from dataclasses import asdict, dataclass, fields
 
-from .errors import EngineError, Reason
+from ..errors import EngineError, Reason
 
 KEY_PREFIX = "dk_"   # tells a key from a seat token (64 hex digits) at a glance
 OPEN = "open"

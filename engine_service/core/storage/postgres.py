@@ -1,6 +1,6 @@
-"""The PostgreSQL Store: what several engines share (docs/cluster.md).
+"""The PostgreSQL store: what several engines share (docs/cluster.md).
 
-The same rows and guarantees as the SQLite store (store.py): a move row is committed
+The same rows, statements (sql.py) and guarantees as the SQLite store: a move row is committed
 before the move is acknowledged, the log replays a match to its identical state and
 version, ladder results are inserted once and never changed. The schema is created and
 migrated by the engine that finds it missing or old, under an advisory lock, so engines
@@ -17,24 +17,14 @@ DSN for the other trade-off; make bench measures both.
 
 from __future__ import annotations
 
-import json
 import logging
-import time
 
 import psycopg
 import psycopg_pool
 from psycopg_pool import ConnectionPool
 
-from . import metrics
-from .store import (
-    MATCH_COLUMNS,
-    Fenced,
-    MatchRow,
-    MoveRow,
-    StoreUnavailable,
-    match_row,
-    match_values,
-)
+from .rows import StoreUnavailable
+from .sql import SQLStore
 
 log = logging.getLogger(__name__)
 
@@ -139,24 +129,23 @@ def _configure(conn: psycopg.Connection) -> None:
             cur.execute("SET synchronous_commit = off")
 
 
-class PostgresStore:
-    """Store on a PostgreSQL database, for one engine or several."""
+class PostgresStore(SQLStore):
+    """The store on a PostgreSQL database, for one engine or several. Besides the rows
+    every store keeps, it has the cluster's: the engines' heartbeats, and the owner and
+    epoch of every match and ladder (cluster/membership.py)."""
 
     # A commit is a round trip to the server (about 0.2 ms here) made on the event loop,
     # like SQLite's. Playing moves on threads instead, so other matches go on during the
     # wait, was measured and dropped: it cost 0.5 ms of CPU per move more than the wait
     # (thread hops, the GIL), and 50 matches ran at 0.6x the inline rate (make bench).
-    shared = True      # engines on one database make a cluster (engine.py, cluster.py)
+    kind = "postgresql"
+    shared = True      # engines on one database make a cluster (engine.py, cluster/)
+    ladder_match_order = "seq"
 
     def __init__(self, dsn: str):
+        super().__init__()
         self.dsn = dsn
         self.path = _safe(dsn)       # how logs and messages name it: no password
-        # Set once this engine joins the cluster (cluster.py): then every write of a match
-        # or ladder is fenced by its owner and epoch, so one that another engine took
-        # since refuses this one's writes (Fenced) instead of splitting it.
-        self.engine_id: str | None = None
-        self.epochs: dict[str, int] = {}          # match id -> epoch, of the matches owned
-        self.ladder_epochs: dict[str, int] = {}   # ladder id -> epoch, of the ladders owned
         self.pool = ConnectionPool(dsn, min_size=POOL_MIN, max_size=POOL_MAX,
                                    kwargs={"autocommit": True}, configure=_configure,
                                    name="store", open=False)
@@ -187,10 +176,12 @@ class PostgresStore:
                 version += 1
                 conn.execute("UPDATE schema_version SET version = %s", (version,))
 
-    def _write(self, sql: str, args: tuple) -> int:
+    # The statements shared with SQLite (sql.py) are written with `?`; psycopg's is `%s`.
+    # None of ours has a `?` of its own (no JSON operators).
+    def _write(self, sql: str, args: tuple = ()) -> int:
         try:
             with self.pool.connection() as conn:
-                return conn.execute(sql, args).rowcount
+                return conn.execute(sql.replace("?", "%s"), args).rowcount
         except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as e:
             raise StoreUnavailable(f"the store {self.path} did not answer: "
                                    f"{str(e).splitlines()[0][:200]}") from None
@@ -198,7 +189,7 @@ class PostgresStore:
     def _read(self, sql: str, args: tuple = ()) -> list[tuple]:
         try:
             with self.pool.connection() as conn:
-                return conn.execute(sql, args).fetchall()
+                return conn.execute(sql.replace("?", "%s"), args).fetchall()
         except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as e:
             raise StoreUnavailable(f"the store {self.path} did not answer: "
                                    f"{str(e).splitlines()[0][:200]}") from None
@@ -207,122 +198,7 @@ class PostgresStore:
         """PostgreSQL keeps its own files whole; a store that answers is usable."""
         self._read("SELECT 1")
 
-    # ----- matches --------------------------------------------------------------------
-    def add_match(self, row: MatchRow) -> None:
-        epoch = 1 if self.engine_id else 0
-        self._write(
-            f"INSERT INTO matches ({MATCH_COLUMNS}, owner, epoch) VALUES "
-            "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (*match_values(row), self.engine_id, epoch))
-        if self.engine_id:
-            self.epochs[row.id] = epoch
-
-    def fence(self, key: str, table: str = "matches") -> tuple[str, tuple]:
-        """The condition that this engine still owns row `key` of `table` (matches or
-        ladders) at the epoch it took it at, as SQL and its arguments."""
-        if self.engine_id is None:
-            return "TRUE", ()
-        epoch = (self.epochs if table == "matches" else self.ladder_epochs).get(key)
-        if epoch is None:
-            raise Fenced(f"{table} row {key} is not owned by this engine")
-        return (f"EXISTS (SELECT 1 FROM {table} WHERE id = %s AND owner = %s AND epoch = %s)",
-                (key, self.engine_id, epoch))
-
-    def fenced_write(self, sql: str, args: tuple, key: str, table: str = "matches") -> int:
-        """`sql` with its {fence} made the fence of `key`: the rows it changed."""
-        cond, cond_args = self.fence(key, table)
-        return self._write(sql.replace("{fence}", cond), args + cond_args)
-
-    def set_status(self, match_id: str, status: str, result: dict | None = None,
-                   version: int = 0) -> None:
-        if self.fenced_write("UPDATE matches SET status = %s, result = %s, version = %s "
-                             "WHERE id = %s AND {fence}",
-                             (status, None if result is None else json.dumps(result),
-                              version, match_id), match_id) == 0:
-            raise Fenced(f"match {match_id}: another engine owns it now")
-        if status == "over":
-            self.epochs.pop(match_id, None)
-
-    def claim_seat(self, match_id: str, seat: int, token_hash: str, name: str = "") -> bool:
-        if self.fenced_write("INSERT INTO seats SELECT %s, %s, %s, %s WHERE {fence} "
-                             "ON CONFLICT DO NOTHING",
-                             (match_id, seat, token_hash, name), match_id) == 1:
-            return True
-        self._check_owned(match_id)
-        return False
-
-    def append_move(self, match_id: str, row: MoveRow) -> None:
-        # The primary key refuses a second row for one version: a move is never logged
-        # twice. The fence refuses the row of an engine that no longer owns the match.
-        started = time.perf_counter()
-        if self.fenced_write("INSERT INTO moves SELECT %s, %s, %s, %s, %s, %s WHERE {fence}",
-                             (match_id, row.version, row.seat, row.move_text, row.cause,
-                              row.at), match_id) == 0:
-            raise Fenced(f"match {match_id}: another engine owns it now")
-        metrics.commit_took("postgresql", time.perf_counter() - started)
-
-    def _check_owned(self, match_id: str) -> None:
-        if self.engine_id is None:
-            return
-        cond, args = self.fence(match_id)
-        if not self._read(f"SELECT {cond}", args)[0][0]:
-            raise Fenced(f"match {match_id}: another engine owns it now")
-
-    def match(self, match_id: str) -> MatchRow | None:
-        rows = self._read(f"SELECT {MATCH_COLUMNS} FROM matches WHERE id = %s", (match_id,))
-        return match_row(rows[0]) if rows else None
-
-    def unfinished(self) -> list[MatchRow]:
-        rows = self._read(f"SELECT {MATCH_COLUMNS} FROM matches WHERE status != 'over' "
-                          "ORDER BY created")
-        return [match_row(r) for r in rows]
-
-    def finished(self, limit: int) -> list[MatchRow]:
-        rows = self._read(f"SELECT {MATCH_COLUMNS} FROM matches WHERE status = 'over' "
-                          "ORDER BY created DESC LIMIT %s", (limit,))
-        return [match_row(r) for r in rows]
-
-    def seat_hashes(self, match_id: str) -> dict[int, str]:
-        return dict(self._read("SELECT seat, token_hash FROM seats WHERE match_id = %s",
-                               (match_id,)))
-
-    def seat_names(self, match_id: str) -> dict[int, str]:
-        return dict(self._read("SELECT seat, name FROM seats WHERE match_id = %s AND "
-                               "name != ''", (match_id,)))
-
-    def moves(self, match_id: str) -> list[MoveRow]:
-        rows = self._read("SELECT version, seat, move, cause, at FROM moves WHERE "
-                          "match_id = %s ORDER BY version", (match_id,))
-        return [MoveRow(*r) for r in rows]
-
-    # ----- operators' keys and pools ---------------------------------------------------
-    def add_key(self, name: str, key_hash: str, quotas: dict, created: float) -> bool:
-        return self._write("INSERT INTO api_keys (name, key_hash, quotas, created) VALUES "
-                           "(%s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                           (name, key_hash, json.dumps(quotas), created)) == 1
-
-    def key_by_hash(self, key_hash: str) -> tuple[str, dict] | None:
-        rows = self._read("SELECT name, quotas FROM api_keys WHERE key_hash = %s AND "
-                          "NOT revoked", (key_hash,))
-        return (rows[0][0], json.loads(rows[0][1])) if rows else None
-
-    def keys(self) -> list[tuple[str, dict, float, bool]]:
-        rows = self._read("SELECT name, quotas, created, revoked FROM api_keys ORDER BY name")
-        return [(n, json.loads(q), c, bool(r)) for n, q, c, r in rows]
-
-    def revoke_key(self, name: str) -> bool:
-        return self._write("UPDATE api_keys SET revoked = true WHERE name = %s AND NOT revoked",
-                           (name,)) == 1
-
-    def set_pool(self, name: str, secret_hash: str, created: float) -> None:
-        self._write("INSERT INTO pools VALUES (%s, %s, %s) ON CONFLICT (name) DO UPDATE SET "
-                    "secret_hash = excluded.secret_hash", (name, secret_hash, created))
-
-    def pool_hash(self, name: str) -> str | None:
-        rows = self._read("SELECT secret_hash FROM pools WHERE name = %s", (name,))
-        return rows[0][0] if rows else None
-
-    # ----- the cluster (cluster.py) ----------------------------------------------------
+    # ----- the cluster (cluster/membership.py) ----------------------------------------------------
     # Times are the database's own clock (now()), the one clock every engine shares.
     def join(self, engine_id: str, address: str, started: float) -> None:
         # One address is one listening socket: an engine joining at it means the engine
@@ -420,75 +296,8 @@ class PostgresStore:
         self.epochs.clear()
         self.ladder_epochs.clear()
 
-    def latest_version(self, match_id: str) -> int:
-        rows = self._read("SELECT COALESCE(MAX(version), 0) FROM moves WHERE match_id = %s",
-                          (match_id,))
-        return rows[0][0]
-
     def close(self) -> None:
         self.pool.close()
-
-
-class PostgresLadderStore:
-    """The ladders' rows (ladder_store.py says what they are) in the same database, on
-    the match store's pool; written, like matches, only by the ladder's owner."""
-
-    def __init__(self, store: PostgresStore):
-        self._store = store
-
-    def _fenced(self, sql: str, args: tuple, ladder_id: str) -> int:
-        return self._store.fenced_write(sql, args, ladder_id, "ladders")
-
-    def add_ladder(self, ladder_id: str, spec: dict, created: float) -> None:
-        s = self._store
-        epoch = 1 if s.engine_id else 0
-        s._write("INSERT INTO ladders (id, spec, status, created, owner, epoch) VALUES "
-                 "(%s, %s, 'running', %s, %s, %s)",
-                 (ladder_id, json.dumps(spec), created, s.engine_id, epoch))
-        if s.engine_id:
-            s.ladder_epochs[ladder_id] = epoch
-
-    def set_status(self, ladder_id: str, status: str, error: str = "") -> None:
-        if self._fenced("UPDATE ladders SET status = %s, error = %s WHERE id = %s AND {fence}",
-                        (status, error, ladder_id), ladder_id) == 0:
-            raise Fenced(f"ladder {ladder_id}: another engine owns it now")
-
-    def ladders(self) -> list[tuple[str, dict, str, float, str]]:
-        rows = self._store._read("SELECT id, spec, status, created, error FROM ladders "
-                                 "ORDER BY created")
-        return [(i, json.loads(s), st, c, e) for i, s, st, c, e in rows]
-
-    def ladder(self, ladder_id: str) -> tuple[str, dict, str, float, str] | None:
-        rows = self._store._read("SELECT id, spec, status, created, error FROM ladders "
-                                 "WHERE id = %s", (ladder_id,))
-        return next(((i, json.loads(s), st, c, e) for i, s, st, c, e in rows), None)
-
-    def add_match(self, ladder_id: str, match_id: str, idx: int) -> None:
-        if self._fenced("INSERT INTO ladder_matches (ladder_id, match_id, idx, status) "
-                        "SELECT %s, %s, %s, 'playing' WHERE {fence}",
-                        (ladder_id, match_id, idx), ladder_id) == 0:
-            raise Fenced(f"ladder {ladder_id}: another engine owns it now")
-
-    def set_match_status(self, ladder_id: str, match_id: str, status: str) -> None:
-        self._fenced("UPDATE ladder_matches SET status = %s WHERE ladder_id = %s AND "
-                     "match_id = %s AND {fence}", (status, ladder_id, match_id), ladder_id)
-
-    def matches(self, ladder_id: str) -> list[tuple[str, int, str]]:
-        return self._store._read("SELECT match_id, idx, status FROM ladder_matches WHERE "
-                                 "ladder_id = %s ORDER BY seq", (ladder_id,))
-
-    def add_result(self, ladder_id: str, idx: int, result: dict) -> bool:
-        return self._fenced("INSERT INTO ladder_results SELECT %s, %s, %s WHERE {fence} "
-                            "ON CONFLICT DO NOTHING",
-                            (ladder_id, idx, json.dumps(result)), ladder_id) == 1
-
-    def results(self, ladder_id: str) -> list[dict]:
-        rows = self._store._read("SELECT row FROM ladder_results WHERE ladder_id = %s "
-                                 "ORDER BY idx", (ladder_id,))
-        return [json.loads(r) for (r,) in rows]
-
-    def close(self) -> None:
-        """The pool is the match store's: it closes it."""
 
 
 def _safe(dsn: str) -> str:

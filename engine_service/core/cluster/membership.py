@@ -9,7 +9,7 @@ log, exactly as recovery after a restart does, and restarts its clocks; its bots
 and are sent to it.
 
 What keeps a match whole: every write of a match is fenced by (owner, epoch) in the same
-statement (pg_store.py), so an engine that lost a match — paused past its lease, then
+statement (storage/sql.py), so an engine that lost a match — paused past its lease, then
 resumed — has its next write refused (Fenced) and drops the match instead of splitting it;
 the log's (match, version) key refuses a second row for one version in any case. Each
 heartbeat also compares what this engine holds with what the database says it owns, and
@@ -25,7 +25,7 @@ import threading
 import time
 from collections import Counter
 
-from . import metrics
+from .. import metrics
 
 log = logging.getLogger(__name__)
 

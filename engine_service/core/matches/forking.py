@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 
-from .. import rules
-from ..rules.fork import MAX_RECORD_BYTES
-from . import limits
+from ... import rules
+from ...rules.fork import MAX_RECORD_BYTES
+from ..security import limits
 
 RECORD_FIELD, AT_FIELD = "fork.record_json", "fork.at"
 

@@ -1,8 +1,9 @@
-"""The SQLite Store: the embedded default, one file (or memory) per engine."""
+"""The SQLite store: the embedded default, one file (or memory) per engine. Its rows and
+statements are the ones every SQL store shares (sql.py); what is here is SQLite's own:
+the schema, the pool of connections, the WAL's checkpoints and the file's health."""
 
 from __future__ import annotations
 
-import json
 import os
 import queue
 import sqlite3
@@ -10,12 +11,15 @@ import threading
 import time
 import uuid
 
-from . import metrics
-from .store import MATCH_COLUMNS, MatchRow, MoveRow, match_row, match_values
+from .rows import StoreDamaged
+from .sql import SQLStore
 
 # Version 1 had matches, seats and moves; version 2 adds the matches' final version and
-# creator, API keys and pools. `_migrate` brings an older file up to date.
-SCHEMA_VERSION = 2
+# creator, API keys and pools; version 3 the ladders (kept before by a store of their own
+# in the same file) and the owner and epoch of matches and ladders that PostgreSQL's
+# cluster uses, so that both backends keep the same rows. `_migrate` brings an older file
+# up to date.
+SCHEMA_VERSION = 3
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
     id TEXT PRIMARY KEY,
@@ -28,7 +32,9 @@ CREATE TABLE IF NOT EXISTS matches (
     status TEXT NOT NULL,
     result TEXT,
     version INTEGER NOT NULL DEFAULT 0,    -- the final version, once over
-    created_by TEXT NOT NULL DEFAULT ''    -- the API key's name ("open" in open mode)
+    created_by TEXT NOT NULL DEFAULT '',   -- the API key's name ("open" in open mode)
+    owner TEXT,                            -- always NULL: one engine owns a SQLite file
+    epoch INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS matches_by_status ON matches (status, created);
 CREATE TABLE IF NOT EXISTS seats (
@@ -59,6 +65,28 @@ CREATE TABLE IF NOT EXISTS pools (
     secret_hash TEXT NOT NULL,
     created REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS ladders (
+    id TEXT PRIMARY KEY,
+    spec TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created REAL NOT NULL,
+    error TEXT NOT NULL DEFAULT '',
+    owner TEXT,
+    epoch INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS ladder_matches (
+    ladder_id TEXT NOT NULL REFERENCES ladders(id),
+    match_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    PRIMARY KEY (ladder_id, match_id)
+);
+CREATE TABLE IF NOT EXISTS ladder_results (
+    ladder_id TEXT NOT NULL REFERENCES ladders(id),
+    idx INTEGER NOT NULL,
+    row TEXT NOT NULL,
+    PRIMARY KEY (ladder_id, idx)
+);
 """
 MIGRATIONS = {   # from version n to n + 1, for files made before SCHEMA existed as it is
     1: """
@@ -67,6 +95,13 @@ ALTER TABLE matches ADD COLUMN created_by TEXT NOT NULL DEFAULT '';
 UPDATE matches SET version = (SELECT COALESCE(MAX(version), 0) FROM moves
                               WHERE moves.match_id = matches.id) WHERE status = 'over';
 """,
+}
+# Columns a file may lack (version 3): added where the table exists and the column does not.
+# The ladders' tables came and went with a store of their own, so they may be missing or
+# older than any version number says.
+ADDED_COLUMNS = {
+    "matches": ("owner TEXT", "epoch INTEGER NOT NULL DEFAULT 0"),
+    "ladders": ("error TEXT NOT NULL DEFAULT ''", "owner TEXT", "epoch INTEGER NOT NULL DEFAULT 0"),
 }
 
 
@@ -79,11 +114,6 @@ WAL_TRUNCATE_BYTES = 4 * 1024 * 1024
 JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024   # what SQLite itself leaves of the WAL after a reset
 
 
-class StoreDamaged(Exception):
-    """The store file is damaged: the message names the file, what is damaged, and what
-    to do."""
-
-
 class _Connection:
     """One pooled connection. Its lock is only ever contended by close()."""
 
@@ -94,7 +124,7 @@ class _Connection:
         self.lock = threading.Lock()
 
 
-class SQLiteStore:
+class SQLiteStore(SQLStore):
     """SQLite behind a pool of connections, so no lock of ours spans matches: a statement
     takes an idle connection (or opens one), runs, and puts it back. SQLite serialises
     writers itself (in WAL mode readers never wait), and a statement that finds the
@@ -112,7 +142,10 @@ class SQLiteStore:
     every match (the engine's event loop). A WAL that still grew past WAL_TRUNCATE_BYTES is
     truncated, so the file stays small however long the engine runs."""
 
+    kind = "sqlite"
+
     def __init__(self, path: str = ":memory:"):
+        super().__init__()
         self._memory = path == ":memory:"
         self._target = f"file:memdb-{uuid.uuid4().hex}?mode=memory&cache=shared" if self._memory else path
         self._idle: queue.SimpleQueue[_Connection] = queue.SimpleQueue()
@@ -144,10 +177,15 @@ class SQLiteStore:
                                  "name = 'matches'").fetchone()
         if version == 0 and has_matches:
             version = 1        # made before versions were kept
-        while has_matches and version < SCHEMA_VERSION:
+        while has_matches and version < SCHEMA_VERSION and version in MIGRATIONS:
             db.executescript(f"BEGIN; {MIGRATIONS[version]} PRAGMA user_version = "
                              f"{version + 1}; COMMIT;")
             version += 1
+        for table, columns in ADDED_COLUMNS.items():
+            have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+            for column in columns:
+                if have and column.split()[0] not in have:
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
         db.executescript(SCHEMA)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -242,93 +280,11 @@ class SQLiteStore:
             f"every engine on it, then restore it from a backup, or save what is readable with "
             f"`sqlite3 {self.path} .recover | sqlite3 recovered.sqlite3` and start on that")
 
-    def _write(self, sql: str, args: tuple) -> int:
+    def _write(self, sql: str, args: tuple = ()) -> int:
         return self._execute(sql, args, fetch=False)
 
-    def _read(self, sql: str, args: tuple) -> list[tuple]:
+    def _read(self, sql: str, args: tuple = ()) -> list[tuple]:
         return self._execute(sql, args, fetch=True)
-
-    def add_match(self, row: MatchRow) -> None:
-        self._write(
-            f"INSERT INTO matches ({MATCH_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            match_values(row))
-
-    def set_status(self, match_id: str, status: str, result: dict | None = None,
-                   version: int = 0) -> None:
-        self._write("UPDATE matches SET status = ?, result = ?, version = ? WHERE id = ?",
-                    (status, None if result is None else json.dumps(result), version, match_id))
-
-    def claim_seat(self, match_id: str, seat: int, token_hash: str, name: str = "") -> bool:
-        """Store the hash of a seat's token (and the name of a pool bot seated there);
-        False when the seat was already claimed."""
-        return self._write("INSERT OR IGNORE INTO seats VALUES (?, ?, ?, ?)",
-                           (match_id, seat, token_hash, name)) == 1
-
-    def append_move(self, match_id: str, row: MoveRow) -> None:
-        # The primary key refuses a second row for one version: a move is never logged twice.
-        started = time.perf_counter()
-        self._write("INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?)",
-                    (match_id, row.version, row.seat, row.move_text, row.cause, row.at))
-        metrics.commit_took("sqlite", time.perf_counter() - started)
-
-    def match(self, match_id: str) -> MatchRow | None:
-        rows = self._read(f"SELECT {MATCH_COLUMNS} FROM matches WHERE id = ?", (match_id,))
-        return match_row(rows[0]) if rows else None
-
-    def unfinished(self) -> list[MatchRow]:
-        rows = self._read(f"SELECT {MATCH_COLUMNS} FROM matches WHERE status != 'over' "
-                          "ORDER BY created", ())
-        return [match_row(r) for r in rows]
-
-    def finished(self, limit: int) -> list[MatchRow]:
-        """The latest finished matches, newest first."""
-        rows = self._read(f"SELECT {MATCH_COLUMNS} FROM matches WHERE status = 'over' "
-                          "ORDER BY created DESC LIMIT ?", (limit,))
-        return [match_row(r) for r in rows]
-
-    # ----- operators' keys and pools ---------------------------------------------------
-    def add_key(self, name: str, key_hash: str, quotas: dict, created: float) -> bool:
-        """False when a key of that name exists already."""
-        return self._write("INSERT OR IGNORE INTO api_keys (name, key_hash, quotas, created) "
-                           "VALUES (?, ?, ?, ?)", (name, key_hash, json.dumps(quotas),
-                                                   created)) == 1
-
-    def key_by_hash(self, key_hash: str) -> tuple[str, dict] | None:
-        """(name, quotas) of the live key with this hash."""
-        rows = self._read("SELECT name, quotas FROM api_keys WHERE key_hash = ? AND "
-                          "revoked = 0", (key_hash,))
-        return (rows[0][0], json.loads(rows[0][1])) if rows else None
-
-    def keys(self) -> list[tuple[str, dict, float, bool]]:
-        """(name, quotas, created, revoked) of every key, by name."""
-        rows = self._read("SELECT name, quotas, created, revoked FROM api_keys ORDER BY name", ())
-        return [(n, json.loads(q), c, bool(r)) for n, q, c, r in rows]
-
-    def revoke_key(self, name: str) -> bool:
-        return self._write("UPDATE api_keys SET revoked = 1 WHERE name = ? AND revoked = 0",
-                           (name,)) == 1
-
-    def set_pool(self, name: str, secret_hash: str, created: float) -> None:
-        """Define a pool, or give it a new enlist secret."""
-        self._write("INSERT INTO pools VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET "
-                    "secret_hash = excluded.secret_hash", (name, secret_hash, created))
-
-    def pool_hash(self, name: str) -> str | None:
-        rows = self._read("SELECT secret_hash FROM pools WHERE name = ?", (name,))
-        return rows[0][0] if rows else None
-
-    def seat_hashes(self, match_id: str) -> dict[int, str]:
-        rows = self._read("SELECT seat, token_hash FROM seats WHERE match_id = ?", (match_id,))
-        return dict(rows)
-
-    def seat_names(self, match_id: str) -> dict[int, str]:
-        rows = self._read("SELECT seat, name FROM seats WHERE match_id = ? AND name != ''", (match_id,))
-        return dict(rows)
-
-    def moves(self, match_id: str) -> list[MoveRow]:
-        rows = self._read("SELECT version, seat, move, cause, at FROM moves WHERE match_id = ?"
-                          " ORDER BY version", (match_id,))
-        return [MoveRow(*r) for r in rows]
 
     def close(self) -> None:
         self._stop.set()

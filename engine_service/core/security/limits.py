@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from ..rules.errors import shown
-from ..rules.match import MAX_SEED
-from .errors import EngineError, Reason
+from ...rules.errors import shown
+from ...rules.match import MAX_SEED
+from ..errors import EngineError, Reason
 
 ID_MAX = 64              # match and ladder ids (the engine's own are 16 and 12 hex digits)
 TOKEN_MAX = 128          # seat tokens (64 hex digits), API keys, enlist secrets

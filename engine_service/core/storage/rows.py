@@ -1,6 +1,7 @@
-"""Where matches survive a crash: the Store interface and the rows it keeps. The SQLite
-implementation (the embedded default) is in sqlite_store.py, the PostgreSQL one (what
-several engines share) in pg_store.py.
+"""Where matches survive a crash: the Store interface and the rows it keeps. The
+statements every SQL store shares are in sql.py; the SQLite store (the embedded default)
+is in sqlite.py, the PostgreSQL one (what several engines share) in postgres.py, and
+factory.py opens the one a `--db` names.
 
 What is stored is exactly what replays a match (the rules core is deterministic):
 the creation parameters (variant, options, seed, explicit deals), the engine settings
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -40,28 +40,6 @@ class MoveRow:
     move_text: str                 # the move in text notation; "" for an engine action (time_up)
     cause: str                     # "seat" | "timeout" | "absent" | "time_up"
     at: float = field(default=0.0)  # Unix seconds
-
-
-class Store(Protocol):
-    def add_match(self, row: MatchRow) -> None: ...
-    def set_status(self, match_id: str, status: str, result: dict | None = None,
-                   version: int = 0) -> None: ...
-    def claim_seat(self, match_id: str, seat: int, token_hash: str, name: str = "") -> bool: ...
-    def append_move(self, match_id: str, row: MoveRow) -> None: ...
-    def match(self, match_id: str) -> MatchRow | None: ...
-    def unfinished(self) -> list[MatchRow]: ...
-    def finished(self, limit: int) -> list[MatchRow]: ...
-    def seat_hashes(self, match_id: str) -> dict[int, str]: ...
-    def seat_names(self, match_id: str) -> dict[int, str]: ...
-    def moves(self, match_id: str) -> list[MoveRow]: ...
-    def add_key(self, name: str, key_hash: str, quotas: dict, created: float) -> bool: ...
-    def key_by_hash(self, key_hash: str) -> tuple[str, dict] | None: ...
-    def keys(self) -> list[tuple[str, dict, float, bool]]: ...
-    def revoke_key(self, name: str) -> bool: ...
-    def set_pool(self, name: str, secret_hash: str, created: float) -> None: ...
-    def pool_hash(self, name: str) -> str | None: ...
-    def check(self) -> None: ...
-    def close(self) -> None: ...
 
 
 # How a MatchRow is kept, the same in every store: its JSON values as text, so they read
@@ -92,23 +70,11 @@ class Fenced(Exception):
     over (docs/cluster.md). The engine drops it; its clients are sent to the new owner."""
 
 
+class StoreDamaged(Exception):
+    """The store file is damaged: the message names the file, what is damaged, and what
+    to do."""
+
+
 class StoreUnavailable(Exception):
     """The store cannot be reached (a PostgreSQL server away, refusing, unknown): the
     message names it, without its password, and why."""
-
-
-def is_dsn(db: str) -> bool:
-    """True when `db` names a PostgreSQL database rather than a SQLite file."""
-    return db.startswith(("postgresql://", "postgres://"))
-
-
-def open_stores(db: str):
-    """(match store, ladder store) for `db`: a SQLite file (or ":memory:"), or a
-    PostgreSQL database (a postgresql:// DSN)."""
-    if is_dsn(db):
-        from .pg_store import PostgresLadderStore, PostgresStore  # psycopg only when asked
-        store = PostgresStore(db)
-        return store, PostgresLadderStore(store)
-    from .ladder_store import LadderStore
-    from .sqlite_store import SQLiteStore
-    return SQLiteStore(db), LadderStore(db)

@@ -15,11 +15,11 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-from ..rules import worlds
-from . import limits
-from .errors import EngineError, Reason
-from .rate import TokenBuckets
-from .referee import Referee
+from ...rules import worlds
+from ..errors import EngineError, Reason
+from ..matches.referee import Referee
+from ..security import limits
+from ..security.rate import TokenBuckets
 
 MAX_WORLDS = 1000            # per call
 WORLDS_PER_S = 2000          # per seat, sustained

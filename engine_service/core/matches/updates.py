@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..plumbing.inbox import CLOSED
+from plumbing.inbox import CLOSED
 
 
 class EngineEvent:
@@ -46,7 +46,7 @@ class Moved:
 
 
 class UpdateQueue(Protocol):
-    """Where a watcher's updates go: a stream's Inbox (engine_service/plumbing/inbox.py) or
+    """Where a watcher's updates go: a stream's Inbox (plumbing/inbox.py) or
     a ladder director's queue. put never blocks, so a slow watcher costs memory, never the
     match's progress."""
 

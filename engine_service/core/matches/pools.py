@@ -17,8 +17,8 @@ import time
 from collections import deque
 from typing import Protocol
 
-from .errors import EngineError, Reason
-from .keys import digest, new_secret
+from ..errors import EngineError, Reason
+from ..security.keys import digest, new_secret
 from .referee import Referee
 
 log = logging.getLogger(__name__)

@@ -2,7 +2,7 @@
 
 A caller arms an alarm; when its time comes the callback runs on the timer thread. One
 thread serves every alarm, so arming one costs a heap push, not a new thread.
-`ManualClock` has the same interface and moves only when a test tells it to.
+`ManualAlarms` has the same interface and moves only when a test tells it to.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def _run_alarm(alarm: Alarm) -> None:
         log.exception("alarm callback %r failed", alarm.callback)
 
 
-class Clock:
+class Alarms:
     """Real time: `set` counts monotonic seconds, `now` is the wall clock (Unix seconds)
     that deadlines shown to clients are given in."""
 
@@ -89,7 +89,7 @@ class Clock:
             _run_alarm(alarm)
 
 
-class ManualClock:
+class ManualAlarms:
     """A clock for tests: time stands still until `advance`, which runs every alarm that
     falls due, in order, on the caller's thread."""
 
