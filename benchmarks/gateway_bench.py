@@ -7,7 +7,7 @@ the app of `domino gateway` plus one bare endpoint POST /bench/bare that answers
 JSON object without touching the engine), and this load generator, whose crowd of event
 streams (benchmarks/sse_crowd.py) is a thread of coroutines. Each REST client thread plays
 its own all-person HHL match: it mirrors the match with the rules core to know a legal
-move, so only POST /api/v1/matches/{id}/moves is timed. Targets (issue 13): REST p99 under
+move, so only POST /api/v1/matches/{id}/moves is timed. Targets: REST p99 under
 100 ms with 1,000 streams open; an event at every watcher within 100 ms p99 of its move;
 moves >= 0.4 x the bare endpoint's rate.
 """

@@ -5,14 +5,14 @@ Soak: `domino engine` on a fresh SQLite file; four lean pool bots (one grpc.aio 
 first legal move, no events, no accepted answers) play every seat; this process keeps
 IN_FLIGHT matches (HHL, one hand) going until SOAK_MATCHES have ended, and reads the
 engine's RSS (/proc VmRSS) and the sizes of the store file and its WAL at each checkpoint.
-Targets (issue 12): RSS at the end within 20% of its value at 1,000 matches; the WAL under
+Targets: RSS at the end within 20% of its value at 1,000 matches; the WAL under
 64 MB throughout.
 
 Spam: one seat stream that answers every TurnRequest, and every refusal, with an illegal
 move at once, for SPAM_SECONDS; the engine's CPU share over that time, next to the same
 engine idle. DOMINO_BENCH_ROOT=/path/to/another/checkout runs that checkout's engine
-instead (the "before" figure of the issue's note was taken so, on the commit before the
-refusal limit).
+instead (the "before" figure of docs/security.md's refusal spam was taken so, on the
+commit before the refusal limit).
 """
 
 from __future__ import annotations

@@ -16,7 +16,9 @@ import markdown
 RULES_PATH = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
 
 # Anchors of the rendered page that other parts of the gateway link to (variants.py);
-# tests/gateway checks each is really there.
+# tests/gateway checks each is really there. The rulings' anchors (/rules#HHL-8) are not
+# heading ids, which `toc` lowercases, but `<a id="HHL-8">` elements written in rules.md:
+# Markdown passes raw HTML through, so a renderer that escaped it would lose them.
 ANCHORS = {"hhl": "homo-homini-lupus-hhl", "domeng": "domeng", "domeng_terms": "terms"}
 
 PAGE = """<!doctype html>

@@ -1,6 +1,6 @@
-"""No thread or task dies silently (issue 12): a failure injected into the turn clock, a
-Play stream's reader, a ladder director and the pool dispatcher is logged with its match
-or ladder, fails only that one, and every other match goes on."""
+"""No thread or task dies silently (docs/security.md): a failure injected into the turn
+clock, a Play stream's reader, a ladder director and the pool dispatcher is logged with
+its match or ladder, fails only that one, and every other match goes on."""
 
 import logging
 import queue

@@ -1,5 +1,5 @@
 """Full matches over the Play service, with every message to every seat and to a spectator
-checked for hidden tiles (rulings: "Records, views and moves")."""
+checked for hidden tiles (docs/rules.md, "Views")."""
 
 import json
 

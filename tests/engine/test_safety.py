@@ -1,4 +1,4 @@
-"""Safe on a network (issue 12): each finding a hostile client reproduced, as a test.
+"""Safe on a network (docs/security.md): each finding a hostile client reproduced, as a test.
 
 A real gRPC server on 127.0.0.1 in this process; each test sends what the hostile client
 sent and checks the answer (INVALID_ARGUMENT naming the field, never UNKNOWN), that

@@ -1,5 +1,5 @@
-"""Safe on a network (issue 12), as an operator meets it: real `domino engine` processes,
-their start-up failures, API keys and quotas from the command line, end to end."""
+"""Safe on a network (docs/security.md), as an operator meets it: real `domino engine`
+processes, their start-up failures, API keys and quotas from the command line, end to end."""
 
 import json
 import socket

@@ -1,6 +1,6 @@
-"""The gateway holds a crowd (issue 13): hundreds of event streams at once while REST still
-answers at once and every event reaches every watcher; idle and slow connections cannot
-lock anyone out; two gateway processes serve the same matches.
+"""The gateway holds a crowd (docs/gateway.md, "How it serves"): hundreds of event streams
+at once while REST still answers at once and every event reaches every watcher; idle and
+slow connections cannot lock anyone out; two gateway processes serve the same matches.
 
 Bounded counts here (300 streams); `make bench` (section gateway) takes 1,000 and gives
 the latency figures. The limits below are loose on purpose (a loaded CI machine): the

@@ -190,7 +190,7 @@ def test_an_engine_that_is_away_is_503_and_a_slow_one_504():
         error(slow.get("/api/v1/matches"), 504, "ENGINE_TIMEOUT")
 
 
-# ----- what a hostile client sent (issue 12) -------------------------------------------------
+# ----- what a hostile client sent (docs/security.md) ------------------------------------------
 def test_bodies_no_client_should_send_are_400_or_415_not_500(client, table):
     match_id, tokens, state = table
     leader = state["seat"]

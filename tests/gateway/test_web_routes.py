@@ -73,6 +73,14 @@ def test_the_rules_page_is_rules_md_rendered_with_anchors(client):
     assert "/#/" in page.links
 
 
+def test_every_ruling_is_an_anchor_of_the_rules_page(client):
+    """/rules#HHL-8 lands where docs/rules.md#HHL-8 does: each ruling's <a id> survives the
+    rendering (the toc extension's heading ids are lowercase, so they could not be it)."""
+    ids = Page(client.get("/rules").get_data(as_text=True)).ids
+    rulings = [f"HHL-{n}" for n in range(1, 11)] + [f"DOM-{n}" for n in range(1, 12)]
+    assert [r for r in rulings if r not in ids] == []
+
+
 def test_without_rules_md_the_rules_page_is_a_json_404(engine_address, tmp_path):
     app = create_app({"ENGINE_ADDRESS": engine_address, "RULES_PATH": str(tmp_path / "none.md")})
     body = error(app.test_client().get("/rules"), 404, "NO_RULES")

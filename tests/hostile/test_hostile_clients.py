@@ -1,5 +1,5 @@
-"""Hostile clients (issue 12): hypothesis sends arbitrary values in every field of
-CreateMatch, ClaimSeat, SubmitMove, Hello and MoveChoice to a real `domino engine` process,
+"""Hostile clients (docs/security.md): hypothesis sends arbitrary values in every field
+of CreateMatch, ClaimSeat, SubmitMove, Hello and MoveChoice to a real `domino engine` process,
 and arbitrary JSON bodies to a real gateway in front of it, both on 127.0.0.1.
 
 Whatever is sent: no call ends with UNKNOWN or INTERNAL, no REST answer is a 5xx, nothing

@@ -1,4 +1,4 @@
-"""The layers of the house (docs/architecture.md), checked on every import.
+"""The layers of the house (docs/design.md, docs/architecture.md), checked on every import.
 
 Every import of every module counts, the ones inside functions too. A relative import is
 resolved to the module it names. The rules are the table LAYERS below; each package (or

@@ -5,7 +5,7 @@ Two kinds of helper live here:
 * small conveniences to build scripted matches, play move lists and check that a refusal
   changes nothing;
 * an independent *reference model* of both games (RefHHL, RefDomeng), written from the
-  rulings in shared/rules-notes.md with plain sets and lists and none of the engine's
+  rulings in docs/rules.md with plain sets and lists and none of the engine's
   bit masks or tables. The property tests drive the engine and the reference side by side
   and compare legal moves, automatic events (draws, passes, stone payments) and results.
 """

@@ -3,7 +3,7 @@
 The short first-round scenarios (FIRST CAPPU kinds, every MANGUNO case) are fixed deals
 with fixed move lists. Every expected number in them (passes and their cost, pips,
 winner, CUCUQ, MATTIKKENG, stones) was derived by hand from the deal and the moves
-following shared/rules-notes.md; the derivation is in the comments. Deep-cycle cases
+following the rulings of docs/rules.md; the derivation is in the comments. Deep-cycle cases
 (the table short of stones, CAMAT) come from seeded random matches: the tests check each
 payment against the ruling's formula from the stones just before it, and that every case
 was really reached.

@@ -1,7 +1,7 @@
 """Homo Homini Lupus scenarios from fixed deals, one or more per ruling HHL-1..HHL-10.
 
 Every expected value below was worked out by hand from the deal and the move list
-(shown in the comments) following shared/rules-notes.md, then checked by running.
+(shown in the comments) following the rulings of docs/rules.md, then checked by running.
 """
 
 import pytest

@@ -5,14 +5,14 @@ Every game is driven side by side with the independent reference model in rules_
 the engine's legal moves, automatic draws/passes/stone payments and results agree with
 the rulings. All randomness is seeded: the suite is deterministic.
 
-Invariants (see shared/rules-notes.md):
+Invariants (the rulings of docs/rules.md):
   * all 28 tiles accounted for at every step, no duplicates;
   * HHL points sum to 0 every hand (HHL-9); Domeng table + held == 25 after every event
     (DOM-9), nobody below 0;
   * every hand and every match ends;
   * the legal-move list is never empty for the seat to move, empty for everyone else,
     and every listed move is accepted;
-  * no view and no event shows a hidden tile (views section of rules-notes);
+  * no view and no event shows a hidden tile (docs/rules.md, "Views");
   * every record replays (replay_record) to the identical result and record.
 """
 

@@ -1,4 +1,4 @@
-"""Refusals change nothing (shared/design.md, "Errors"): for every reason code, the
+"""Refusals change nothing (docs/design.md, "Errors"): for every reason code, the
 IllegalMove names the reason, carries the legal moves of the seat to move, and the
 record, the spectator's view and every seat's view are unchanged afterwards; the same
 move list then still plays on as if the refusal never happened."""
