@@ -15,7 +15,9 @@ Domeng sleeping tiles). What narrows them down:
   each batch the numbers it is known to lack. A tile played later came out of one of
   the batches, but we do not know which: ``compositions`` lists every split of the
   current hand over the batches that leaves room for the tiles already played (a small
-  matching), so a sample can pick one and stay sound;
+  matching), so a sample can pick one and stay sound; ``arrangements`` counts the ways a
+  guessed hand and the played tiles can have arrived in the batches, a world's weight in
+  the posterior the world sampler draws from (worlds.py);
 * openings: HHL-2 opens with the lowest double dealt, so every lower double was in the
   stock at the deal (never in a dealt batch); DOM-2 leads the first round with the
   highest of 6-6..3-3 dealt, so every higher one of those sleeps.
@@ -319,6 +321,37 @@ def fits_batches(k: SeatKnowledge, tiles) -> bool:
         if _fits(slots, room):
             return True
     return False
+
+
+def placings(slots, room) -> int:
+    """The number of ways to put every item into one of its batches (``slots``: for each
+    item, the indices of the batches that may hold it) so that batch i gets exactly
+    ``room[i]`` items. The items are distinct; orders within a batch are not counted."""
+    slots, room = list(slots), tuple(room)
+    if len(slots) != sum(room) or min(room, default=0) < 0:
+        return 0
+    memo: dict[tuple, int] = {}
+
+    def go(i: int, left: tuple) -> int:
+        if i == len(slots):
+            return 1
+        got = memo.get((i, left))
+        if got is None:
+            got = sum(go(i + 1, left[:b] + (left[b] - 1,) + left[b + 1:])
+                      for b in slots[i] if left[b])
+            memo[(i, left)] = got
+        return got
+
+    return go(0, room)
+
+
+def arrangements(k: SeatKnowledge, tiles) -> int:
+    """In how many ways the seat's tiles can have arrived: the number of splits of these
+    tiles (a guess of its hand) and of the tiles it played out of its batches over its
+    batches, each batch getting exactly its size and each tile only a batch that may hold
+    it. A world's weight in the posterior (worlds.py); 0 when the guess fits no split."""
+    slots = [tuple(i for i, b in enumerate(k.batches) if not (b.forbidden >> t & 1)) for t in tiles]
+    return placings(slots + [fits for _, fits in k.played], [b.size for b in k.batches])
 
 
 def describe(know: Knowledge) -> str:
