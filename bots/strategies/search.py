@@ -201,7 +201,7 @@ class Search(Strategy):
             else:
                 try:
                     hands, rest = determinize.sample(know, self.rng, self.swaps)
-                except determinize.NoConsistentDeal:
+                except determinize.NoConsistentWorld:
                     if not self.model:
                         raise
                     know = knowledge.from_view(view)  # the guess about the players failed

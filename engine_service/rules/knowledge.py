@@ -154,7 +154,7 @@ def from_view(view, assume_heaviest_first: bool = False) -> Knowledge:
     other seat, when it chose a tile, held no playable tile with more pips (the way
     greedy players play); that is a guess about the players, not a fact, and callers
     must be ready to fall back when it contradicts the view (KnowledgeError, or
-    determinize.NoConsistentDeal)."""
+    determinize.NoConsistentWorld)."""
     variant = view["variant"]
     me = view["seat"]
     counts = list(view["counts"])
