@@ -203,11 +203,13 @@ class WorldsSchema(Schema):
     seat = fields.Integer(required=True, **_d("the asking seat"))
     version = fields.Integer(required=True, **_d("the version whose view the worlds agree with"))
     worlds = fields.List(fields.Nested(WorldSchema), required=True,
-                         **_d("`count` independent draws, uniform over the consistent worlds"))
+                         **_d("`count` independent draws from the posterior of the "
+                              "shuffle given the seat's view"))
     exact = fields.Boolean(required=True,
-                           **_d("true: exactly uniform; false: the near-uniform fallback"))
+                           **_d("true: exactly the posterior; false: the fallback, near it"))
     consistent_worlds = fields.Integer(required=True,
-                                       **_d("how many consistent worlds there are (0: not "
+                                       **_d("how many consistent worlds there are, each "
+                                            "counted once whatever its chance (0: not "
                                             "known); may exceed 2^53"))
 
 

@@ -19,8 +19,8 @@ contradicts the view the bot falls back to the facts alone. ``swaps`` mixes each
 towards the uniform law over consistent deals (engine_service/rules/determinize.py).
 
 Worlds from the engine: with ``worlds=`` a world source (``bots.remote_worlds.RemoteWorlds``,
-the Play service's SampleWorlds) the samples come over the wire instead, uniform over the
-worlds consistent with the facts (docs/bots.md "SampleWorlds"), ``WORLDS_BATCH`` a call;
+the Play service's SampleWorlds) the samples come over the wire instead, from the posterior
+the facts give (docs/bots.md "SampleWorlds"), ``WORLDS_BATCH`` a call;
 ``model`` and ``swaps`` do not apply then. In-process the local sampler stays the default.
 
 Budget: ``ms`` (wall clock per move, default 200) and/or ``iterations`` (samples per
@@ -201,7 +201,7 @@ class Search(Strategy):
             else:
                 try:
                     hands, rest = determinize.sample(know, self.rng, self.swaps)
-                except determinize.NoConsistentDeal:
+                except determinize.NoConsistentWorld:
                     if not self.model:
                         raise
                     know = knowledge.from_view(view)  # the guess about the players failed
