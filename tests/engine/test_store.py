@@ -219,3 +219,37 @@ def test_a_version_2_sqlite_file_is_brought_up_to_date_and_its_live_match_restor
         assert store.moves(r.id) == [MoveRow(1, 3, "0-0", "seat", 1.0)]
     finally:
         store.close()
+
+
+# A match row's seats as rows stored before per-seat objects hold them: parallel lists, the
+# pools and yardsticks optional (matches/seats.py, seat_specs).
+PARALLEL_SEATS = {"kinds": ["person", "bot", "bot", "bot"], "names": ["ann", "", "", ""],
+                  "clocks_ms": [120_000, 10_000, 10_000, 10_000],
+                  "pools": ["", "house-greedy", "", ""]}
+
+
+def test_seats_stored_as_parallel_lists_restore_like_per_seat_objects(durable_db):
+    from engine_service.core.matches.seats import PERSON, SeatSpec
+
+    engine = Engine.open(durable_db)
+    engine.pools.define("house-greedy")
+    try:
+        made = engine.create_match("hhl", {"hands": 1}, seed=4, seats=[
+            SeatSpec(PERSON, "ann"), SeatSpec(pool="house-greedy"), SeatSpec(), SeatSpec()])
+        stored = engine.store.match(made.id).settings
+        assert stored == {"seats": [
+            {"kind": "person", "name": "ann", "clock_ms": 120_000, "pool": "", "yardstick": ""},
+            {"kind": "bot", "name": "", "clock_ms": 10_000, "pool": "house-greedy",
+             "yardstick": ""},
+            *[{"kind": "bot", "name": "", "clock_ms": 10_000, "pool": "", "yardstick": ""}] * 2]}
+        old = MatchRow("old1", "hhl", {"hands": 1, "minutes": None}, 4, None, PARALLEL_SEATS,
+                       1000.0)
+        engine.store.add_match(old)
+        seats = [[(s.kind, s.name, s.clock_ms, s.pool) for s in r.seats]
+                 for r in (Referee.restore(engine.store.match(i), engine.store, None)
+                           for i in (made.id, old.id))]
+        assert seats[0] == seats[1] == [("person", "ann", 120_000, ""),
+                                        ("bot", "", 10_000, "house-greedy"),
+                                        ("bot", "", 10_000, ""), ("bot", "", 10_000, "")]
+    finally:
+        engine.close()

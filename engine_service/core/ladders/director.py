@@ -30,7 +30,7 @@ from ... import rules
 from ...rules.errors import shown
 from ..errors import EngineError, Reason
 from ..matches.referee import LIVE, WAITING
-from ..matches.seats import BOT, DEFAULT_CLOCK_MS
+from ..matches.seats import BOT, DEFAULT_CLOCK_MS, SeatSpec
 from ..matches.updates import Update
 from ..security import limits
 from ..security.keys import OPEN, OPEN_PRINCIPAL, Principal
@@ -212,11 +212,11 @@ class Director:
         s = self.spec
         lineup, seed, _ = schedule(s["format"], s["entrants"], self.seats, s["seed"], idx)
         yardsticks = s.get("yardsticks", ())
+        seats = [SeatSpec(BOT, name, yardstick=name) if name in yardsticks
+                 else SeatSpec(BOT, name, pool_of(s["key"], name)) for name in lineup]
         referee = self.engine.create_match(
-            s["variant"], s["options"], seed, names=list(lineup), bot_clock_ms=s["clock_ms"],
-            pools=["" if name in yardsticks else pool_of(s["key"], name) for name in lineup],
-            ladder=True, principal=Principal(self.created_by, OPEN_PRINCIPAL.quotas),
-            yardsticks=[name if name in yardsticks else "" for name in lineup])
+            s["variant"], s["options"], seed, seats=seats, bot_clock_ms=s["clock_ms"],
+            ladder=True, principal=Principal(self.created_by, OPEN_PRINCIPAL.quotas))
         self.store.add_match(self.id, referee.id, idx)
         self.playing[referee.id] = (idx, time.time())
         self._watch(referee.id)
