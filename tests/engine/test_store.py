@@ -253,3 +253,41 @@ def test_seats_stored_as_parallel_lists_restore_like_per_seat_objects(durable_db
                                         ("bot", "", 10_000, ""), ("bot", "", 10_000, "")]
     finally:
         engine.close()
+
+
+def test_a_ladder_stored_in_the_former_words_reads_in_todays(durable_db):
+    """Ladder rows written before "deals" and "voided" were settled (docs/glossary.md) say
+    "hands" and "void" in each result and "void" as a match's status; they read back in
+    today's words."""
+    from engine_service.core.ladders.director import check_spec
+
+    spec = check_spec({"variant": "hhl", "entrants": ["a", "b"], "matches": 2, "seed": 1})
+    spec.update(key="ladder-old", created_by="open")
+    engine = Engine.open(durable_db)
+    store = engine.ladders.store
+    store.add_ladder("old", spec, 5.0)
+    store.add_match("old", "m0", 0)
+    store.add_match("old", "m1", 1)
+    store.set_match_status("old", "m0", "counted")
+    store.set_match_status("old", "m1", "void")
+    store.add_result("old", 0, {"index": 0, "set": 0, "set_size": 1, "seed": 7,
+                                "lineup": ["a", "b", "a", "b"], "hands": 2,
+                                "scores": [100, -100, 50, -50], "titles": [0] * 4,
+                                "faults": {}, "void": False})
+    store.set_status("old", "done")
+    engine.close()
+
+    engine = Engine.open(durable_db)
+    try:
+        engine.recover()
+        ladder = engine.ladders.get("old")
+        assert [(m["match_id"], m["status"]) for m in ladder.matches()] == [
+            ("m0", "counted"), ("m1", "voided")]
+        result = ladder.matches()[0]["result"]
+        assert (result["deals"], result["voided"]) == (2, False)
+        assert "hands" not in result and "void" not in result
+        standings = ladder.standings()
+        assert (standings["matches"], standings["voided"]) == (1, 1)
+        assert {e["entrant"]: e["mean"] for e in standings["entries"]} == {"a": 37.5, "b": -37.5}
+    finally:
+        engine.close()
