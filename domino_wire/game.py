@@ -20,7 +20,7 @@ trip gives back exactly what the rules made, over thousands of matches.
 from __future__ import annotations
 
 from .events import Event, event, event_pb, events
-from .options import REST_KEY, deal, deal_pb, option_names, options, options_given, options_pb
+from .options import REST_KEY, deal, deal_pb, options, options_given, options_pb
 from .results import (
     CAPPU_KIND,
     DEAL_END,
@@ -64,7 +64,7 @@ __all__ = [
     "View", "arm_part", "cycle_result", "cycle_result_pb", "deal", "deal_pb", "deal_result",
     "deal_result_pb", "event", "event_pb", "events", "history_part", "layout_parts",
     "line_part", "match_result", "match_result_pb", "move_fields", "move_pb",
-    "move_pb_of_text", "move_text", "option_names", "options", "options_given", "options_pb",
+    "move_pb_of_text", "move_text", "options", "options_given", "options_pb",
     "result_part", "seat_view", "spinner_part", "tile_pb", "tile_text", "tiles_pb",
     "tiles_text", "view", "view_bytes",
 ]

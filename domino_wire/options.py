@@ -45,10 +45,6 @@ def options_given(pb: game_pb2.Options) -> dict:
     return {k: v for k, v in options(pb).items() if v is not None}
 
 
-def option_names(variant: str) -> tuple[str, ...]:
-    return tuple(getattr(game_pb2.Options(), variant).DESCRIPTOR.fields_by_name)
-
-
 def deal_pb(variant: str, d: dict) -> engine_pb2.Deal:
     """A deal in the record format ({"hands": [[...]], "stock" | "sleeping": [...]})."""
     return engine_pb2.Deal(hands=[engine_pb2.Hand(tiles=[_tile_of_any(t) for t in h])

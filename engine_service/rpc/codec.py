@@ -346,14 +346,9 @@ _IN_HAND = tuple(frame(_HAND_TILE, t.SerializeToString()) for t in _TILE_PB)
 _IN_REST = tuple(frame(_REST, t.SerializeToString()) for t in _TILE_PB)
 
 
-def world(w) -> play_pb2.World:
-    """A rules World (tile indices) as the message."""
-    return play_pb2.World(hands=[engine_pb2.Hand(tiles=[_TILE_PB[t] for t in h]) for h in w.hands],
-                          rest=[_TILE_PB[t] for t in w.rest])
-
-
 def world_bytes(w) -> bytes:
-    """world(w), serialized (the same bytes)."""
+    """A rules World (tile indices) as a serialized World message (the bytes the generated
+    code makes of it)."""
     return (b"".join(frame(_HAND, b"".join(_IN_HAND[t] for t in h)) for h in w.hands)
             + b"".join(_IN_REST[t] for t in w.rest))
 

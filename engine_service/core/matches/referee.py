@@ -111,7 +111,6 @@ class Referee:
         # recomputes them on every call): (match, version, moves, [(id, text)]).
         self._legal_cache: tuple | None = None
         self.cache: dict = {}    # SeatView.cache
-        self.released = False   # another engine plays the match now (release)
         self._log: list[MoveRow] = []   # the moves in the store's log, as played here
         # Faults per seat that the move log does not show (ladders charge them): refused
         # moves, streams that ended while seated, seats nobody came to play.
@@ -567,7 +566,6 @@ class Referee:
         """Another engine plays the match now: stop the clocks and tell every watcher, so
         that their streams of this match end (and no move is played here any more)."""
         with self._lock:
-            self.released = True
             self._stop_clocks()
             for sub in self._subscribers:
                 sub.moved(self.id)
