@@ -71,8 +71,10 @@ test: install
 bench: install
 	$(PY) -m benchmarks
 
+# ruff, then vulture for dead code (its paths and whitelist: [tool.vulture] in pyproject.toml).
 lint: install
 	$(BIN)/ruff check domino_cli domino_wire engine_service plumbing bots gateway ladders tests benchmarks tools
+	$(BIN)/vulture
 
 clean:
 	rm -rf $(VENV) $(PROTO_OUT) .pytest_cache .hypothesis .ruff_cache build *.egg-info

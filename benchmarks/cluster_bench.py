@@ -43,7 +43,7 @@ def lean_seats_main(argv: list[str]) -> int:
     its match's end: one stream each, first legal move, nothing read. Prints the CPU time."""
     import grpc
 
-    from bots.runner import CHANNEL_OPTIONS
+    from bots.io_loop import CHANNEL_OPTIONS
     from domino_proto.domino.v1 import play_pb2, play_pb2_grpc
 
     with open(argv[0]) as f:

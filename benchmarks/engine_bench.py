@@ -272,7 +272,7 @@ def lean_bot_main(argv: list[str]) -> int:
     (no view, no strategy, no runner; Hello asks for no events and no accepted answers).
     A match of four of these shows what the engine's own work leaves of the bare
     ping-pong, whatever the bots do. Figures go to argv[0] as the probe's do."""
-    from bots.runner import CHANNEL_OPTIONS
+    from bots.io_loop import CHANNEL_OPTIONS
     from domino_proto.domino.v1 import play_pb2, play_pb2_grpc
 
     out_path, seats_path, address = argv
@@ -363,7 +363,7 @@ async def _serve_aio(name: str, method: str, handler) -> None:
 def ping_pong(ask_bytes: int, reply_bytes: int, seconds: float, server: str = "pingserver"
               ) -> dict:
     """Round trips of one stream with one message in flight, like a bot and its engine;
-    the client is a grpc.aio client with the bots' channel options, as in bots/runner.py."""
+    the client is a grpc.aio client with the bots' channel options (bots/io_loop.py)."""
     proc = subprocess.Popen([sys.executable, "-m", "benchmarks.engine_bench", server,
                              str(reply_bytes)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True, cwd=ROOT, env=_env())
@@ -387,7 +387,7 @@ def ping_pong(ask_bytes: int, reply_bytes: int, seconds: float, server: str = "p
 
 async def _ping(address: str, pid: int, ask: bytes, seconds: float):
     """(round trip times in ms after 200 warm-up ones, seconds they took, server CPU s)."""
-    from bots.runner import CHANNEL_OPTIONS
+    from bots.io_loop import CHANNEL_OPTIONS
 
     async with grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
         await asyncio.wait_for(channel.channel_ready(), 10)
@@ -448,7 +448,7 @@ def relay_server_main(argv: list[str]) -> int:
 def relay_client_main(argv: list[str]) -> int:
     """One seat of the relay: answers each message at once with `ask_bytes` bytes; prints
     [first message, last message (Unix s), messages]."""
-    from bots.runner import CHANNEL_OPTIONS
+    from bots.io_loop import CHANNEL_OPTIONS
 
     address, ask = argv[0], b"y" * int(argv[1])
 

@@ -9,6 +9,8 @@ from bots.arena import play_match
 from bots.strategies import make_strategy
 
 # Simulated play has no wall clock: an HHL match there is a number of hands.
+# The summary counts the deals played (HHL hands, Domeng rounds) as "deals", and gives each
+# strategy's mean per deal in the game's own unit (points per hand, stones per round).
 SIM_DEFAULTS = {"hhl": {"hands": 8}, "domeng": {"cycles": 1}}
 
 
@@ -35,9 +37,9 @@ def stones_taken(deal) -> list[int]:
 
 def simulate(variant, matches, seed, bot_names, options=None, records_dir=None, progress=None):
     options = {**SIM_DEFAULTS.get(variant, {}), **(options or {})}
-    outcomes, hands, moves = Counter(), 0, 0
+    outcomes, deals, moves = Counter(), 0, 0
     score_sum = Counter()  # HHL: points; Domeng: stones taken (net) — per strategy name
-    seat_hands = Counter()
+    seat_deals = Counter()
     camats = Counter()
     out_dir = pathlib.Path(records_dir) if records_dir else None
     if out_dir:
@@ -49,10 +51,10 @@ def simulate(variant, matches, seed, bot_names, options=None, records_dir=None, 
         moves += sum(1 for e in m.events if e.kind == "play")
         for d in m.deals:
             r = d.result
-            hands += 1
+            deals += 1
             outcomes[outcome_of(r)] += 1
             for s, name in enumerate(bot_names):
-                seat_hands[name] += 1
+                seat_deals[name] += 1
                 if variant == "hhl":
                     score_sum[name] += r["points"][s]
             if variant == "domeng":
@@ -71,12 +73,12 @@ def simulate(variant, matches, seed, bot_names, options=None, records_dir=None, 
         "variant": variant,
         "options": options,
         "matches": matches,
-        "hands": hands,
+        "deals": deals,
         "moves": moves,
         "seconds": round(elapsed, 3),
         "moves_per_second": round(moves / elapsed) if elapsed else None,
         "outcomes": dict(outcomes),
-        unit: {n: round(score_sum[n] / seat_hands[n], 3) for n in dict.fromkeys(bot_names)},
+        unit: {n: round(score_sum[n] / seat_deals[n], 3) for n in dict.fromkeys(bot_names)},
     }
     if variant == "domeng":
         summary["camat_titles"] = {n: camats[n] for n in dict.fromkeys(bot_names)}

@@ -103,7 +103,7 @@ def add_subcommands(subparsers) -> None:
 def bot_tickets(args) -> list:
     """The seats `domino bot` plays, from --match/--seat/--seat-token, the environment or
     --seats-file. Raises SystemExit with a message when they do not add up."""
-    from bots.runner import SeatTicket
+    from bots.play import SeatTicket
 
     if args.seats_file:
         try:
@@ -151,8 +151,9 @@ def bot_tickets(args) -> list:
 def run_bot(args) -> int:
     import time
 
-    from bots.runner import listens, play_seats
+    from bots.play import play_seats
     from bots.strategies import make_strategy
+    from bots.strategy_adapter import listens
 
     from .bot_progress import Progress
     from .failures import unreachable
@@ -239,7 +240,8 @@ def running(progress):
 def run_pool_bots(args, make_bot, options) -> list[dict]:
     """--pool: `--bots` streams enlisted in the pool; one JSON entry each."""
     from bots.fleet import PoolFleet
-    from bots.runner import RunnerError, pool_hello
+    from bots.play import pool_hello
+    from bots.runner import RunnerError
 
     base = args.name or args.strategy
     names = [base] if args.bots <= 1 else [f"{base}-{i + 1}" for i in range(args.bots)]

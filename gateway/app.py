@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 import os
 
 from flask import Flask, request
 from flask_smorest import Api
+from werkzeug.routing import Rule
 
-from . import errors, metrics, schemas_game
+from . import errors, metrics, schemas_game, streams
 from .engine_client import EngineClient
 from .house import DEFAULT_STRATEGIES
 from .json_body import StrictJSONProvider
@@ -93,7 +95,7 @@ def create_app(config: dict | None = None) -> Flask:
                    "creating matches and ladders when the engine is not open"})
     from .api import (
         engines,
-        events,
+        error_response,
         ladders,
         matches,
         moves,
@@ -103,9 +105,14 @@ def create_app(config: dict | None = None) -> Flask:
         views,
         worlds,
     )
-    for module in (variants, matches, seats, views, moves, worlds, events, records, ladders,
-                   engines):
+    for module in (variants, matches, seats, views, moves, worlds, records, ladders, engines):
         api.register_blueprint(module.blp)
+    # The event stream is no Flask route: the ASGI server serves it on its loop
+    # (gateway/server.py, streams.py), which describes it for the document too.
+    api.spec.tag(streams.OPENAPI_TAG)
+    api.spec.path(rule=Rule(metrics.EVENTS_ROUTE),
+                  parameters=copy.deepcopy(streams.OPENAPI_PATH_PARAMETERS),
+                  operations={"get": streams.openapi_operation(error_response)})
     from .web import web
     app.register_blueprint(web)
     # GET /metrics (Prometheus), outside the API: not in the OpenAPI document.

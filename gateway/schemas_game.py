@@ -196,7 +196,7 @@ class DealStartSchema(EventBase):
     deal = fields.Integer(required=True, **_d("0-based number of the deal"))
     leader = seat("the seat that leads")
     tiles = fields.List(tile(), **_d("the receiving seat's own dealt tiles; absent for others"))
-    cycle = fields.Integer(**_d("Domeng: the cycle of the round"))
+    cycle = fields.Integer(**_d("Domeng: the cycle of the round, 0-based"))
     camat = fields.Integer(allow_none=True, validate=SEATS,
                            **_d("Domeng: the sitting CAMAT, or null"))
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from domino_wire.names import LADDER_FORMAT, LADDER_STATUS
+from domino_wire.names import LADDER_FORMAT, LADDER_MATCH_STATUS, LADDER_STATUS
 
 from .schemas import MAX_CLOCK_MS, MAX_SEED, VARIANT_IDS, OptionsField, _d
 from .schemas_game import options_field
 
 FORMATS = LADDER_FORMAT.words
 LADDER_STATUSES = LADDER_STATUS.words
-LADDER_MATCH_STATUSES = ("playing", "counted", "void")
+LADDER_MATCH_STATUSES = LADDER_MATCH_STATUS.words
 # The engine's own bounds (engine_service/core/ladders/director.py, security/limits.py); checked here
 # too so that a REST client hears of a bad field at once. tests/gateway checks they agree.
 ENTRANT_NAME = r"^[A-Za-z0-9_.-]{1,40}$"
@@ -217,14 +217,14 @@ class LadderResultSchema(Schema):
     set_size = fields.Integer(required=True, **_d("matches in its set (rotation: 1)"))
     seed = fields.Integer(required=True, **_d("the match's seed"))
     lineup = fields.List(fields.String(), required=True, **_d("entrant by seat"))
-    hands = fields.Integer(required=True, **_d("deals played"))
+    deals = fields.Integer(required=True, **_d("deals played (HHL hands, Domeng rounds)"))
     scores = fields.List(fields.Integer(), required=True,
                          **_d("by seat: HHL points; Domeng stones (fewer is better)"))
     titles = fields.List(fields.Integer(), required=True,
                          **_d("by seat: Domeng CAMAT titles; HHL zeros"))
     faults = fields.Dict(keys=fields.String(), values=fields.Nested(FaultsSchema),
                          required=True, **_d("by entrant"))
-    void = fields.Boolean(required=True, **_d("broken by the engine and played again"))
+    voided = fields.Boolean(required=True, **_d("broken by the engine and played again"))
 
 
 class LadderMatchSchema(Schema):
@@ -234,7 +234,10 @@ class LadderMatchSchema(Schema):
     match_id = fields.String(required=True, **_d("the engine match: GET /matches/{match_id}, "
                                                  "its events and its record"))
     lineup = fields.List(fields.String(), required=True, **_d("entrant by seat"))
-    status = fields.String(required=True, validate=validate.OneOf(LADDER_MATCH_STATUSES))
+    status = fields.String(required=True, validate=validate.OneOf(LADDER_MATCH_STATUSES),
+                           **_d("playing: in play, or waiting for its bots; counted: over, "
+                                "its result counts; voided: never counted (broken by the "
+                                "engine and played again, or stopped with its ladder)"))
     result = fields.Nested(LadderResultSchema, required=True, allow_none=True,
                            **_d("the ladder result once counted; null otherwise"))
 

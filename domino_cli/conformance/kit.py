@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 
 from engine_service import rules
-from engine_service.core.matches.seats import BOT, PERSON
+from engine_service.core.matches.seats import BOT, PERSON, SeatSpec
 
 from . import cases as C
 from .bot import BotProcess
@@ -176,14 +176,13 @@ class Kit:
         person seats, whose long clock never runs out while the kit holds a move until
         the bot is connected (the engine would play it otherwise, and not the script's)."""
         n = rules.NUM_SEATS[script.variant]
-        pools = [pool if pool and s == script.bot else "" for s in range(n)]
-        kinds = [BOT if s == script.bot else PERSON for s in range(n)]
+        seats = [SeatSpec(BOT, pool=pool) if s == script.bot else SeatSpec(PERSON)
+                 for s in range(n)]
         referee = host.engine.create_match(script.variant, script.options, seed=0,
-                                           deals=[script.deal], kinds=kinds,
-                                           bot_clock_ms=clock_ms,
-                                           person_clock_ms=KIT_CLOCK_MS, pools=pools)
+                                           deals=[script.deal], seats=seats,
+                                           bot_clock_ms=clock_ms, person_clock_ms=KIT_CLOCK_MS)
         return referee.id, {s: host.engine.claim_seat(referee.id, s) for s in range(n)
-                            if not pools[s]}
+                            if not seats[s].pool}
 
     def _table(self, host: LocalEngine, match_id: str, tokens: dict, script,
                observer: CaseObserver, hold: asyncio.Event) -> Table:

@@ -27,7 +27,7 @@ from .ladders.director import Ladders
 from .matches import forking
 from .matches.pools import Pools
 from .matches.referee import LIVE, OVER, WAITING, Accepted, Referee, SeatView, public_seat
-from .matches.seats import BOT, DEFAULT_CLOCK_MS, PERSON
+from .matches.seats import BOT, DEFAULT_CLOCK_MS, PERSON, SeatSpec, seat_specs, stored_seats
 from .matches.updates import Subscriber, UpdateQueue
 from .sampling.service import WorldService
 from .security import limits
@@ -179,24 +179,23 @@ class Engine:
 
     # ----- creating and seating -------------------------------------------------------
     def create_match(self, variant: str, options: dict | None = None, seed: int | None = None,
-                     deals: list | None = None, kinds: list[str] | None = None,
-                     names: list[str] | None = None, bot_clock_ms: int = 0,
-                     person_clock_ms: int = 0, pools: list[str] | None = None,
+                     deals: list | None = None, seats: list[SeatSpec] | None = None,
+                     bot_clock_ms: int = 0, person_clock_ms: int = 0,
                      principal: Principal = OPEN_PRINCIPAL, ladder: bool = False,
-                     here: bool = False, fork: tuple[str, int] | None = None,
-                     yardsticks: list[str] | None = None) -> Referee:
-        """A new match; `pools` names, per seat, the bot pool that fills it ("" for a seat
-        claimed with a token). Every argument is checked first; nothing is stored for a
-        refused one. A ladder's own matches (`ladder`) may use the ladder's pools and count
-        against no quota but the engine's. `fork` = (record JSON text, N): the match
-        starts after the record's first N plays, with its variant, options and deals.
-        `yardsticks` names, per seat, the engine's own strategy that plays it ("" for
-        none): a ladder's yardstick entrant, seated by the engine at once. In a cluster a
-        match goes to the least-loaded engine: NOT_OWNER names it, unless `here` (a client
-        following that refusal)."""
+                     here: bool = False, fork: tuple[str, int] | None = None) -> Referee:
+        """A new match; `seats`: one SeatSpec per seat (None: a bot seat each, claimed by
+        token). Every argument is checked first; nothing is stored for a refused one. A
+        seat's `pool` names the bot pool that fills it; a ladder's own matches (`ladder`)
+        may use the ladder's pools and count against no quota but the engine's. A seat's
+        `yardstick` names the engine's own strategy that plays it: a ladder's yardstick
+        entrant, seated by the engine at once. `fork` = (record JSON text, N): the match
+        starts after the record's first N plays, with its variant, options and deals;
+        `options` and `deals` are then refused when given at all (None: not given). In a
+        cluster a match goes to the least-loaded engine: NOT_OWNER names it, unless `here`
+        (a client following that refusal)."""
         prefix: list = []
         if fork is not None:
-            if options or deals:
+            if options is not None or deals is not None:
                 raise limits.refuse("fork", "a forked match has the record's options and "
                                     "deals; give neither")
             found = forking.fork_point(*fork)
@@ -213,22 +212,21 @@ class Engine:
         limits.integer(bot_clock_ms, "bot_clock_ms", *limits.CLOCK_MS, zero_ok=True)
         limits.integer(person_clock_ms, "person_clock_ms", *limits.CLOCK_MS, zero_ok=True)
         n = rules.NUM_SEATS[variant]
-        kinds = kinds or [BOT] * n
-        names = names or [""] * n
-        pools = pools or [""] * n
-        if not len(kinds) == len(names) == len(pools) == n:
-            raise limits.refuse("seats", f"{variant} has {n} seats; got "
-                                f"{max(len(kinds), len(names), len(pools))} seat entries")
-        yardsticks = yardsticks or [""] * n
-        if len(yardsticks) != n or not set(yardsticks) <= {"", *self.yardsticks}:
-            raise limits.refuse("yardsticks", f"one per seat, each of "
-                                f"{', '.join(self.yardsticks) or 'none on this engine'}")
-        for i, (kind, name, pool) in enumerate(zip(kinds, names, pools, strict=True)):
-            if kind not in (BOT, PERSON):
+        seats = list(seats) if seats else [SeatSpec()] * n
+        if len(seats) != n:
+            raise limits.refuse("seats", f"{variant} has {n} seats; got {len(seats)} seat entries")
+        for i, spec in enumerate(seats):
+            if spec.kind not in (BOT, PERSON):
                 raise limits.refuse(f"seats[{i}].kind", "must be a bot or a person seat")
-            limits.text(name, f"seats[{i}].name", limits.NAME_MAX)
-            if pool:
-                self._check_pool(pool, f"seats[{i}].pool", ladder)
+            limits.text(spec.name, f"seats[{i}].name", limits.NAME_MAX)
+            if spec.pool:
+                self._check_pool(spec.pool, f"seats[{i}].pool", ladder)
+            if spec.yardstick and spec.yardstick not in self.yardsticks:
+                raise limits.refuse(f"seats[{i}].yardstick", "must be one of "
+                                    f"{', '.join(self.yardsticks) or 'none on this engine'}")
+            if spec.yardstick and spec.pool:
+                raise limits.refuse(f"seats[{i}].yardstick", "a yardstick seat is played by "
+                                    "the engine, not filled from a pool")
         if seed is None:
             seed = secrets.randbelow(limits.SEEDS[1] + 1)
         if self.cluster is not None and not ladder and not here:
@@ -242,14 +240,11 @@ class Engine:
             raise limits.refuse(e.field or "options", e.message) from None
         clock_ms = {BOT: bot_clock_ms or DEFAULT_CLOCK_MS[BOT],
                     PERSON: person_clock_ms or DEFAULT_CLOCK_MS[PERSON]}
-        settings = {"kinds": kinds, "names": names, "clocks_ms": [clock_ms[k] for k in kinds],
-                    "pools": pools}
+        settings = {"seats": stored_seats(seats, [clock_ms[spec.kind] for spec in seats])}
         if prefix:
             # Stored with the match, not in its move log: one row makes the fork, and
             # recovery replays the prefix (Referee) before the log, as creation did.
             settings["prefix"] = prefix
-        if any(yardsticks):
-            settings["yardsticks"] = yardsticks
         with self._lock:
             if len(self._referees) >= self.max_live:
                 raise EngineError(Reason.ENGINE_FULL, f"the engine runs {self.max_live} "
@@ -263,8 +258,8 @@ class Engine:
                               on_lost=self._lost, yardsticks=self.yardsticks)
             self._referees[row.id] = referee
             self._live_by[principal.name] += 1
-        for seat, name in enumerate(yardsticks):
-            if name:
+        for seat, spec in enumerate(seats):
+            if spec.yardstick:
                 referee.claim(seat)   # the engine holds the seat: nobody gets its token
         referee.start()
         # No seed here: it would tell every hidden tile (docs/security.md).
@@ -362,11 +357,9 @@ class Engine:
         if referee is not None:
             return referee.summary()
         names = self.store.seat_names(row.id)
-        s = row.settings
-        pools = s.get("pools") or [""] * len(s["kinds"])
-        seats = [public_seat(kind, names.get(i) or name, True, False, 0, clock_ms, pool)
-                 for i, (kind, name, clock_ms, pool) in enumerate(
-                     zip(s["kinds"], s["names"], s["clocks_ms"], pools, strict=True))]
+        seats = [public_seat(spec.kind, names.get(i) or spec.name, True, False, 0, clock_ms,
+                             spec.pool)
+                 for i, (spec, clock_ms) in enumerate(seat_specs(row.settings))]
         return {"match_id": row.id, "variant": row.variant, "status": OVER,
                 "version": row.version, "num_seats": len(seats), "to_move": None,
                 "seats": seats, "options": row.options, "created": row.created,
@@ -414,4 +407,4 @@ class Engine:
         return self.get(match_id).record()
 
 
-__all__ = ["Engine", "LIVE", "OVER", "WAITING", "PERSON", "BOT"]
+__all__ = ["Engine", "LIVE", "OVER", "WAITING", "PERSON", "BOT", "SeatSpec"]

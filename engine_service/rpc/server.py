@@ -65,20 +65,16 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
         fork = None
         if request.HasField("fork"):   # the variant is the record's; naming it is optional
             fork = (request.fork.record_json, request.fork.at)
-            if request.deals or request.options.WhichOneof("variant"):
-                raise limits.refuse("fork", "a forked match has the record's options and "
-                                    "deals; give neither")
         variant = codec.variant_of(request.variant) if request.variant or not fork else ""
+        # A fork's options and deals are its record's: any given are decoded only for the
+        # engine to refuse them ("fork", Engine.create_match).
+        given = "" if fork else variant
         referee = self.engine.create_match(
-            variant, codec.options_of(variant, request.options, "options") if variant else {},
+            variant, codec.options_given_of(given, request.options, "options"),
             request.seed if request.HasField("seed") else None,
-            codec.deals_of(variant, request.deals) if variant else None,
-            [codec.seat_kind_of(s.kind, f"seats[{i}].kind") for i, s in enumerate(request.seats)]
-            or None,
-            [s.name for s in request.seats] or None,
-            request.bot_clock_ms, request.person_clock_ms,
-            [s.pool for s in request.seats] or None, principal=principal, here=request.here,
-            fork=fork)
+            codec.deals_of(given, request.deals), codec.seat_specs_of(request.seats),
+            request.bot_clock_ms, request.person_clock_ms, principal=principal,
+            here=request.here, fork=fork)
         return engine_pb2.CreateMatchResponse(match_id=referee.id, num_seats=len(referee.seats),
                                               summary=codec.summary(referee.summary()))
 

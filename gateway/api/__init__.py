@@ -52,6 +52,7 @@ ERROR_TEXT = {
          "legal moves), STALE_VERSION, SEAT_TAKEN, POOL_SEAT, MATCH_NOT_OVER, or NO_HOUSE_BOT "
          "(no house bot of that strategy is connected)",
     413: "request body too large (BODY_TOO_LARGE)",
+    502: "the engine failed the call, or ended a stream at once (ENGINE_ERROR)",
     429: "over a quota of the key (QUOTA_EXCEEDED) or of the engine (ENGINE_FULL), or a "
          "seat over its rate (RATE_LIMITED)",
     503: "engine unreachable (ENGINE_UNAVAILABLE)",
@@ -61,6 +62,13 @@ ERROR_TEXT = {
 
 def engine() -> EngineClient:
     return current_app.extensions["engine"]
+
+
+def error_response(code: int) -> dict:
+    """An error answer as the OpenAPI document writes it, for an operation documented by
+    hand (the event stream: gateway/streams.py)."""
+    return {"description": ERROR_TEXT[code],
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 
 
 def documented(blp, *codes):

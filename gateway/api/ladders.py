@@ -15,7 +15,7 @@ from domino_proto.domino.v1 import ladder_pb2
 from domino_wire import game
 from domino_wire import ladders as wire_ladders
 from domino_wire.ladders import ladder_result
-from domino_wire.names import LADDER_FORMAT, LADDER_STATUS, VARIANT
+from domino_wire.names import LADDER_FORMAT, LADDER_MATCH_STATUS, LADDER_STATUS, VARIANT
 
 from ..requests import typed_options
 from ..schemas import ErrorSchema
@@ -76,7 +76,8 @@ def ladder(info: ladder_pb2.LadderInfo) -> dict:
 
 def ladder_match(m: ladder_pb2.LadderMatch) -> dict:
     return {"index": m.index, "set": m.set, "match_id": m.match_id, "lineup": list(m.lineup),
-            "status": m.status, "result": ladder_result(m.result) if m.HasField("result") else None}
+            "status": LADDER_MATCH_STATUS.word(m.status),
+            "result": ladder_result(m.result) if m.HasField("result") else None}
 
 
 # ----- routes ------------------------------------------------------------------------------
@@ -153,6 +154,6 @@ def get_standings(ladder_id):
 @blp.response(200, LadderMatchListSchema())
 @documented(404)
 def list_ladder_matches(ladder_id):
-    """The ladder's matches (playing, counted and void), in the order they were started;
+    """The ladder's matches (playing, counted and voided), in the order they were started;
     watch one at GET /matches/{match_id} and its events"""
     return {"matches": [ladder_match(m) for m in engine().list_ladder_matches(ladder_id).matches]}

@@ -7,9 +7,11 @@ import time
 
 import pytest
 
-from bots.runner import Backoff, play, think_time
+from bots.play import play
+from bots.runner import Backoff
 from bots.strategies import make_strategy
 from bots.strategy import Strategy
+from bots.strategy_adapter import think_time
 
 CLOCK_MS = 900
 

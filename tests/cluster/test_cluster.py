@@ -206,7 +206,8 @@ def test_a_ladder_fails_over_with_its_director(cluster):
     with contextlib.closing(c.router(1 - owner)) as router:
         matches = router.call("ListLadderMatches", ladder_pb2.GetLadderRequest(
             ladder_id=ladder_id), about=ladder_id, service="Ladder").matches
-    assert sorted(m.index for m in matches if m.status == "counted") == list(range(6))
+    counted = ladder_pb2.LADDER_MATCH_STATUS_COUNTED
+    assert sorted(m.index for m in matches if m.status == counted) == list(range(6))
 
 
 def test_a_rolling_restart_loses_no_match(cluster, tmp_path):

@@ -7,7 +7,7 @@ import grpc
 import pytest
 
 from bots.fleet import play_pool
-from bots.runner import play
+from bots.play import play
 from bots.strategies import make_strategy
 from domino_proto.domino.v1 import common_pb2, engine_pb2, game_pb2
 from domino_wire import game

@@ -219,3 +219,75 @@ def test_a_version_2_sqlite_file_is_brought_up_to_date_and_its_live_match_restor
         assert store.moves(r.id) == [MoveRow(1, 3, "0-0", "seat", 1.0)]
     finally:
         store.close()
+
+
+# A match row's seats as rows stored before per-seat objects hold them: parallel lists, the
+# pools and yardsticks optional (matches/seats.py, seat_specs).
+PARALLEL_SEATS = {"kinds": ["person", "bot", "bot", "bot"], "names": ["ann", "", "", ""],
+                  "clocks_ms": [120_000, 10_000, 10_000, 10_000],
+                  "pools": ["", "house-greedy", "", ""]}
+
+
+def test_seats_stored_as_parallel_lists_restore_like_per_seat_objects(durable_db):
+    from engine_service.core.matches.seats import PERSON, SeatSpec
+
+    engine = Engine.open(durable_db)
+    engine.pools.define("house-greedy")
+    try:
+        made = engine.create_match("hhl", {"hands": 1}, seed=4, seats=[
+            SeatSpec(PERSON, "ann"), SeatSpec(pool="house-greedy"), SeatSpec(), SeatSpec()])
+        stored = engine.store.match(made.id).settings
+        assert stored == {"seats": [
+            {"kind": "person", "name": "ann", "clock_ms": 120_000, "pool": "", "yardstick": ""},
+            {"kind": "bot", "name": "", "clock_ms": 10_000, "pool": "house-greedy",
+             "yardstick": ""},
+            *[{"kind": "bot", "name": "", "clock_ms": 10_000, "pool": "", "yardstick": ""}] * 2]}
+        old = MatchRow("old1", "hhl", {"hands": 1, "minutes": None}, 4, None, PARALLEL_SEATS,
+                       1000.0)
+        engine.store.add_match(old)
+        seats = [[(s.kind, s.name, s.clock_ms, s.pool) for s in r.seats]
+                 for r in (Referee.restore(engine.store.match(i), engine.store, None)
+                           for i in (made.id, old.id))]
+        assert seats[0] == seats[1] == [("person", "ann", 120_000, ""),
+                                        ("bot", "", 10_000, "house-greedy"),
+                                        ("bot", "", 10_000, ""), ("bot", "", 10_000, "")]
+    finally:
+        engine.close()
+
+
+def test_a_ladder_stored_in_the_former_words_reads_in_todays(durable_db):
+    """Ladder rows written before "deals" and "voided" were settled (docs/glossary.md) say
+    "hands" and "void" in each result and "void" as a match's status; they read back in
+    today's words."""
+    from engine_service.core.ladders.director import check_spec
+
+    spec = check_spec({"variant": "hhl", "entrants": ["a", "b"], "matches": 2, "seed": 1})
+    spec.update(key="ladder-old", created_by="open")
+    engine = Engine.open(durable_db)
+    store = engine.ladders.store
+    store.add_ladder("old", spec, 5.0)
+    store.add_match("old", "m0", 0)
+    store.add_match("old", "m1", 1)
+    store.set_match_status("old", "m0", "counted")
+    store.set_match_status("old", "m1", "void")
+    store.add_result("old", 0, {"index": 0, "set": 0, "set_size": 1, "seed": 7,
+                                "lineup": ["a", "b", "a", "b"], "hands": 2,
+                                "scores": [100, -100, 50, -50], "titles": [0] * 4,
+                                "faults": {}, "void": False})
+    store.set_status("old", "done")
+    engine.close()
+
+    engine = Engine.open(durable_db)
+    try:
+        engine.recover()
+        ladder = engine.ladders.get("old")
+        assert [(m["match_id"], m["status"]) for m in ladder.matches()] == [
+            ("m0", "counted"), ("m1", "voided")]
+        result = ladder.matches()[0]["result"]
+        assert (result["deals"], result["voided"]) == (2, False)
+        assert "hands" not in result and "void" not in result
+        standings = ladder.standings()
+        assert (standings["matches"], standings["voided"]) == (1, 1)
+        assert {e["entrant"]: e["mean"] for e in standings["entries"]} == {"a": 37.5, "b": -37.5}
+    finally:
+        engine.close()

@@ -82,7 +82,12 @@ def test_idle_and_slow_connections_cannot_lock_anyone_out(engine_address, client
     gw = LiveGateway(engine_address, ["random"], max_per_address=20, request_timeout_s=1.0,
                      http=http)
     held = []
+    # A spectator's event stream, opened first: its request was in at once, so the deadline
+    # that closes the idle ones below never closes it.
+    match_id, _ = person_match(client)
+    watching = urllib.request.urlopen(f"{gw.url}/api/v1/matches/{match_id}/events", timeout=15)
     try:
+        assert watching.readline().startswith(b"retry:")
         # One address takes all it may: the next connection is refused with 503 at once.
         for _ in range(20):
             held.append(socket.create_connection(("127.0.0.1", gw.port), source_address=("127.0.0.9", 0)))
@@ -93,6 +98,10 @@ def test_idle_and_slow_connections_cannot_lock_anyone_out(engine_address, client
         # A slowloris from another address trickles one header line now and then.
         slow = socket.create_connection(("127.0.0.1", gw.port), source_address=("127.0.0.10", 0))
         slow.sendall(b"GET /api/v1/variants HTTP/1.1\r\n")
+        # Another sends a whole head, then a body that never comes.
+        body = socket.create_connection(("127.0.0.1", gw.port), source_address=("127.0.0.11", 0))
+        body.sendall(b"POST /api/v1/matches HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                     b"application/json\r\nContent-Length: 100\r\n\r\n{")
         # Meanwhile everyone else is served at once.
         started = time.monotonic()
         with urllib.request.urlopen(f"{gw.url}/api/v1/variants", timeout=5) as r:
@@ -102,13 +111,16 @@ def test_idle_and_slow_connections_cannot_lock_anyone_out(engine_address, client
         time.sleep(0.5)
         slow.sendall(b"X-Trickle: 1\r\n")
         closed_by = time.monotonic() + 5
-        for sock in [*held, slow]:
+        for sock in [*held, slow, body]:
             sock.settimeout(max(0.1, closed_by - time.monotonic()))
             assert sock.recv(100) == b"", "the server kept an incomplete request open"
+        # The stream outlived them: its next keepalive (every 5 s) still comes.
+        assert any(line.startswith(b"event: keepalive") for line in watching)
         # and the address may connect again
         with urllib.request.urlopen(f"{gw.url}/api/v1/variants", timeout=5) as r:
             assert r.status == 200
     finally:
+        watching.close()
         for sock in held:
             sock.close()
         gw.close()

@@ -131,7 +131,7 @@ def test_a_ladder_created_over_rest_plays_out_with_enlisted_bots(client, bots):
     assert all(m["status"] == "counted" for m in matches)
     for m in matches:
         assert len(m["lineup"]) == 4 and set(m["lineup"]) == set(ENTRANTS)
-        assert m["result"]["lineup"] == m["lineup"] and m["result"]["hands"] == 1
+        assert m["result"]["lineup"] == m["lineup"] and m["result"]["deals"] == 1
         played = client.get(f"/api/v1/matches/{m['match_id']}").get_json()
         assert played["status"] == "over"
         assert [seat["name"] for seat in played["seats"]] == m["lineup"]
@@ -302,7 +302,7 @@ def test_a_ladder_is_cancelled_by_its_creator_over_rest(client):
     assert r.status_code == 200, r.get_json()
     cancelled = r.get_json()
     assert cancelled["status"] == "cancelled" and cancelled["seed"] == SMALL["seed"]
-    assert all(m["status"] == "void" for m in
+    assert all(m["status"] == "voided" for m in
                client.get(f"/api/v1/ladders/{created['ladder_id']}/matches").get_json()["matches"])
     error(client.post(f"/api/v1/ladders/{created['ladder_id']}/cancel"), 409, "LADDER_OVER")
     error(client.post("/api/v1/ladders/nope/cancel"), 404, "UNKNOWN_LADDER")

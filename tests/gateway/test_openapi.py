@@ -46,6 +46,63 @@ def test_the_openapi_document_validates_and_lists_every_route(client):
     assert {p["name"] for p in sampled["parameters"] if p["in"] == "query"} == {"count", "seed"}
 
 
+def test_the_event_stream_is_documented_as_it_is_served(client, live):
+    """GET .../events is served by the gateway's own loop, not by a Flask route: its entry
+    in the document is made from gateway/streams.py, and every answer the real server gives
+    here is one the entry lists (each error as the one error body), and every message it
+    streams is one of sse.EVENTS."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    from gateway import sse, streams
+
+    doc = client.get("/api/v1/openapi.json").get_json()
+    path = doc["paths"]["/api/v1/matches/{match_id}/events"]
+    op = path["get"]
+    assert [(p["in"], p["name"], p["required"]) for p in path["parameters"] + op["parameters"]
+            ] == [("path", "match_id", True), ("query", streams.SEAT_TOKEN, False)]
+    assert path["parameters"][0]["schema"]["maxLength"] == streams.MATCH_ID_MAX
+    assert op["security"] == [{"seatToken": []}, {}]      # a token in the header, or none
+    assert set(op["responses"]) == {"200", "default", *map(str, streams.ERRORS)}
+    assert set(op["responses"]["200"]["content"]["text/event-stream"]["x-sse-events"]) == set(
+        sse.EVENTS)
+
+    created = client.post("/api/v1/matches", json={"variant": "hhl", "options": {"hands": 1}})
+    match_id = created.get_json()["match_id"]
+    token = client.post(f"/api/v1/matches/{match_id}/seats/0/claim").get_json()["seat_token"]
+    events = f"{live.url}/api/v1/matches/{match_id}/events"
+
+    def answer(url: str, headers: dict | None = None) -> tuple[int, str, str | None]:
+        """(status, content type, the first event's name or the error's reason)."""
+        try:
+            with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}),
+                                        timeout=10) as r:
+                first = next(line.decode()[7:].strip() for line in r
+                             if line.startswith(b"event: "))
+                return r.status, r.headers["Content-Type"], first
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers["Content-Type"], json.loads(e.read())["reason"]
+
+    answers = [
+        answer(events),                                                # a spectator
+        answer(events, {"Authorization": f"Bearer {token}"}),          # a seat, by header
+        answer(f"{events}?{streams.SEAT_TOKEN}={token}"),              # a seat, by query
+        answer(f"{live.url}/api/v1/matches/{'x' * (streams.MATCH_ID_MAX + 1)}/events"),
+        answer(f"{events}?{streams.SEAT_TOKEN}={'t' * 200}"),          # too long for the engine
+        answer(events, {"Authorization": "Basic abc"}),                 # no bearer token
+        answer(f"{events}?{streams.SEAT_TOKEN}=nope"),                  # a wrong one
+        answer(f"{live.url}/api/v1/matches/nosuchmatch/events"),
+    ]
+    assert [(status, reason) for status, _, reason in answers] == [
+        (200, "snapshot"), (200, "snapshot"), (200, "snapshot"), (400, "MALFORMED_REQUEST"),
+        (400, "MALFORMED_REQUEST"), (401, "NO_TOKEN"), (401, "BAD_TOKEN"), (404, "UNKNOWN_MATCH")]
+    for status, content_type, _ in answers:
+        assert str(status) in op["responses"]
+        media = "text/event-stream" if status == 200 else "application/json"
+        assert content_type.startswith(media) and media in op["responses"][str(status)]["content"]
+
+
 def test_the_docs_page_and_the_web_page_are_served(client):
     r = client.get("/api/v1/docs")
     assert r.status_code == 200 and b"openapi.json" in r.data

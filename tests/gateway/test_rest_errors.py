@@ -92,11 +92,23 @@ def test_no_token_is_401_before_anything_else(client, table):
 @pytest.mark.parametrize("method,path", [
     ("get", "/api/v1/matches/nosuchmatch"),
     ("get", "/api/v1/matches/nosuchmatch/record"),
-    ("get", "/api/v1/matches/nosuchmatch/events"),
     ("post", "/api/v1/matches/nosuchmatch/seats/0/claim"),
 ])
 def test_an_unknown_match_is_404(client, method, path):
     error(getattr(client, method)(path), 404, "UNKNOWN_MATCH")
+
+
+def test_an_unknown_match_is_404_on_the_event_stream_too(live):
+    """The event stream is served by the gateway's own server (gateway/streams.py), not
+    by a Flask route."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    with pytest.raises(urllib.error.HTTPError) as answer:
+        urllib.request.urlopen(f"{live.url}/api/v1/matches/nosuchmatch/events", timeout=10)
+    assert answer.value.code == 404
+    assert json.loads(answer.value.read())["reason"] == "UNKNOWN_MATCH"
 
 
 def test_an_unknown_match_with_a_token_is_still_refused(client):

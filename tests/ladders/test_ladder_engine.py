@@ -113,7 +113,7 @@ def test_engine_restart_mid_ladder_counts_every_match_once(engine):
     stub = ladder_stub(engine.address)
     matches = stub.ListLadderMatches(ladder_pb2.GetLadderRequest(ladder_id=ladders[0].ladder_id),
                                      timeout=5).matches
-    counted = [m.index for m in matches if m.status == "counted"]
+    counted = [m.index for m in matches if m.status == ladder_pb2.LADDER_MATCH_STATUS_COUNTED]
     assert sorted(counted) == list(range(10))  # every slot counted, none twice
     assert sum(r["matches"] for r in standings["entries"]) == 20  # 2 entrants in each match
 
@@ -197,8 +197,8 @@ def test_a_voided_match_is_played_again_and_counted_once():
             assert time.monotonic() < deadline + 60, "the ladder did not finish"
             time.sleep(0.1)
         ms = d.matches()
-        assert [m["status"] for m in ms].count("void") == 1
-        voided = next(m for m in ms if m["status"] == "void")
+        assert [m["status"] for m in ms].count("voided") == 1
+        voided = next(m for m in ms if m["status"] == "voided")
         replayed = [m for m in ms if m["index"] == voided["index"] and m["status"] == "counted"]
         assert len(replayed) == 1  # the slot was played again
         s = d.standings()

@@ -24,7 +24,7 @@ DOMINO = [sys.executable, "-m", "domino_cli"]
 
 def result(index, lineup, scores):
     return {"index": index, "set": index, "set_size": 1, "seed": index, "lineup": lineup,
-            "hands": 1, "scores": scores, "titles": [0] * 4, "faults": {}, "void": False}
+            "deals": 1, "scores": scores, "titles": [0] * 4, "faults": {}, "voided": False}
 
 
 def test_gap_closed_on_a_small_fixed_case():

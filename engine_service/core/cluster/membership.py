@@ -43,7 +43,6 @@ class Cluster:
         self.engine_id = secrets.token_hex(6)
         self.address = ""
         self.draining = False
-        self.owner_changes = 0          # matches and ladders taken over by this engine
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._orphans_seen: dict[str, float] = {}   # id -> when first seen as an orphan
@@ -144,7 +143,6 @@ class Cluster:
             elif self.store.take("matches", key, epoch) is not None:
                 if self.engine.adopt_match(key):
                     taken.append(key)
-                    self.owner_changes += 1
                     metrics.owner_changed("match")
         return taken
 
@@ -157,7 +155,6 @@ class Cluster:
                 if self.engine.adopt_match(match_id):
                     taken.append(match_id)
         self.engine.ladders.adopt(ladder_id)
-        self.owner_changes += 1 + len(taken)
         metrics.owner_changed("ladder")
         metrics.owner_changed("match", len(taken))
         return taken

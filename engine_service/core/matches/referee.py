@@ -27,7 +27,7 @@ from ..errors import EngineError, Reason
 from ..security import limits
 from ..storage.rows import Fenced, MatchRow, MoveRow, StoreUnavailable
 from ..storage.sql import SQLStore
-from .seats import ABSENT_AFTER, Seat, hash_token, new_token, seat_of
+from .seats import ABSENT_AFTER, Seat, hash_token, new_token, seat_of, seat_specs
 from .updates import EngineEvent, Subscriber, Update, UpdateQueue
 
 log = logging.getLogger(__name__)
@@ -93,10 +93,9 @@ class Referee:
         self.status = row.status
         self.history: list[Turn] = []
         s = row.settings
-        pools = s.get("pools") or [""] * len(s["kinds"])
-        self.seats = [Seat(kind, name, clock_ms, pool=pool)
-                      for kind, name, clock_ms, pool in zip(s["kinds"], s["names"],
-                                                            s["clocks_ms"], pools, strict=True)]
+        specs = seat_specs(s)
+        self.seats = [Seat(spec.kind, spec.name, clock_ms, pool=spec.pool)
+                      for spec, clock_ms in specs]
         for seat, digest in (token_hashes or {}).items():
             self.seats[seat].token_hash = digest
         self._store = store
@@ -112,7 +111,6 @@ class Referee:
         # recomputes them on every call): (match, version, moves, [(id, text)]).
         self._legal_cache: tuple | None = None
         self.cache: dict = {}    # SeatView.cache
-        self.released = False   # another engine plays the match now (release)
         self._log: list[MoveRow] = []   # the moves in the store's log, as played here
         # Faults per seat that the move log does not show (ladders charge them): refused
         # moves, streams that ended while seated, seats nobody came to play.
@@ -122,8 +120,8 @@ class Referee:
             self._apply(seat, text, FORKED, durable=False)
         # The seats the engine plays itself: seat -> a strategy (made when a clock needs
         # it; a finished match read back from the store plays nothing).
-        self._yardstick_names = {i: name for i, name in enumerate(s.get("yardsticks", ()))
-                                 if name}
+        self._yardstick_names = {i: spec.yardstick for i, (spec, _) in enumerate(specs)
+                                 if spec.yardstick}
         self._yardstick_makers = yardsticks or {}
         self._yardsticks: dict = {}
 
@@ -568,7 +566,6 @@ class Referee:
         """Another engine plays the match now: stop the clocks and tell every watcher, so
         that their streams of this match end (and no move is played here any more)."""
         with self._lock:
-            self.released = True
             self._stop_clocks()
             for sub in self._subscribers:
                 sub.moved(self.id)

@@ -28,7 +28,6 @@ CLOCK_MS = (100, 3_600_000)   # a turn clock: 100 ms .. 1 h (0 means the default
 SEEDS = (0, MAX_SEED)
 LIST_MAX = 1000               # ListMatches.limit
 CAPACITY_MAX = 64             # matches one pool stream plays at once
-MAX_VERSION = 2**62           # no match gets near: every version above is stale
 
 POOL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}")
 ENTRANT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,40}")

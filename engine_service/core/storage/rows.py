@@ -5,8 +5,9 @@ factory.py opens the one a `--db` names.
 
 What is stored is exactly what replays a match (the rules core is deterministic):
 the creation parameters (variant, options, seed, explicit deals), the engine settings
-(seat kinds, names, clocks), the seat token hashes, and an append-only log of accepted
-moves; besides, the hashes of the operators' API keys and of the pools' enlist secrets.
+(each seat's kind, name, clock, pool and yardstick), the seat token hashes, and an
+append-only log of accepted moves; besides, the hashes of the operators' API keys and of
+the pools' enlist secrets.
 A move row is committed before the move is acknowledged, so a kill -9 at any moment loses
 no acknowledged move.
 """
@@ -24,7 +25,11 @@ class MatchRow:
     options: dict
     seed: int
     deals: list | None
-    settings: dict                 # per seat: "kinds", "names", "clocks_ms", "pools" (lists)
+    # "seats": one object per seat {kind, name, clock_ms, pool, yardstick}; "prefix": a
+    # fork's first plays. Rows stored before per-seat objects hold parallel lists instead
+    # ("kinds", "names", "clocks_ms", "pools", "yardsticks"); both read back the same
+    # (matches/seats.py, seat_specs).
+    settings: dict
     created: float                 # Unix seconds
     status: str = "waiting"        # "waiting" | "live" | "over"
     result: dict | None = None
