@@ -5,6 +5,7 @@ the engine with real bot processes."""
 from engine_service.rules import NUM_SEATS
 from ladders.formats import schedule, set_size
 from ladders.results import ladder_result
+from ladders.seeds import deal_seed
 from ladders.standings import ORACLE, compute
 
 from .arena import play_match
@@ -23,14 +24,16 @@ def run(variant, entrants, fmt="rotation", options=None, seed=1, matches=None,
     standings = None
     size = set_size(fmt, entrants, SEATS[variant])
     for index in range(limit):
-        lineup, match_seed, set_no = schedule(fmt, entrants, SEATS[variant], seed, index)
+        lineup, set_no = schedule(fmt, entrants, SEATS[variant], seed, index)
+        # In process nothing is hidden from anyone: the seed itself keys the deals.
+        match_seed = deal_seed(f"in-process/{seed}", fmt, index, set_no)
         bots = [make_strategy(name, match_seed * 10 + s) for s, name in enumerate(lineup)]
         m = play_match(variant, options, match_seed, bots)
         results.append(ladder_result(variant, index, set_no, size, match_seed, lineup, m.result,
                                      len(m.deals)))
         if progress:
             progress(index + 1, results)
-        next_set = schedule(fmt, entrants, SEATS[variant], seed, index + 1)[2]
+        next_set = schedule(fmt, entrants, SEATS[variant], seed, index + 1)[1]
         if until_separated and next_set != set_no and (check_every is None or (index + 1) % check_every == 0):
             standings = compute(variant, entrants, results, yardsticks)
             if standings["separated"]:

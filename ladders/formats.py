@@ -5,6 +5,10 @@ rotation: every match draws a line-up so that every entrant meets every other an
 duplicate: the same deal (the same seed) is played once for each rotation of the seats,
   so each entrant plays every position of the same cards and the luck of the deal
   cancels out — like duplicate bridge. Matches of one deal form a "set".
+
+The schedule says who sits where; it is public (ListLadderMatches shows each line-up).
+The deals are not the schedule's: each match's seed comes from the ladder's secret
+(seeds.py, deal_seed), so nothing public tells a deal before its match is over.
 """
 
 import itertools
@@ -12,13 +16,6 @@ import random
 
 ROTATION, DUPLICATE = "rotation", "duplicate"
 FORMATS = (ROTATION, DUPLICATE)
-# Match seeds derived from a ladder's seed stay in 0..2^63-1, the signed 64-bit integer
-# every store keeps and every message carries.
-SEED_SPACE = 2**63
-
-
-def match_seed(seed: int, n: int) -> int:
-    return (seed * 100003 + n) % SEED_SPACE
 
 
 def _lineups(entrants: list[str], seats: int, seed: int) -> list[list[str]]:
@@ -47,8 +44,9 @@ def set_size(fmt: str, entrants: list[str], seats: int) -> int:
     return len(rotations(_lineups(entrants, seats, 0)[0]))
 
 
-def schedule(fmt: str, entrants: list[str], seats: int, seed: int, index: int) -> tuple[list[str], int, int]:
-    """Match number ``index`` of a ladder: (line-up by seat, match seed, set number)."""
+def schedule(fmt: str, entrants: list[str], seats: int, seed: int, index: int) -> tuple[list[str], int]:
+    """Match number ``index`` of a ladder: (line-up by seat, set number). ``seed`` orders
+    the line-ups only; a match's deal is seeds.deal_seed's."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use {' or '.join(FORMATS)}")
     if len(set(entrants)) != len(entrants) or len(entrants) < 2:
@@ -57,7 +55,13 @@ def schedule(fmt: str, entrants: list[str], seats: int, seed: int, index: int) -
     if fmt == DUPLICATE:
         size = len(rotations(bases[0]))  # the same for every base line-up
         group, rot = divmod(index, size)
-        return rotations(bases[group % len(bases)])[rot], match_seed(seed, group), group
+        return rotations(bases[group % len(bases)])[rot], group
     base = bases[index % len(bases)]
     rot = (index // len(bases)) % seats
-    return base[rot:] + base[:rot], match_seed(seed, index), index
+    return base[rot:] + base[:rot], index
+
+
+def set_slots(fmt: str, entrants: list[str], seats: int, set_no: int) -> range:
+    """The schedule indices of set ``set_no``: the matches that play its deal."""
+    size = set_size(fmt, entrants, seats)
+    return range(set_no * size, (set_no + 1) * size)
