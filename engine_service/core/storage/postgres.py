@@ -17,6 +17,7 @@ DSN for the other trade-off; make bench measures both.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 import psycopg
@@ -87,6 +88,18 @@ CREATE TABLE IF NOT EXISTS ladder_matches (
     idx integer NOT NULL,
     status text NOT NULL,
     PRIMARY KEY (ladder_id, match_id)
+);
+CREATE INDEX IF NOT EXISTS ladder_matches_by_match ON ladder_matches (match_id);
+CREATE TABLE IF NOT EXISTS quota_charges (
+    kind text NOT NULL,
+    id text NOT NULL,
+    name text NOT NULL,
+    created double precision NOT NULL,
+    PRIMARY KEY (kind, id)
+);
+CREATE INDEX IF NOT EXISTS quota_charges_by_name ON quota_charges (name, kind, created);
+CREATE TABLE IF NOT EXISTS quota_holders (
+    name text PRIMARY KEY
 );
 CREATE TABLE IF NOT EXISTS ladder_results (
     ladder_id text NOT NULL REFERENCES ladders(id),
@@ -190,6 +203,20 @@ class PostgresStore(SQLStore):
         try:
             with self.pool.connection() as conn:
                 return conn.execute(sql.replace("?", "%s"), args).fetchall()
+        except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as e:
+            raise StoreUnavailable(f"the store {self.path} did not answer: "
+                                   f"{str(e).splitlines()[0][:200]}") from None
+
+    @contextlib.contextmanager
+    def _transaction(self):
+        # READ COMMITTED: each statement sees what was committed before it began, so a
+        # count made after a row lock was granted sees the work of whoever held it.
+        try:
+            with self.pool.connection() as conn, conn.transaction():
+                def run(sql: str, args: tuple = ()):
+                    cur = conn.execute(sql.replace("?", "%s"), args)
+                    return cur.fetchall() if cur.description is not None else cur.rowcount
+                yield run
         except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as e:
             raise StoreUnavailable(f"the store {self.path} did not answer: "
                                    f"{str(e).splitlines()[0][:200]}") from None
