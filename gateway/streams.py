@@ -39,9 +39,10 @@ SEAT_TOKEN = "seat_token"   # the query parameter of a seat token (EventSource s
 # The JSON errors a request for a stream can answer before its stream starts: its own (400
 # a match id too long, 401 an Authorization header with no bearer token) and the engine's
 # refusal of the Watch as every route maps it (engine_client.api_error: 400 a malformed
-# token, 401 a wrong one, 404 an unknown match, 502 a failed or empty stream, 503 and 504
-# the engine away or slow).
-ERRORS = (400, 401, 404, 502, 503, 504)
+# token, 401 a wrong one, 404 an unknown match, 409 a spectator of a duplicate ladder's
+# match whose set is in play (DEAL_IN_PLAY), 502 a failed or empty stream, 503 and 504 the
+# engine away or slow).
+ERRORS = (400, 401, 404, 409, 502, 503, 504)
 
 
 class Update(NamedTuple):

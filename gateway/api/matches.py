@@ -14,7 +14,13 @@ from .. import convert
 from ..errors import ApiError
 from ..house import pool_of
 from ..requests import malformed, typed_deals, typed_options
-from ..schemas import CreateMatchSchema, MatchListSchema, MatchQuerySchema, MatchSchema
+from ..schemas import (
+    CreatedMatchSchema,
+    CreateMatchSchema,
+    MatchListSchema,
+    MatchQuerySchema,
+    MatchSchema,
+)
 from ..variants import SEATS
 from . import KEY_SECURITY, PREFIX, Blueprint, api_key, documented, engine
 
@@ -37,7 +43,7 @@ def _seat_specs(variant: str, seats: list[dict] | None) -> list[engine_pb2.SeatS
             _house_bot_is_there(strategy)
         specs.append(engine_pb2.SeatSpec(
             kind=SEAT_KIND.number(seat["kind"]), name=seat.get("name") or strategy or "",
-            pool=pool_of(strategy) if strategy else ""))
+            pool=pool_of(strategy) if strategy else "", open=seat.get("open", False)))
     return specs
 
 
@@ -94,14 +100,15 @@ def list_matches(query):
 
 @blp.route("", methods=["POST"])
 @blp.arguments(CreateMatchSchema())
-@blp.response(201, MatchSchema())
+@blp.response(201, CreatedMatchSchema())
 @blp.doc(security=KEY_SECURITY)
 @documented(blp, 400, 401, 409, 429)
 def create_match(body):
     """Create a match: bot seats with a strategy are filled by house bots, the others are
-    claimed with POST .../seats/{seat}/claim. Needs an operator API key (Authorization:
-    Bearer <key>) unless the engine runs open. With `fork`, the match starts from a
-    recorded match after its first `at` plays"""
+    claimed with POST .../seats/{seat}/claim, by anyone for an open seat, else with the
+    seat's claim secret (claim_secrets, shown only here) or this request's key. Needs an
+    operator API key (Authorization: Bearer <key>) unless the engine runs open. With
+    `fork`, the match starts from a recorded match after its first `at` plays"""
     variant = body.get("variant") or _fork_variant(body["fork"]["record"])
     request = engine_pb2.CreateMatchRequest(
         variant=VARIANT.number(variant),
@@ -119,15 +126,17 @@ def create_match(body):
         request.fork.at = body["fork"]["at"]
     created = engine().create_match(request, api_key())
     out = convert.match(created.summary)   # no seed: it would tell every hidden tile
+    out["claim_secrets"] = [c or None for c in created.claim_secrets]
     location = url_for("matches.get_match", match_id=created.match_id)
     return out, 201, {"Location": location}
 
 
 @blp.route("/<match_id>")
 @blp.response(200, MatchSchema())
-@documented(blp, 404)
+@documented(blp, 404, 409)
 def get_match(match_id):
-    """A match's public summary and spectator view"""
+    """A match's public summary and spectator view. 409 DEAL_IN_PLAY for a duplicate
+    ladder's match until every match of its set is over (they play one deal)"""
     got = engine().get_match(match_id)
     out = convert.match(got.summary)
     out["view"] = game.view(got.view)

@@ -14,5 +14,6 @@ blp = Blueprint("records", __name__, url_prefix=PREFIX + "/matches/<match_id>/re
 @documented(blp, 404, 409)
 def get_record(match_id):
     """The domino-record/1 document (every deal, move and result; replays with `domino
-    replay`). 409 MATCH_NOT_OVER while the match is live: it holds every hidden tile"""
+    replay`). 409 MATCH_NOT_OVER while the match is live: it holds every hidden tile; 409
+    DEAL_IN_PLAY for a duplicate ladder's match until every match of its set is over"""
     return json.loads(engine().get_record(match_id).record_json)
