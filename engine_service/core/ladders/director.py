@@ -236,10 +236,11 @@ class Director:
             self._check_waiting_and_stalled()
         return False
 
-    def _stopped_in_store(self) -> bool:
+    def _stopped_in_store(self, now: bool = False) -> bool:
         """True (and the ladder ended here) when its row in the store says it stopped: an
-        operator cancelled it, or revoked its creator's key. Read every STORE_POLL_S."""
-        if time.monotonic() - self._polled < STORE_POLL_S:
+        operator cancelled it, or revoked its creator's key. Read every STORE_POLL_S (or
+        `now`)."""
+        if not now and time.monotonic() - self._polled < STORE_POLL_S:
             return False
         self._polled = time.monotonic()
         found = self.store.ladder(self.id)
@@ -521,7 +522,19 @@ class Ladders:
             return {i for i, d in self._directors.items() if d.active}
 
     def drop(self, ladder_id: str, why: str) -> None:
-        """Stop directing a ladder another engine owns now (nothing is written)."""
+        """Stop directing a ladder another engine owns now (nothing is written). A ladder
+        that no engine runs any more because its row says it stopped (an operator's
+        cancel, a revoked key: the cluster sees it as not this engine's before its director
+        does) is ended here instead, its matches in play voided, and kept to be read."""
+        d = self._directors.get(ladder_id)
+        if d is not None and d.active:
+            try:
+                if d._stopped_in_store(now=True):
+                    return
+            except Fenced:   # another engine owns it indeed
+                pass
+            except Exception:   # the store away: drop it, as asked (its owner ends it)
+                log.exception("ladder %s: its row could not be read", ladder_id)
         with self._lock:
             d = self._directors.pop(ladder_id, None)
         if d is not None:
