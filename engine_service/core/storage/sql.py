@@ -33,11 +33,15 @@ _LIVE = {
 # Charges that count for nothing any more: a finished match's after its minute, a stopped
 # ladder's. Removed as the same principal is charged again, so the table holds about what
 # is live and recent.
+# Each looks up only the principal's own charges (its index) and their rows by key, never
+# the whole matches table.
 _SPENT = {
     "match": "DELETE FROM quota_charges WHERE kind = 'match' AND name = ? AND created < ? "
-             "AND id IN (SELECT id FROM matches WHERE status = 'over')",
+             "AND EXISTS (SELECT 1 FROM matches m WHERE m.id = quota_charges.id AND "
+             "m.status = 'over')",
     "ladder": "DELETE FROM quota_charges WHERE kind = 'ladder' AND name = ? AND created < ? "
-              "AND id IN (SELECT id FROM ladders WHERE status != 'running')",
+              "AND EXISTS (SELECT 1 FROM ladders l WHERE l.id = quota_charges.id AND "
+              "l.status != 'running')",
 }
 # Locks one row per principal until the transaction ends: two engines charging the same
 # principal at once take turns, so the second one counts the first one's charge.
