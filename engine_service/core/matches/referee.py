@@ -562,13 +562,23 @@ class Referee:
         if self._store.health.probing:
             self._held = True
         else:
-            setattr(self, slot, self._arm(RETRY_S, again))
+            self._retry(again, slot)
 
-    def _on_clock(self, what: str, act, again, slot: str = "_alarm") -> None:
-        """Run a clock callback. Once the match is released (another engine plays it) or
-        closed: nothing, quietly. With the store away: the clock waits for it
-        (_hold_or_retry), in one line of log. Any other failure is a bug: logged with its
-        traceback and tried again after RETRY_S; it holds up this match only."""
+    def _retry(self, again, slot: str) -> None:
+        """Arm `again` after RETRY_S in `slot`, in place of what it held (caller holds the
+        lock): an alarm is never left armed where nothing can cancel it."""
+        old = getattr(self, slot)
+        if old is not None:
+            old.cancel()
+        setattr(self, slot, self._arm(RETRY_S, again))
+
+    def _on_clock(self, what: str, act, again, slot: str = "_alarm",
+                  version: int | None = None) -> None:
+        """Run a clock callback (one for `version`: none once the match has moved on).
+        Once the match is released (another engine plays it) or closed: nothing, quietly.
+        With the store away: the clock waits for it (_hold_or_retry), in one line of log.
+        Any other failure is a bug: logged with its traceback and tried again after
+        RETRY_S; it holds up this match only."""
         if self.released or self._closed:
             return
         failure = None
@@ -583,7 +593,7 @@ class Referee:
         except Exception as e:   # noqa: BLE001 - logged below, with its traceback
             failure = e
         with self._lock:
-            if self.released or self._closed:
+            if self.released or self._closed or version not in (None, self.version):
                 return
             if failure is None:
                 log.warning("match %s: %s: the store did not answer; %s", self.id, what,
@@ -593,7 +603,7 @@ class Referee:
                 return
             log.error("match %s: %s; trying again in %.0f s", self.id, what, RETRY_S,
                       exc_info=failure)
-            setattr(self, slot, self._arm(RETRY_S, again))
+            self._retry(again, slot)
 
     def _cancel_alarm(self) -> None:
         if self._alarm:
@@ -604,7 +614,7 @@ class Referee:
         """The clock ran out: play the documented default move, the first legal move."""
         self._on_clock(f"the turn clock could not play for seat {seat} at version {version}",
                        lambda: self._play_for(seat, version),
-                       lambda: self._timeout(seat, version))
+                       lambda: self._timeout(seat, version), version=version)
 
     def _play_for(self, seat: int, version: int) -> None:
         with self._lock:
@@ -631,7 +641,7 @@ class Referee:
         """A clock callback, guarded like _timeout."""
         self._on_clock(f"the engine could not play seat {seat} at version {version}",
                        lambda: self._engine_plays(seat, version),
-                       lambda: self._engine_turn(seat, version))
+                       lambda: self._engine_turn(seat, version), version=version)
 
     def _engine_plays(self, seat: int, version: int) -> None:
         """Play a yardstick seat: its strategy chooses, in process, from the true match
