@@ -143,9 +143,12 @@ class PostgresServer:
         return self.dsn(name)
 
     def stop(self) -> None:
+        """Stop the server for good and remove its folder. Immediate: a clean shutdown's
+        checkpoint syncs every file of every test's database (37,000 files, 94 s after
+        tests/engine on this machine), for data removed right after."""
         if self._frozen:
             self.thaw()
         try:
-            self._run("pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop")
+            self._run("pg_ctl", "-D", self.data, "-m", "immediate", "-w", "stop")
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
