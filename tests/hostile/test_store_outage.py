@@ -91,4 +91,5 @@ def test_the_outage_benchmark_runs_and_finds_nothing_lost():
         assert len(ours) == 3, lines
         assert "to NOT_SERVING" in ours[0] and "GetView p50" in ours[1], lines
         assert "answers other than" not in ours[1], lines
+        assert "never" not in ours[0] + ours[2] and "NOT finished" not in ours[2], lines
         assert ours[2].endswith(": 0 lost, 0 twice"), lines

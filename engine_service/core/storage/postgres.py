@@ -125,7 +125,10 @@ OPEN_TIMEOUT_S = 15.0            # how long a starting engine waits for the data
 # at once; a frozen one (SIGSTOP, a network black hole) answers nothing at all, and its
 # host's kernel may even acknowledge every packet, so neither TCP keepalives nor a
 # server-side statement_timeout can end such a wait: only the client's own clock can.
-WAIT_S = 0.5                     # one round trip on a connection (a commit is ~0.2 ms)
+# A server slower than WAIT_S (a commit is ~0.2 ms, p99 0.4 ms: make bench) is taken for
+# away: that one move is refused, and the probe lets calls through again at its next
+# answer (within PROBE_S). Longer would stall the loop longer at the start of an outage.
+WAIT_S = 0.5                     # one round trip on a connection
 POOL_WAIT_S = 0.5                # for a connection of the pool
 # libpq's own bounds, for what the bounds above do not cover (a connection being opened,
 # an idle one whose peer vanished). The DSN may set any of them itself. libpq takes
