@@ -3,9 +3,10 @@ failure does"): the server stopped (pg_ctl stop: connections refused), and froze
 (SIGSTOP of every process of it: a network black hole, nothing refused, nothing answered).
 
 While it is away: gRPC health says NOT_SERVING; what the engine has in memory still
-answers (GetView, GetMatch, a Watch snapshot); a move is refused at once with
-STORE_UNAVAILABLE; a read that needs the store (a record not in memory, the lobby's
-finished matches) is UNAVAILABLE / STORE_UNAVAILABLE, never INTERNAL. When it is back:
+answers (GetView, GetMatch, a Watch snapshot; a seat's view through the gateway); a move
+is refused at once with STORE_UNAVAILABLE (REST: 503); a read that needs the store (a
+record not in memory, the lobby's finished matches) is UNAVAILABLE / STORE_UNAVAILABLE,
+never INTERNAL. When it is back:
 SERVING again, the bots finish the match, and its log holds versions 1..N once each and
 replays to the record the engine serves. Nothing here times anything: `python -m
 benchmarks outage` gives the figures.
@@ -13,6 +14,7 @@ benchmarks outage` gives the figures.
 
 from __future__ import annotations
 
+import http.client
 import json
 
 import grpc
@@ -29,9 +31,25 @@ def rig(tmp_path_factory):
     reason = why_not()
     if reason:
         pytest.skip(reason)
+    from tests.gateway.gateway_support import LiveGateway
+
     made = OutageRig(str(tmp_path_factory.mktemp("outage") / "engine.log"))
+    made.gateway = LiveGateway(f"127.0.0.1:{made.port}", ["random"])
     yield made
+    made.gateway.close()
     made.close()
+
+
+def rest(rig, method: str, path: str, token: str, body: dict | None = None):
+    conn = http.client.HTTPConnection("127.0.0.1", rig.gateway.port, timeout=10)
+    try:
+        conn.request(method, f"/api/v1{path}", body=None if body is None else json.dumps(body),
+                     headers={"Content-Type": "application/json",
+                              "Authorization": f"Bearer {token}"})
+        response = conn.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        conn.close()
 
 
 def refused_for_the_store(answer) -> None:
@@ -54,6 +72,12 @@ def test_a_store_outage_freezes_nothing_and_loses_no_move(rig, mode):
             assert summary.summary.match_id == match_id
             assert rig.watch_snapshot(match_id).snapshot.summary.match_id == match_id
             refused_for_the_store(rig.move_of_seat_to_move(match_id, tokens))
+            status, view = rest(rig, "GET", f"/matches/{match_id}/view", tokens[0])
+            assert status == 200, view
+            to_move = summary.summary.to_move
+            status, body = rest(rig, "POST", f"/matches/{match_id}/moves", tokens[to_move],
+                                {"version": view["version"], "move_id": "0"})
+            assert (status, body["reason"]) == (503, "STORE_UNAVAILABLE"), body
             for answer in rig.reads_needing_the_store():
                 refused_for_the_store(answer)
             assert rig.health() == NOT_SERVING        # all along: the store is still away
