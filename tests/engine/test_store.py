@@ -325,3 +325,43 @@ def test_a_full_sqlite_file_refuses_the_move_and_play_goes_on_once_it_has_room()
         assert versions == list(range(1, referee.version + 1))
     finally:
         engine.close()
+
+
+def test_a_turn_clock_that_cannot_write_waits_for_the_store_and_then_plays(store_db, caplog):
+    """The clock runs out while the store fails every write: nothing is played, nothing
+    is logged with a traceback, and the clock plays once the store answers (PostgreSQL:
+    when its probe sees it back, the seat's clock starts again; SQLite: retried after
+    RETRY_S)."""
+    import logging
+
+    from engine_service.core.matches.referee import RETRY_S
+    from plumbing.alarms import ManualAlarms
+    from tests.engine.support import wait_for
+
+    alarms = ManualAlarms()
+    engine = Engine.open(store_db, alarms=alarms)
+    try:
+        referee = engine.create_match("hhl", {"hands": 1}, seed=3, bot_clock_ms=1000)
+        for s in range(4):
+            engine.claim_seat(referee.id, s)
+        assert RETRY_S == referee.seats[0].clock_ms / 1000   # the next try is due as soon
+        store, write = engine.store, engine.store._write
+
+        def failing(sql, args=()):
+            raise outage_error(store)
+
+        version = referee.version
+        store._write = failing
+        with caplog.at_level(logging.WARNING):
+            alarms.advance(1.0)                       # the seat's clock runs out
+            assert referee.version == version
+            store._write = write
+            store_answers(engine)
+            wait_for(lambda: any(p <= 1.0 for p in alarms.pending()), timeout=30,
+                     what="the clock armed again")
+            alarms.advance(1.0)
+        assert referee.version == version + 1
+        assert referee.history[-1].accepted.events[0].kind == "timeout"
+        assert not [r for r in caplog.records if r.exc_info], caplog.text
+    finally:
+        engine.close()

@@ -459,13 +459,17 @@ class Referee:
             self._over_unsaved = True
             log.warning("match %s over at version %d; the store will be told when it "
                         "answers", self.id, self.version)
-            self._hold_or_retry(self._save_over)
+            self._hold_or_retry(self._save_over_later)
             return
         self._over_unsaved = False
         log.info("match %s over at version %d: %s", self.id, self.version,
                  json.dumps(self.match.result))
         if self._on_over is not None:
             self._on_over(self)
+
+    def _save_over_later(self) -> None:
+        self._on_clock("writing that the match is over failed", self._save_over,
+                       self._save_over_later)
 
     def _save_over(self) -> None:
         with self._lock:
@@ -559,10 +563,13 @@ class Referee:
         """A clock action failed with the store away (caller holds the lock). A probed store
         says when it is back, and then store_back does it; a store nothing probes is tried
         again after RETRY_S (`slot`: the alarm it takes, the turn's or the time limit's)."""
-        if self._store.health.probing:
+        health = self._store.health
+        if health.probing and not health.up:
+            # Down now, so its return is still to come, and store_back takes this
+            # match's lock, held here: it will see the hold.
             self._held = True
         else:
-            self._retry(again, slot)
+            self._retry(again, slot)   # (or it answered again already: just try again)
 
     def _retry(self, again, slot: str) -> None:
         """Arm `again` after RETRY_S in `slot`, in place of what it held (caller holds the
