@@ -67,6 +67,7 @@ class Engine:
         self.address = ""   # where this engine serves, as told by its command line
         # Only a store several engines can share makes a cluster; it starts at join().
         self.cluster = Cluster(self, self.store) if self.store.shared else None
+        self.store.health.listen(self._store_health)
 
     @classmethod
     def open(cls, db: str, **options) -> Engine:
@@ -143,6 +144,24 @@ class Engine:
         referee.release()
         self.store.epochs.pop(match_id, None)
         log.warning("match %s dropped at version %d: %s", match_id, referee.version, why)
+
+    def _store_health(self, up: bool) -> None:
+        """The store went away or came back (storage/health.py, on its probe's thread).
+        Away: nothing to do, every write is refused at once. Back: each live match reads
+        back what the store took late and restarts what its clocks held (store_back)."""
+        if not up:
+            return
+        for referee in list(self._referees.values()):
+            try:
+                referee.store_back()
+            except EngineError as e:
+                if e.reason == Reason.STORE_UNAVAILABLE:
+                    return   # away again: its next return does the rest
+                log.exception("match %s: restarting it after the store's return failed",
+                              referee.id)
+            except Exception:   # one match's bug must not keep the others waiting
+                log.exception("match %s: restarting it after the store's return failed",
+                              referee.id)
 
     def _lost(self, referee: Referee) -> None:
         self.drop_match(referee.id, "another engine owns the match now (a write was refused)")

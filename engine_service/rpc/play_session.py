@@ -18,7 +18,9 @@ pools) reach the loop through the stream's Inbox.
 A stream that sends no Hello within HELLO_TIMEOUT_S is ended. A bot whose moves are
 refused SPAM_AFTER times in a row at one version is charged a fault (Faults.spam), is not
 asked again at that version, and every further message it sends waits SPAM_DELAY_S before
-it is read, until one of its moves is accepted (docs/security.md).
+it is read, until one of its moves is accepted (docs/security.md). A move refused because
+the store is away (STORE_UNAVAILABLE) is no fault of the bot's: it is not counted, and its
+TurnRequest is sent again when the store answers (TurnAgain), not at once.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from ..core import metrics
 from ..core.engine import Engine
 from ..core.errors import EngineError, Reason
 from ..core.matches.referee import Referee, SeatView
-from ..core.matches.updates import Moved, Subscriber, Update
+from ..core.matches.updates import Moved, Subscriber, TurnAgain, Update
 from ..core.security import limits
 from ..rules.errors import shown
 from . import codec
@@ -64,6 +66,7 @@ class Seated:
     asked: int = -1    # the version of the last TurnRequest sent, so each is sent once
     refused_at: int = -1   # the version of the latest refusals in a row
     refusals: int = 0      # how many in a row at that version
+    store_refused_at: int = -1   # the version of a move refused with the store away
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,11 @@ class PlaySession:
             # reconnects and is sent there); a pool stream just stops playing it.
             if self.seated.pop(item.match_id, None) is not None and self.pool:
                 self.engine.pools.done(self.pool, self, item.match_id)
+        elif isinstance(item, TurnAgain):
+            seated = self.seated.get(item.match_id)
+            if seated is not None and seated.store_refused_at == item.version:
+                seated.store_refused_at = -1
+                yield from self._turn(seated, again=True)
         elif isinstance(item, Answer):
             if item.message is None:
                 return
@@ -286,7 +294,9 @@ class PlaySession:
         except EngineError as err:
             metrics.refused(err.reason)
             answer.message = codec.answer(match_id, choice.version, err=err)
-            if seated is not None and self._counts_refusal(seated, err.version):
+            if seated is not None and err.reason == Reason.STORE_UNAVAILABLE:
+                seated.store_refused_at = seated.referee.version   # asked when it is back
+            elif seated is not None and self._counts_refusal(seated, err.version):
                 answer.ask_again = seated.referee.id
         except Exception:   # a bug: logged; this move is refused, the stream goes on
             log.exception("match %s: a MoveChoice failed", match_id)

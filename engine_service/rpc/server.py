@@ -5,9 +5,13 @@ A refusal (EngineError) ends the call with the status code of its reason (status
 
 One grpc.aio server on an event loop thread of its own serves everything. The move path
 runs on that loop: Play and Watch streams are coroutines (play_session.py), and so are
-GetView and SubmitMove; their work is short (a match's lock, a commit). Every other
-method is a plain function that the server runs on its thread pool, where a call may
-take its time (a listing, a record, a ladder) without holding up the loop.
+GetView and SubmitMove; their work is short (a match's lock, a commit; a store that does
+not answer is bounded and then refused at once, storage/health.py). Every other method
+is a plain function that the server runs on its thread pool, where a call may take its
+time (a listing, a record, a ladder) without holding up the loop.
+
+gRPC health follows the store: NOT_SERVING for every service while it is away, SERVING
+again when it answers (and NOT_SERVING for good once the engine drains).
 """
 
 from __future__ import annotations
@@ -50,7 +54,13 @@ SERVER_OPTIONS = [
     ("grpc.keepalive_time_ms", 5000),
     ("grpc.keepalive_timeout_ms", 3000),
     ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.min_recv_ping_interval_without_data_ms", 1000),
+    # Clients may ping every second (ours ping every 5 s, grpc-go's every 10 s at most)
+    # with no data between: the server's default allows one ping per 5 minutes without
+    # data, and sends "too_many_pings" (GOAWAY) at the third early one, which a stalled
+    # engine, sending nothing, used to earn every one of its bots. (The name is gRPC
+    # core's GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS; an unknown name is
+    # silently ignored, so tests/engine/test_keepalive.py checks that it works.)
+    ("grpc.http2.min_ping_interval_without_data_ms", 1000),
     ("grpc.http2.max_pings_without_data", 0),
 ]
 
@@ -152,15 +162,18 @@ class PlayServicer(play_pb2_grpc.PlayServicer):
         return codec.worlds_response(request.match_id, seat, seen, found, sampler)
 
 
+SERVICE_NAMES = [engine_pb2.DESCRIPTOR.services_by_name["Engine"].full_name,
+                 play_pb2.DESCRIPTOR.services_by_name["Play"].full_name,
+                 ladder_pb2.DESCRIPTOR.services_by_name["Ladder"].full_name]
+HEALTH_NAMES = ["", *SERVICE_NAMES]   # "": the whole server
+
+
 async def add_health_and_reflection(server: grpc.aio.Server) -> health.aio.HealthServicer:
     checker = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
-    names = [engine_pb2.DESCRIPTOR.services_by_name["Engine"].full_name,
-             play_pb2.DESCRIPTOR.services_by_name["Play"].full_name,
-             ladder_pb2.DESCRIPTOR.services_by_name["Ladder"].full_name]
-    for name in ["", *names]:
+    for name in HEALTH_NAMES:
         await checker.set(name, health_pb2.HealthCheckResponse.SERVING)
-    reflection.enable_server_reflection([*names, health.SERVICE_NAME,
+    reflection.enable_server_reflection([*SERVICE_NAMES, health.SERVICE_NAME,
                                          reflection.SERVICE_NAME], server)
     return checker
 
@@ -207,6 +220,10 @@ class EngineServer:
                                        (LadderServicer(engine), ladder_pb2, "Ladder")):
             add_service(self._server, servicer, module.DESCRIPTOR.services_by_name[name])
         self._health = await add_health_and_reflection(self._server)
+        self._store_health = engine.store.health
+        self._store_health.listen(self._store_changed)
+        if not self._store_health.up:
+            await self._follow_store()
         try:
             bound = self._server.add_insecure_port(f"{host}:{port}")
         except RuntimeError:    # grpc refuses a port it cannot bind
@@ -216,6 +233,21 @@ class EngineServer:
                           "address is not this machine's")
         await self._server.start()
         return bound
+
+    def _store_changed(self, up: bool) -> None:
+        """On the thread that saw the change, maybe this loop's own: never wait here."""
+        try:
+            asyncio.run_coroutine_threadsafe(self._follow_store(), self._loop)
+        except RuntimeError:   # the loop is closed: the server is gone
+            pass
+
+    async def _follow_store(self) -> None:
+        # The state now, not the one of the change: two changes close together may run
+        # in either order, and the last one run must leave the truth.
+        status = (health_pb2.HealthCheckResponse.SERVING if self._store_health.up
+                  else health_pb2.HealthCheckResponse.NOT_SERVING)
+        for name in HEALTH_NAMES:
+            await self._health.set(name, status)
 
     def not_serving(self) -> None:
         """gRPC health says NOT_SERVING for every service (the engine is draining)."""

@@ -34,7 +34,7 @@ from ..matches.seats import BOT, DEFAULT_CLOCK_MS, SeatSpec
 from ..matches.updates import Update
 from ..security import limits
 from ..security.keys import OPEN, OPEN_PRINCIPAL, Principal
-from ..storage.rows import Fenced
+from ..storage.rows import Fenced, StoreUnavailable
 from ..storage.sql import SQLLadderStore
 
 log = logging.getLogger(__name__)
@@ -53,6 +53,11 @@ ENTRANTS = (2, 16)
 MATCHES_MAX = 10_000
 CONCURRENCY_MAX = 16
 SEAT_WAIT_S = (1, 600)
+
+
+def _store_away(e: Exception) -> bool:
+    return isinstance(e, StoreUnavailable) or (isinstance(e, EngineError)
+                                               and e.reason == Reason.STORE_UNAVAILABLE)
 
 
 def pool_of(key: str, entrant: str) -> str:
@@ -165,15 +170,22 @@ class Director:
 
     def _run(self) -> None:
         failures = 0
+        away = False     # waiting for the store: said once per outage
         while not self._stop.is_set():
             try:
                 if self._step():
                     return
-                failures = 0
+                failures, away = 0, False
             except Fenced:           # another engine owns the ladder now: it carries on
                 self.engine.ladders.drop(self.id, "another engine owns the ladder now")
                 return
             except Exception as e:   # never silent, and it stops this ladder only
+                if _store_away(e):   # not the ladder's failure: it waits for the store
+                    if not away:
+                        log.warning("ladder %s: waiting for the store: %s", self.id, e)
+                    away = True
+                    self._stop.wait(POLL_S)
+                    continue
                 failures += 1
                 log.exception("ladder %s: a step failed (%d in a row)", self.id, failures)
                 if failures >= FAIL_AFTER:

@@ -83,3 +83,9 @@ class StoreDamaged(Exception):
 class StoreUnavailable(Exception):
     """The store cannot be reached (a PostgreSQL server away, refusing, unknown): the
     message names it, without its password, and why."""
+
+
+class LogConflict(Exception):
+    """The move log already has a row at that version: a write this engine was told had
+    failed reached the store after all (a frozen server commits what it had received
+    when it thaws). The log is the truth: the referee reads it back (referee._settle)."""
