@@ -3,6 +3,10 @@ and round ends move penalty STONES from the table (or from a named payer) to sea
 FIRST CAPPU holding no stones when the table is empty becomes CAMAT (DOM-1..DOM-11).
 
 Stones are conserved at every step (DOM-9): every movement goes through ``pay``.
+
+Speed, as in hhl.py: the legal moves come from tables, one lookup per end, and are kept
+until the state changes; ``play`` of a move from that very list skips the checks; events
+are built straight from the tuple constructor (events.new_event).
 """
 
 from . import events as ev
@@ -15,10 +19,11 @@ from .errors import (
     MalformedInput,
     shown,
 )
+from .events import PASS, PLAY, Event, new_event
 from .match import Match, Option, ranking_of
-from .moves import ENDS, OPEN, PLACE, Move
+from .moves import ENDS, OPEN, PLACE, Move, moves_at
 from .position import Position
-from .tiles import DOUBLE_OF, FITS, HI, IS_DOUBLE, LO, OTHER, TEXT, Tile, mask_of, pips_of
+from .tiles import DOUBLE_OF, FITS, HI, IS_DOUBLE, LO, OTHER, TEXT, TILES, Tile, mask_of, pips_of, tiles_of
 
 SEATS = 5
 HAND_SIZE = 5  # DOM-1
@@ -30,6 +35,13 @@ _END_INDEX = {e: i for i, e in enumerate(ENDS)}
 FIRST_LEADS = (DOUBLE_OF[6], DOUBLE_OF[5], DOUBLE_OF[4], DOUBLE_OF[3])
 PASS_COST, PASSEBUNGE_COST = 1, 2  # DOM-5
 CUCUQ_STONES = {"plain": 1, "ceki": 3, "pollo": 5}  # DOM-7
+# _ON_END[i][mask]: the moves of the tiles of ``mask`` on end i (moves.moves_at).
+_ON_END = tuple(moves_at(i, double_modes=False) for i in range(len(ENDS)))
+# The line's entries (tile, left number, right number), built once so that a move
+# allocates nothing that lasts but its event (which spares the garbage collector):
+# _LEAD_ENTRY[t], the lead laid high-low; _ENTRY[t][v][i], t laid on end i showing v.
+_LEAD_ENTRY = tuple((t, HI[t], LO[t]) for t in TILES)
+_ENTRY = tuple(tuple(((t, OTHER[t][v], v), (t, v, OTHER[t][v])) for v in range(7)) for t in TILES)
 
 
 class Stones:
@@ -64,7 +76,8 @@ class DomengPosition(Position):
     """One round in play. ``ends`` is [left, right] or None before the lead."""
 
     __slots__ = ("hands", "sleeping", "ends", "line", "turn", "lead_tile", "laid",
-                 "last_mappano", "over", "end", "kind", "winner_seat", "stones", "events")
+                 "last_mappano", "over", "end", "kind", "winner_seat", "stones", "events",
+                 "_legal")
 
     def __init__(self, hands, sleeping, leader, lead_tile, stones: Stones):
         self.hands = [mask_of(h) for h in hands]
@@ -79,30 +92,33 @@ class DomengPosition(Position):
         self.end = self.kind = self.winner_seat = None
         self.stones = stones
         self.events: list[ev.Event] = []
+        self._legal = None  # the legal moves of this state, once listed (legal_moves)
 
     def legal_moves(self) -> list[Move]:
-        if self.over:
-            return []
-        hand = self.hands[self.turn]
-        if self.ends is None:
-            if self.lead_tile is not None:
-                return [OPEN[self.lead_tile]]
-            out, m = [], hand
-            while m:
-                low = m & -m
-                out.append(OPEN[low.bit_length() - 1])
-                m ^= low
-            return out
-        out = []
-        for i in (0, 1):
-            m = hand & FITS[self.ends[i]]
-            while m:
-                low = m & -m
-                out.append(PLACE[low.bit_length() - 1][i])
-                m ^= low
-        return out
+        legal = self._legal
+        if legal is None:
+            ends = self.ends
+            if self.over:
+                legal = ()
+            elif ends is not None:
+                # The left end's tiles ascending, then the right end's (DOM-4).
+                hand = self.hands[self.turn]
+                legal = _ON_END[0][hand & FITS[ends[0]]] + _ON_END[1][hand & FITS[ends[1]]]
+            elif self.lead_tile is not None:
+                legal = (OPEN[self.lead_tile],)  # DOM-2
+            else:
+                legal = tuple(OPEN[t] for t in tiles_of(self.hands[self.turn]))  # DOM-3: any tile
+            self._legal = legal
+        return list(legal)  # the caller's own list: the kept tuple stays as listed
 
     def play(self, seat: int, move: Move) -> None:
+        legal = self._legal
+        if legal is not None and seat == self.turn and move in legal:
+            # Fast path: a move legal_moves() listed for this very state (every change
+            # drops the list), so it passes every check below; lay it at once.
+            t, at, _ = move
+            self.lay(seat, t, None if at is None else _END_INDEX[at])
+            return
         t, at, mode = move
         if at is not None and at not in _END_INDEX:
             raise MalformedInput(f"unknown end {shown(at)}; the Domeng line has ends left and right")
@@ -128,52 +144,67 @@ class DomengPosition(Position):
         automatic passes and payments run. Checks NOTHING: ``play`` is the checked way in;
         look-ahead calls this directly with moves it took from ``legal_moves`` or the
         same masks."""
-        mappakuling = False
+        self._legal = None
+        info = None  # {"mappakuling": True} on a MAPPAKULING (DOM-6)
         if i is None:
             # The lead lies high-low: the left end shows the high number (docs/rules.md).
             self.ends = [HI[t], LO[t]]
-            self.line.append((t, HI[t], LO[t]))
+            self.line.append(_LEAD_ENTRY[t])
             move = OPEN[t]
         else:
-            v = self.ends[i]
-            outer = OTHER[t][v]
-            self.ends[i] = outer
+            ends = self.ends
+            v = ends[i]
+            ends[i] = OTHER[t][v]
             if i == 0:
-                self.line.insert(0, (t, outer, v))
+                self.line.insert(0, _ENTRY[t][v][0])
             else:
-                self.line.append((t, v, outer))
-            mappakuling = self.ends[0] == self.ends[1]  # DOM-6
+                self.line.append(_ENTRY[t][v][1])
+            if ends[0] == ends[1]:
+                info = {"mappakuling": True}  # DOM-6
             move = PLACE[t][i]
-        self.hands[seat] ^= 1 << t
+        hands = self.hands
+        hand = hands[seat] = hands[seat] ^ 1 << t
         self.laid[seat] = True
         self.last_mappano = seat
-        self.events.append(ev.Event(ev.PLAY, seat, move, info={"mappakuling": True} if mappakuling else None))
-        if not self.hands[seat]:
+        self.events.append(new_event(Event, (PLAY, seat, move, (), (), info)))
+        if not hand:
             # DOM-7: FIRST CAPPU; CEKI / POLLO when the last tile was a MAPPAKULING.
-            kind = ("pollo" if IS_DOUBLE[t] else "ceki") if mappakuling else "plain"
+            kind = ("pollo" if IS_DOUBLE[t] else "ceki") if info else "plain"
             self._end("cappu", seat, kind)
+            return
+        # _next_turn's first step, done here: most often the next seat can play.
+        ends = self.ends
+        s = (seat + 1) % SEATS
+        if hands[s] & (FITS[ends[0]] | FITS[ends[1]]):
+            self.turn = s
         else:
             self._next_turn(seat)
 
     def _next_turn(self, seat: int) -> None:
-        fit = FITS[self.ends[0]] | FITS[self.ends[1]]
-        s = seat
-        while True:
-            s = (s + 1) % SEATS
-            if self.hands[s] & fit:
-                self.turn = s
-                return
-            if s == self.last_mappano:
+        ends = self.ends
+        fit = FITS[ends[0]] | FITS[ends[1]]
+        hands = self.hands
+        s = (seat + 1) % SEATS
+        if hands[s] & fit:
+            self.turn = s  # the usual case: the next seat can play
+            return
+        events, last = self.events, self.last_mappano
+        while True:  # seat s cannot play
+            if s == last:
                 # DOM-8: everyone else passed and the last MAPPANO cannot play: it is the
                 # MANGUNO, its own closing pass costs nothing and the round is blocked.
-                self.events.append(ev.Event(ev.PASS, s, info={"cost": 0, "passebunge": False}))
+                events.append(new_event(Event, (PASS, s, None, (), (), {"cost": 0, "passebunge": False})))
                 self._end("blocked", s, None)
                 return
             passebunge = not self.laid[s]
             cost = PASSEBUNGE_COST if passebunge else PASS_COST  # DOM-5
-            moved = self.stones.pay(s, cost, self.last_mappano)
+            moved = self.stones.pay(s, cost, last)
             info = {"cost": cost, "passebunge": passebunge}
-            self.events.append(ev.Event(ev.PASS, s, stones=moved, info=info))
+            events.append(new_event(Event, (PASS, s, None, (), moved, info)))
+            s = (s + 1) % SEATS
+            if hands[s] & fit:
+                self.turn = s
+                return
 
     def _end(self, how, seat, kind):
         self.over, self.end, self.winner_seat, self.kind, self.turn = True, how, seat, kind, None
@@ -206,6 +237,7 @@ class DomengPosition(Position):
         c.over, c.end, c.kind, c.winner_seat = self.over, self.end, self.kind, self.winner_seat
         c.stones = self.stones.copy()
         c.events = []
+        c._legal = self._legal  # the same state: the same (immutable) legal moves
         return c
 
     @classmethod

@@ -4,6 +4,11 @@ barricade doubles, automatic draws, scored P = 25*C - 100*R (rulings HHL-1..HHL-
 The hand state is mutable and small (hands are bit masks, arm ends are ints) so that
 playouts are fast; the Match API in match.py is the only way it is driven from outside,
 and it refuses a move before touching anything.
+
+Speed (this runs every move of every match, simulation and search playout): the legal
+moves come from tables, one lookup per open arm, and are kept until the state changes;
+``play`` of a move from that very list skips the checks (it is legal by construction);
+events are built straight from the tuple constructor (events.new_event).
 """
 
 from . import events as ev
@@ -19,15 +24,32 @@ from .errors import (
     MalformedInput,
     shown,
 )
+from .events import DRAW, PASS, PLAY, Event, new_event
 from .match import Match, Option, ranking_of
-from .moves import ARMS, BARRICADE, DOUBLE_PLACE, NORMAL, OPEN, PLACE, Move
+from .moves import ARMS, BARRICADE, DOUBLE_PLACE, NORMAL, OPEN, PLACE, Move, moves_at
 from .position import Position
-from .tiles import DOUBLE_OF, FITS, IS_DOUBLE, OTHER, TEXT, Tile, mask_of, pips_of
+from .tiles import DOUBLE_OF, FITS, HI, IS_DOUBLE, OTHER, TEXT, TILES, Tile, mask_of, pips_of
 
 SEATS = 4
 HAND_SIZE = 6  # HHL-1
 CLOSED = -1  # an arm end closed by a barricade (HHL-5)
 _ARM_INDEX = {a: i for i, a in enumerate(ARMS)}
+# FITS for an arm end, open or not: a CLOSED end (-1) reads the last entry, 0 (nothing
+# fits), so the hot paths need no "is it closed" test.
+FITS_OR_0 = (*FITS, 0)
+# _ON_ARM[i][mask]: the moves of the tiles of ``mask`` on arm i (moves.moves_at).
+_ON_ARM = tuple(moves_at(i, double_modes=True) for i in range(len(ARMS)))
+
+
+def _laid(t: int, v: int, barricade: bool) -> tuple:
+    mode = (BARRICADE if barricade else NORMAL) if IS_DOUBLE[t] else None
+    return (TILES[t], v, OTHER[t][v], mode)
+
+
+# _LAID[t][v][barricade]: the layout entry (tile, inner, outer, mode) of tile t laid on an
+# end showing v, built once: a move allocates nothing that lasts but its event, which
+# spares the garbage collector (the entries of a long match would otherwise add up).
+_LAID = tuple(tuple((_laid(t, v, False), _laid(t, v, True)) for v in range(7)) for t in TILES)
 
 
 class HHLPosition(Position):
@@ -35,7 +57,7 @@ class HHLPosition(Position):
     opening. ``drawn`` is the tile a seat drew and must now play (HHL-6)."""
 
     __slots__ = ("hands", "stock", "stock_pos", "stock_mask", "ends", "layout", "turn",
-                 "opening", "drawn", "over", "end", "winner_seat", "events")
+                 "opening", "drawn", "over", "end", "winner_seat", "events", "_legal")
 
     def __init__(self, hands, stock):
         self.hands = [mask_of(h) for h in hands]
@@ -49,6 +71,7 @@ class HHLPosition(Position):
         self.end = None
         self.winner_seat = None
         self.events: list[ev.Event] = []
+        self._legal = None  # the legal moves of this state, once listed (legal_moves)
         # HHL-2: the lowest double dealt leads; at least three doubles are always dealt.
         for v in range(7):
             d = DOUBLE_OF[v]
@@ -60,27 +83,34 @@ class HHLPosition(Position):
 
     # ----- choices -----------------------------------------------------------------
     def legal_moves(self) -> list[Move]:
-        if self.over:
-            return []
-        if self.ends is None:
-            return [OPEN[self.opening]]  # HHL-2
-        cand = self.hands[self.turn] if self.drawn is None else 1 << self.drawn  # HHL-6
-        out = []
-        for i, v in enumerate(self.ends):
-            if v == CLOSED:
-                continue
-            m = cand & FITS[v]  # HHL-4
-            while m:
-                low = m & -m
-                t = low.bit_length() - 1
-                m ^= low
-                if IS_DOUBLE[t]:
-                    out.extend(DOUBLE_PLACE[t][i])  # HHL-5: normal or barricade
-                else:
-                    out.append(PLACE[t][i])
-        return out
+        legal = self._legal
+        if legal is None:
+            ends = self.ends
+            if self.over:
+                legal = ()
+            elif ends is None:
+                legal = (OPEN[self.opening],)  # HHL-2
+            else:
+                cand = self.hands[self.turn] if self.drawn is None else 1 << self.drawn  # HHL-6
+                # Arm by arm, the tiles that match its end (HHL-4), ascending; a double
+                # normal, then barricade (HHL-5). A closed arm reads the empty set: no move.
+                a, b, c, d = ends
+                legal = (_ON_ARM[0][cand & FITS_OR_0[a]] + _ON_ARM[1][cand & FITS_OR_0[b]]
+                         + _ON_ARM[2][cand & FITS_OR_0[c]] + _ON_ARM[3][cand & FITS_OR_0[d]])
+            self._legal = legal
+        return list(legal)  # the caller's own list: the kept tuple stays as listed
 
     def play(self, seat: int, move: Move) -> None:
+        legal = self._legal
+        if legal is not None and seat == self.turn and move in legal:
+            # Fast path: a move legal_moves() listed for this very state (every change
+            # drops the list), so it passes every check below; lay it at once.
+            t, at, mode = move
+            if at is None:
+                self._open(seat, t, move)
+            else:
+                self.lay(seat, t, _ARM_INDEX[at], mode == BARRICADE)
+            return
         t, at, mode = move
         if at is not None and at not in _ARM_INDEX:
             raise MalformedInput(f"unknown arm {shown(at)}; HHL arms are {', '.join(ARMS)}")
@@ -91,11 +121,7 @@ class HHLPosition(Position):
                 self._refuse(MUST_OPEN_WITH, f"the hand opens with the lowest double, {TEXT[self.opening]}")
             if at is not None or mode is not None:
                 self._refuse(OPENING_HAS_NO_PLACE, "the opening double is the spinner: give only the tile")
-            v = HALF_OF_DOUBLE[t]
-            self.ends = [v, v, v, v]  # HHL-3: four arms, each open at the spinner's number
-            self.events.append(ev.Event(ev.PLAY, seat, move))
-            self.hands[seat] ^= 1 << t
-            self._next_turn(seat)
+            self._open(seat, t, move)
             return
         if self.drawn is not None and t != self.drawn:
             self._refuse(MUST_PLAY_DRAWN_TILE, f"seat {seat} drew {TEXT[self.drawn]} and must play it")
@@ -114,50 +140,56 @@ class HHLPosition(Position):
             self._refuse(MODE_NOT_ALLOWED, f"{TEXT[t]} is not a double: it has no mode")
         self.lay(seat, t, i, mode == BARRICADE)
 
+    def _open(self, seat: int, t: int, move: Move) -> None:
+        """Lay the opening double ``t`` (HHL-2), checked by ``play``."""
+        self._legal = None
+        v = HI[t]
+        self.ends = [v, v, v, v]  # HHL-3: four arms, each open at the spinner's number
+        self.events.append(new_event(Event, (PLAY, seat, move, (), (), None)))
+        self.hands[seat] ^= 1 << t
+        self._next_turn(seat)
+
     def lay(self, seat: int, t: int, i: int, barricade: bool = False) -> None:
         """Lay tile ``t`` of the seat to move on arm ``i`` (a double as a barricade if
         asked), then let the automatic draws and passes run. Checks NOTHING: ``play`` is
         the checked way in; look-ahead calls this directly with moves it took from
         ``legal_moves`` or the same masks."""
+        self._legal = None
         ends = self.ends
         v = ends[i]
-        outer = OTHER[t][v]
-        ends[i] = CLOSED if barricade else outer  # HHL-4; HHL-5: a double keeps the number
-        self.hands[seat] ^= 1 << t
+        ends[i] = CLOSED if barricade else OTHER[t][v]  # HHL-4; HHL-5: a double keeps the number
+        hands = self.hands
+        hand = hands[seat] = hands[seat] ^ 1 << t
         self.drawn = None
-        if IS_DOUBLE[t]:
-            mode = BARRICADE if barricade else NORMAL
-            move = DOUBLE_PLACE[t][i][barricade]
-        else:
-            mode, move = None, PLACE[t][i]
-        self.layout[i].append((t, v, outer, mode))
-        self.events.append(ev.Event(ev.PLAY, seat, move))
-        if not self.hands[seat]:
+        move = DOUBLE_PLACE[t][i][barricade] if IS_DOUBLE[t] else PLACE[t][i]
+        self.layout[i].append(_LAID[t][v][barricade])
+        self.events.append(new_event(Event, (PLAY, seat, move, (), (), None)))
+        if not hand:
             self._end("domino", seat)  # HHL-7
+            return
+        # _next_turn's first step, done here: most often the next seat can play.
+        a, b, c, d = ends
+        s = (seat + 1) % SEATS
+        if hands[s] & (FITS_OR_0[a] | FITS_OR_0[b] | FITS_OR_0[c] | FITS_OR_0[d]):
+            self.turn = s
         else:
             self._next_turn(seat)
 
     # ----- what happens by itself --------------------------------------------------
-    def _open_fits(self) -> int:
-        fit = 0
-        for v in self.ends:
-            if v != CLOSED:
-                fit |= FITS[v]
-        return fit
-
     def _next_turn(self, seat: int) -> None:
         """Find the next seat that must choose, drawing and passing automatically."""
-        fit = self._open_fits()
+        a, b, c, d = self.ends
+        fit = FITS_OR_0[a] | FITS_OR_0[b] | FITS_OR_0[c] | FITS_OR_0[d]
         hands = self.hands
+        s = (seat + 1) % SEATS
+        if hands[s] & fit:
+            self.turn = s  # the usual case: the next seat can play, so nothing is blocked
+            return
         if not (fit & (self.stock_mask | hands[0] | hands[1] | hands[2] | hands[3])):
             self._end("blocked", None)  # HHL-8: no tile anywhere can be laid
             return
-        s = seat
-        while True:
-            s = (s + 1) % SEATS
-            if hands[s] & fit:
-                self.turn = s
-                return
+        events = self.events
+        while True:  # seat s cannot play
             drawn = []  # HHL-6: draw until a playable tile, which must then be played
             stock = self.stock
             while self.stock_pos < len(stock):
@@ -169,11 +201,15 @@ class HHLPosition(Position):
                 if fit >> t & 1:
                     break
             if drawn:
-                self.events.append(ev.Event(ev.DRAW, s, tiles=tuple(drawn)))
+                events.append(new_event(Event, (DRAW, s, None, tuple(drawn), (), None)))
                 if fit >> drawn[-1] & 1:
                     self.turn, self.drawn = s, drawn[-1]
                     return
-            self.events.append(ev.Event(ev.PASS, s))  # the stock ran out: HHL-6 pass
+            events.append(new_event(Event, (PASS, s, None, (), (), None)))  # the stock ran out: HHL-6
+            s = (s + 1) % SEATS
+            if hands[s] & fit:
+                self.turn = s
+                return
 
     def _end(self, how: str, seat) -> None:
         self.over, self.end, self.winner_seat, self.turn = True, how, seat, None
@@ -217,6 +253,7 @@ class HHLPosition(Position):
         c.turn, c.opening, c.drawn = self.turn, self.opening, self.drawn
         c.over, c.end, c.winner_seat = self.over, self.end, self.winner_seat
         c.events = []
+        c._legal = self._legal  # the same state: the same (immutable) legal moves
         return c
 
     @classmethod
@@ -238,10 +275,8 @@ class HHLPosition(Position):
             h.over, h.end, h.winner_seat, h.events = False, None, None, []
         h.turn = view["turn"]
         h.drawn = Tile.parse(view["drawn"]) if view.get("drawn") else None
+        h._legal = None
         return h
-
-
-HALF_OF_DOUBLE = {DOUBLE_OF[v]: v for v in range(7)}
 
 
 def hand_points(pips: list[int]) -> list[int]:

@@ -36,6 +36,27 @@ def coerce_move(move) -> Move:
     return Move.parse(move)
 
 
+# n.bit_length() for the shuffle's bounds 1..28
+_BITS = tuple(n.bit_length() for n in range(len(TILES) + 1))
+
+
+def shuffled_tiles(rng: random.Random) -> list:
+    """``rng.shuffle(list(TILES))``, drawing the very same numbers: the same Fisher-Yates
+    from the top, each index by ``Random._randbelow``'s rejection loop on ``getrandbits``,
+    without shuffle's two Python frames per tile (every deal is shuffled, so every seeded
+    match and record depends on this being exact; tests/rules/test_fast_paths.py checks it)."""
+    tiles = list(TILES)
+    bits = rng.getrandbits
+    for i in range(len(tiles) - 1, 0, -1):
+        n = i + 1
+        k = _BITS[n]
+        j = bits(k)
+        while j >= n:
+            j = bits(k)
+        tiles[i], tiles[j] = tiles[j], tiles[i]
+    return tiles
+
+
 def ranking_of(values: list[int], best_high: bool) -> list[list[int]]:
     """Seats grouped by place, best first; equal values share a place."""
     order = sorted(set(values), reverse=best_high)
@@ -132,8 +153,7 @@ class Match:
         # Shuffle even when the deal is scripted, so that deal i of a seed is the same
         # whether or not the deals before it were given (a replayed record continues
         # exactly like the original match).
-        tiles = list(TILES)
-        self._rng.shuffle(tiles)
+        tiles = shuffled_tiles(self._rng)
         if len(self.deals) < len(self._scripted):
             return self._scripted[len(self.deals)]
         n, k = self.num_seats, self.hand_size
@@ -165,9 +185,10 @@ class Match:
         return None if self.result is not None else self._state.turn
 
     def legal_moves(self, seat: int) -> list[Move]:
-        if self.result is not None or seat != self._state.turn:
+        state = self._state
+        if self.result is not None or seat != state.turn:
             return []
-        return self._state.legal_moves()
+        return state.legal_moves()
 
     def play(self, seat: int, move) -> list[ev.Event]:
         """Apply one chosen move and all that follows automatically; return the events.
@@ -179,12 +200,13 @@ class Match:
         if self.result is not None:
             raise IllegalMove(MATCH_OVER, "the match is over")
         state = self._state
-        first = len(state.events)
-        state.play(seat, coerce_move(move))
-        new = state.events[first:]
-        self.events.extend(new)
+        events = state.events
+        first = len(events)
+        state.play(seat, move if type(move) is Move else coerce_move(move))
+        new = events[first:]
+        self.events += new
         if state.over:
-            new.extend(self._finish_hand())
+            new += self._finish_hand()
         return new
 
     def time_up(self):
