@@ -35,13 +35,18 @@ _END_INDEX = {e: i for i, e in enumerate(ENDS)}
 FIRST_LEADS = (DOUBLE_OF[6], DOUBLE_OF[5], DOUBLE_OF[4], DOUBLE_OF[3])
 PASS_COST, PASSEBUNGE_COST = 1, 2  # DOM-5
 CUCUQ_STONES = {"plain": 1, "ceki": 3, "pollo": 5}  # DOM-7
-# _ON_END[i][mask]: the moves of the tiles of ``mask`` on end i (moves.moves_at).
-_ON_END = tuple(moves_at(i, double_modes=False) for i in range(len(ENDS)))
+# _ON_LEFT[mask], _ON_RIGHT[mask]: the moves of the tiles of ``mask`` on that end
+# (moves.moves_at).
+_ON_LEFT, _ON_RIGHT = (moves_at(i, double_modes=False) for i in range(len(ENDS)))
 # The line's entries (tile, left number, right number), built once so that a move
 # allocates nothing that lasts but its event (which spares the garbage collector):
 # _LEAD_ENTRY[t], the lead laid high-low; _ENTRY[t][v][i], t laid on end i showing v.
 _LEAD_ENTRY = tuple((t, HI[t], LO[t]) for t in TILES)
 _ENTRY = tuple(tuple(((t, OTHER[t][v], v), (t, v, OTHER[t][v])) for v in range(7)) for t in TILES)
+
+
+# The movement "count stones from the table", built once (every pass pays one).
+_FROM_TABLE = {n: ((TABLE, n),) for n in range(1, STONES + 1)}
 
 
 class Stones:
@@ -59,6 +64,10 @@ class Stones:
         """Give ``to`` up to ``count`` stones: from the table first, the shortfall from
         ``payer``'s holdings; what the payer cannot cover is waived (DOM-9).
         Returns the movements as ((source, n), ...)."""
+        if 0 < count <= self.table:  # the usual case, every pass while the table lasts
+            self.table -= count
+            self.held[to] += count
+            return _FROM_TABLE[count]
         from_table = min(count, self.table)
         from_payer = min(count - from_table, self.held[payer])
         self.table -= from_table
@@ -82,14 +91,12 @@ class DomengPosition(Position):
     def __init__(self, hands, sleeping, leader, lead_tile, stones: Stones):
         self.hands = [mask_of(h) for h in hands]
         self.sleeping = list(sleeping)  # DOM-1: unused and unseen for the whole round
-        self.ends = None
         self.line = []  # left to right: (tile, left number, right number)
         self.turn = leader
         self.lead_tile = lead_tile  # a forced lead (DOM-2) or None: any tile (DOM-3)
         self.laid = [False] * SEATS  # has the seat laid a tile this round (PASSEBUNGE)
-        self.last_mappano = None
+        self.ends = self.last_mappano = self.end = self.kind = self.winner_seat = None
         self.over = False
-        self.end = self.kind = self.winner_seat = None
         self.stones = stones
         self.events: list[ev.Event] = []
         self._legal = None  # the legal moves of this state, once listed (legal_moves)
@@ -103,13 +110,13 @@ class DomengPosition(Position):
             elif ends is not None:
                 # The left end's tiles ascending, then the right end's (DOM-4).
                 hand = self.hands[self.turn]
-                legal = _ON_END[0][hand & FITS[ends[0]]] + _ON_END[1][hand & FITS[ends[1]]]
+                legal = _ON_LEFT[hand & FITS[ends[0]]] + _ON_RIGHT[hand & FITS[ends[1]]]
             elif self.lead_tile is not None:
                 legal = (OPEN[self.lead_tile],)  # DOM-2
             else:
                 legal = tuple(OPEN[t] for t in tiles_of(self.hands[self.turn]))  # DOM-3: any tile
             self._legal = legal
-        return list(legal)  # the caller's own list: the kept tuple stays as listed
+        return [*legal]  # the caller's own list: the kept tuple stays as listed
 
     def play(self, seat: int, move: Move) -> None:
         legal = self._legal
@@ -148,17 +155,17 @@ class DomengPosition(Position):
         info = None  # {"mappakuling": True} on a MAPPAKULING (DOM-6)
         if i is None:
             # The lead lies high-low: the left end shows the high number (docs/rules.md).
-            self.ends = [HI[t], LO[t]]
+            self.ends = ends = [HI[t], LO[t]]
             self.line.append(_LEAD_ENTRY[t])
             move = OPEN[t]
         else:
             ends = self.ends
             v = ends[i]
             ends[i] = OTHER[t][v]
-            if i == 0:
-                self.line.insert(0, _ENTRY[t][v][0])
-            else:
+            if i:
                 self.line.append(_ENTRY[t][v][1])
+            else:
+                self.line.insert(0, _ENTRY[t][v][0])
             if ends[0] == ends[1]:
                 info = {"mappakuling": True}  # DOM-6
             move = PLACE[t][i]
@@ -172,23 +179,19 @@ class DomengPosition(Position):
             kind = ("pollo" if IS_DOUBLE[t] else "ceki") if info else "plain"
             self._end("cappu", seat, kind)
             return
-        # _next_turn's first step, done here: most often the next seat can play.
-        ends = self.ends
-        s = (seat + 1) % SEATS
-        if hands[s] & (FITS[ends[0]] | FITS[ends[1]]):
-            self.turn = s
-        else:
-            self._next_turn(seat)
-
-    def _next_turn(self, seat: int) -> None:
-        ends = self.ends
-        fit = FITS[ends[0]] | FITS[ends[1]]
-        hands = self.hands
+        # The next seat to move: most often the next in turn can play.
+        fit = FITS[ends[0]] | FITS[ends[1]]  # the tiles that fit
         s = (seat + 1) % SEATS
         if hands[s] & fit:
-            self.turn = s  # the usual case: the next seat can play
-            return
-        events, last = self.events, self.last_mappano
+            self.turn = s
+        else:
+            self._pass_on(s, fit)
+
+    def _pass_on(self, s: int, fit: int) -> None:
+        """Seat s, next in turn, has no tile that fits (``fit``): seats pass and pay in turn
+        until one can play, or the round is blocked."""
+        hands = self.hands
+        events, last, laid, stones = self.events, self.last_mappano, self.laid, self.stones
         while True:  # seat s cannot play
             if s == last:
                 # DOM-8: everyone else passed and the last MAPPANO cannot play: it is the
@@ -196,9 +199,9 @@ class DomengPosition(Position):
                 events.append(new_event(Event, (PASS, s, None, (), (), {"cost": 0, "passebunge": False})))
                 self._end("blocked", s, None)
                 return
-            passebunge = not self.laid[s]
+            passebunge = not laid[s]
             cost = PASSEBUNGE_COST if passebunge else PASS_COST  # DOM-5
-            moved = self.stones.pay(s, cost, last)
+            moved = stones.pay(s, cost, last)
             info = {"cost": cost, "passebunge": passebunge}
             events.append(new_event(Event, (PASS, s, None, (), moved, info)))
             s = (s + 1) % SEATS

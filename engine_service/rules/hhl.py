@@ -37,8 +37,9 @@ _ARM_INDEX = {a: i for i, a in enumerate(ARMS)}
 # FITS for an arm end, open or not: a CLOSED end (-1) reads the last entry, 0 (nothing
 # fits), so the hot paths need no "is it closed" test.
 FITS_OR_0 = (*FITS, 0)
-# _ON_ARM[i][mask]: the moves of the tiles of ``mask`` on arm i (moves.moves_at).
-_ON_ARM = tuple(moves_at(i, double_modes=True) for i in range(len(ARMS)))
+# _ON_LEFT[mask] (and right, up, down): the moves of the tiles of ``mask`` on that arm
+# (moves.moves_at).
+_ON_LEFT, _ON_RIGHT, _ON_UP, _ON_DOWN = (moves_at(i, double_modes=True) for i in range(len(ARMS)))
 
 
 def _laid(t: int, v: int, barricade: bool) -> tuple:
@@ -60,25 +61,22 @@ class HHLPosition(Position):
                  "opening", "drawn", "over", "end", "winner_seat", "events", "_legal")
 
     def __init__(self, hands, stock):
-        self.hands = [mask_of(h) for h in hands]
+        self.hands = masks = [mask_of(h) for h in hands]
         self.stock = list(stock)  # in draw order (HHL-1)
         self.stock_pos = 0
         self.stock_mask = mask_of(stock)
-        self.ends = None
-        self.layout = [[] for _ in ARMS]  # per arm, from the spinner out: (tile, inner, outer, mode)
-        self.drawn = None
+        self.layout = [[], [], [], []]  # per arm, from the spinner out: (tile, inner, outer, mode)
+        self.ends = self.drawn = self.end = self.winner_seat = None
         self.over = False
-        self.end = None
-        self.winner_seat = None
         self.events: list[ev.Event] = []
         self._legal = None  # the legal moves of this state, once listed (legal_moves)
         # HHL-2: the lowest double dealt leads; at least three doubles are always dealt.
-        for v in range(7):
-            d = DOUBLE_OF[v]
-            for s in range(SEATS):
-                if self.hands[s] >> d & 1:
-                    self.opening, self.turn = d, s
-                    return
+        dealt = masks[0] | masks[1] | masks[2] | masks[3]
+        for d in DOUBLE_OF:
+            if dealt >> d & 1:
+                self.opening = d
+                self.turn = next(s for s in range(SEATS) if masks[s] >> d & 1)
+                return
         raise MalformedInput("the deal has no double in any hand")  # impossible for a full set
 
     # ----- choices -----------------------------------------------------------------
@@ -95,10 +93,10 @@ class HHLPosition(Position):
                 # Arm by arm, the tiles that match its end (HHL-4), ascending; a double
                 # normal, then barricade (HHL-5). A closed arm reads the empty set: no move.
                 a, b, c, d = ends
-                legal = (_ON_ARM[0][cand & FITS_OR_0[a]] + _ON_ARM[1][cand & FITS_OR_0[b]]
-                         + _ON_ARM[2][cand & FITS_OR_0[c]] + _ON_ARM[3][cand & FITS_OR_0[d]])
+                legal = (_ON_LEFT[cand & FITS_OR_0[a]] + _ON_RIGHT[cand & FITS_OR_0[b]]
+                         + _ON_UP[cand & FITS_OR_0[c]] + _ON_DOWN[cand & FITS_OR_0[d]])
             self._legal = legal
-        return list(legal)  # the caller's own list: the kept tuple stays as listed
+        return [*legal]  # the caller's own list: the kept tuple stays as listed
 
     def play(self, seat: int, move: Move) -> None:
         legal = self._legal
@@ -167,24 +165,30 @@ class HHLPosition(Position):
         if not hand:
             self._end("domino", seat)  # HHL-7
             return
-        # _next_turn's first step, done here: most often the next seat can play.
+        # _next_turn, inlined for the usual case: the next seat can play.
         a, b, c, d = ends
+        fit = FITS_OR_0[a] | FITS_OR_0[b] | FITS_OR_0[c] | FITS_OR_0[d]
         s = (seat + 1) % SEATS
-        if hands[s] & (FITS_OR_0[a] | FITS_OR_0[b] | FITS_OR_0[c] | FITS_OR_0[d]):
+        if hands[s] & fit:
             self.turn = s
         else:
-            self._next_turn(seat)
+            self._draw_or_pass(s, fit)
 
     # ----- what happens by itself --------------------------------------------------
     def _next_turn(self, seat: int) -> None:
         """Find the next seat that must choose, drawing and passing automatically."""
         a, b, c, d = self.ends
-        fit = FITS_OR_0[a] | FITS_OR_0[b] | FITS_OR_0[c] | FITS_OR_0[d]
-        hands = self.hands
+        fit = FITS_OR_0[a] | FITS_OR_0[b] | FITS_OR_0[c] | FITS_OR_0[d]  # tiles that fit
         s = (seat + 1) % SEATS
-        if hands[s] & fit:
+        if self.hands[s] & fit:
             self.turn = s  # the usual case: the next seat can play, so nothing is blocked
-            return
+        else:
+            self._draw_or_pass(s, fit)
+
+    def _draw_or_pass(self, s: int, fit: int) -> None:
+        """Seat s, next in turn, has no tile that fits (``fit``): the hand is blocked, or
+        seats draw and pass in turn until one has a tile to play."""
+        hands = self.hands
         if not (fit & (self.stock_mask | hands[0] | hands[1] | hands[2] | hands[3])):
             self._end("blocked", None)  # HHL-8: no tile anywhere can be laid
             return
