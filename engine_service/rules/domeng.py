@@ -260,6 +260,130 @@ class DomengPosition(Position):
         r.last_mappano = view["last_mappano"]
         return r
 
+    def playout(self) -> "DomengPlayout":
+        """This round as a lean playout (DomengPlayout), with its own stones."""
+        p = DomengPlayout.__new__(DomengPlayout)
+        p.hands = self.hands[:]
+        p.ends = None if self.ends is None else self.ends[:]
+        p.turn, p.lead_tile, p.last_mappano = self.turn, self.lead_tile, self.last_mappano
+        p.laid = self.laid[:]
+        p.over, p.end, p.kind, p.winner_seat = self.over, self.end, self.kind, self.winner_seat
+        p.stones = self.stones.copy()
+        p._legal, p._result = self._legal, None
+        return p
+
+
+class DomengPlayout:
+    """A Domeng round for search playouts: the same rules as DomengPosition, with no
+    events, no line, no views and no checks (rules/playout.py describes the interface).
+
+    ``copy()``; ``legal()``, the legal moves as a tuple (DomengPosition.legal_moves' moves,
+    in its order); ``apply(k)``, play the k-th of them; ``lay(seat, t, i)``, lay a tile
+    directly like DomengPosition.lay; ``over``, ``turn`` (None once over), ``end``,
+    ``kind``, ``winner_seat``, ``stones`` (its own: passes pay as they happen, DOM-5);
+    ``result()``, the round's settlement exactly as settle_round gives it (DOM-7,
+    DOM-8, DOM-10), paid into ``stones`` once. ``hands``, ``ends`` read like
+    DomengPosition's."""
+
+    __slots__ = ("hands", "ends", "turn", "lead_tile", "laid", "last_mappano", "over", "end",
+                 "kind", "winner_seat", "stones", "_legal", "_result")
+
+    @classmethod
+    def from_view(cls, view: dict, hands, sleeping) -> "DomengPlayout":
+        """DomengPosition.from_view(view, hands, sleeping).playout(), without building what
+        a playout does not read (the line)."""
+        if [len(h) for h in hands] != view["counts"] or len(sleeping) != SLEEPING:
+            raise MalformedInput("hands and sleeping tiles must match the view's tile counts")
+        p = cls.__new__(cls)
+        p.lead_tile = None
+        if view["ends"] is None and view["deal_number"] == 0:
+            p.lead_tile = next(d for d in FIRST_LEADS for h in hands if d in h)  # DOM-2
+        p.hands = [mask_of(h) for h in hands]
+        ends = view["ends"]
+        p.ends = None if ends is None else [ends["left"], ends["right"]]
+        p.turn = view["turn"]
+        p.laid = list(view["laid"])
+        p.last_mappano = view["last_mappano"]
+        p.over, p.end, p.kind, p.winner_seat = False, None, None, None
+        p.stones = Stones(view["table"], view["held"])
+        p._legal = p._result = None
+        return p
+
+    def copy(self) -> "DomengPlayout":
+        p = DomengPlayout.__new__(DomengPlayout)
+        p.hands = self.hands[:]
+        p.ends = None if self.ends is None else self.ends[:]
+        p.turn, p.lead_tile, p.last_mappano = self.turn, self.lead_tile, self.last_mappano
+        p.laid = self.laid[:]
+        p.over, p.end, p.kind, p.winner_seat = self.over, self.end, self.kind, self.winner_seat
+        p.stones = self.stones.copy()
+        p._legal, p._result = self._legal, self._result
+        return p
+
+    def legal(self) -> tuple:
+        legal = self._legal
+        if legal is None:  # as DomengPosition.legal_moves
+            ends = self.ends
+            if self.over:
+                legal = ()
+            elif ends is not None:
+                hand = self.hands[self.turn]
+                legal = _ON_LEFT[hand & FITS[ends[0]]] + _ON_RIGHT[hand & FITS[ends[1]]]
+            elif self.lead_tile is not None:
+                legal = (OPEN[self.lead_tile],)  # DOM-2
+            else:
+                legal = tuple(OPEN[t] for t in tiles_of(self.hands[self.turn]))  # DOM-3
+            self._legal = legal
+        return legal
+
+    def apply(self, k: int) -> None:
+        """Play the k-th legal move (IndexError past the end)."""
+        t, at, _ = self.legal()[k]
+        self.lay(self.turn, t, None if at is None else _END_INDEX[at])
+
+    def lay(self, seat: int, t: int, i: int | None) -> None:
+        """DomengPosition.lay without its line and events: checks NOTHING."""
+        self._legal = None
+        mappakuling = False
+        if i is None:
+            self.ends = ends = [HI[t], LO[t]]  # the lead, high-low
+        else:
+            ends = self.ends
+            ends[i] = OTHER[t][ends[i]]
+            mappakuling = ends[0] == ends[1]  # DOM-6
+        hands = self.hands
+        hand = hands[seat] = hands[seat] ^ 1 << t
+        self.laid[seat] = True
+        self.last_mappano = seat
+        if not hand:  # DOM-7: FIRST CAPPU
+            kind = ("pollo" if IS_DOUBLE[t] else "ceki") if mappakuling else "plain"
+            self.over, self.end, self.winner_seat, self.kind, self.turn = True, "cappu", seat, kind, None
+            return
+        fit = FITS[ends[0]] | FITS[ends[1]]
+        s = (seat + 1) % SEATS
+        if hands[s] & fit:
+            self.turn = s
+            return
+        laid, stones = self.laid, self.stones
+        while True:  # seat s cannot play: DomengPosition._pass_on without its events
+            if s == seat:  # DOM-8: blocked, the last MAPPANO is the MANGUNO
+                self.over, self.end, self.winner_seat, self.kind, self.turn = True, "blocked", s, None, None
+                return
+            stones.pay(s, PASS_COST if laid[s] else PASSEBUNGE_COST, seat)  # DOM-5
+            s = (s + 1) % SEATS
+            if hands[s] & fit:
+                self.turn = s
+                return
+
+    def pips(self) -> list[int]:
+        return [pips_of(h) for h in self.hands]
+
+    def result(self) -> dict:
+        """The round's settlement (settle_round), once over; paid into ``stones`` once."""
+        if self._result is None:
+            self._result = settle_round(self)
+        return self._result
+
 
 def settle_round(state: DomengPosition) -> dict:
     """DOM-7 / DOM-8 / DOM-10: the end-of-round stone payments, winner and CAMAT."""

@@ -282,6 +282,141 @@ class HHLPosition(Position):
         h._legal = None
         return h
 
+    def playout(self) -> "HHLPlayout":
+        """This hand as a lean playout (HHLPlayout): what decides the rest of the hand."""
+        p = HHLPlayout.__new__(HHLPlayout)
+        p.hands, p.stock, p.stock_pos = self.hands[:], self.stock, self.stock_pos
+        p.stock_mask = self.stock_mask
+        p.ends = None if self.ends is None else self.ends[:]
+        p.turn, p.opening, p.drawn = self.turn, self.opening, self.drawn
+        p.over, p.end, p.winner_seat = self.over, self.end, self.winner_seat
+        p._legal = self._legal
+        return p
+
+
+class HHLPlayout:
+    """An HHL hand for search playouts: the same rules as HHLPosition, with no events, no
+    layout, no views and no checks (rules/playout.py describes the interface).
+
+    ``copy()``; ``legal()``, the legal moves as a tuple (HHLPosition.legal_moves' moves, in
+    its order); ``apply(k)``, play the k-th of them; ``lay(seat, t, i, barricade)``, lay a
+    tile directly like HHLPosition.lay; ``over``, ``turn`` (None once over), ``end``
+    ("domino" or "blocked"), ``winner_seat``; ``result()``, every seat's points for the
+    hand (HHL-9). ``hands``, ``ends``, ``drawn`` read like HHLPosition's."""
+
+    __slots__ = ("hands", "stock", "stock_pos", "stock_mask", "ends", "turn", "opening",
+                 "drawn", "over", "end", "winner_seat", "_legal")
+
+    @classmethod
+    def from_view(cls, view: dict, hands, stock) -> "HHLPlayout":
+        """HHLPosition.from_view(view, hands, stock).playout(), without building what a
+        playout does not read (the layout)."""
+        if [len(h) for h in hands] != view["counts"] or len(stock) != view["stock"]:
+            raise MalformedInput("hands and stock must match the view's tile counts")
+        if view["spinner"] is None:
+            p = HHLPosition(hands, stock).playout()  # HHL-2: the lowest double leads
+        else:
+            p = cls.__new__(cls)
+            p.hands, p.stock, p.stock_pos = [mask_of(x) for x in hands], list(stock), 0
+            p.stock_mask = mask_of(stock)
+            p.opening = Tile.parse(view["spinner"])
+            arms = view["arms"]
+            p.ends = [CLOSED if arms[a]["closed"] else arms[a]["end"] for a in ARMS]
+            p.over, p.end, p.winner_seat = False, None, None
+        p.turn = view["turn"]
+        p.drawn = Tile.parse(view["drawn"]) if view.get("drawn") else None
+        p._legal = None
+        return p
+
+    def copy(self) -> "HHLPlayout":
+        p = HHLPlayout.__new__(HHLPlayout)
+        p.hands, p.stock, p.stock_pos = self.hands[:], self.stock, self.stock_pos
+        p.stock_mask = self.stock_mask
+        p.ends = None if self.ends is None else self.ends[:]
+        p.turn, p.opening, p.drawn = self.turn, self.opening, self.drawn
+        p.over, p.end, p.winner_seat, p._legal = self.over, self.end, self.winner_seat, self._legal
+        return p
+
+    def legal(self) -> tuple:
+        legal = self._legal
+        if legal is None:
+            ends = self.ends
+            if self.over:
+                legal = ()
+            elif ends is None:
+                legal = (OPEN[self.opening],)  # HHL-2
+            else:  # as HHLPosition.legal_moves
+                cand = self.hands[self.turn] if self.drawn is None else 1 << self.drawn  # HHL-6
+                a, b, c, d = ends
+                legal = (_ON_LEFT[cand & FITS_OR_0[a]] + _ON_RIGHT[cand & FITS_OR_0[b]]
+                         + _ON_UP[cand & FITS_OR_0[c]] + _ON_DOWN[cand & FITS_OR_0[d]])
+            self._legal = legal
+        return legal
+
+    def apply(self, k: int) -> None:
+        """Play the k-th legal move (IndexError past the end)."""
+        t, at, mode = self.legal()[k]
+        if at is None:  # the opening double, the spinner (HHL-3)
+            self._legal = None
+            v = HI[t]
+            self.ends = [v, v, v, v]
+            self.hands[self.turn] ^= 1 << t
+            a = FITS_OR_0[v]
+            s = (self.turn + 1) % SEATS
+            if self.hands[s] & a:
+                self.turn = s
+            else:
+                self._draw_or_pass(s, a)
+        else:
+            self.lay(self.turn, t, _ARM_INDEX[at], mode == BARRICADE)
+
+    def lay(self, seat: int, t: int, i: int, barricade: bool = False) -> None:
+        """HHLPosition.lay without its layout and events: checks NOTHING."""
+        self._legal = None
+        ends = self.ends
+        ends[i] = CLOSED if barricade else OTHER[t][ends[i]]  # HHL-4, HHL-5
+        hands = self.hands
+        hand = hands[seat] = hands[seat] ^ 1 << t
+        self.drawn = None
+        if not hand:
+            self.over, self.end, self.winner_seat, self.turn = True, "domino", seat, None  # HHL-7
+            return
+        a, b, c, d = ends
+        fit = FITS_OR_0[a] | FITS_OR_0[b] | FITS_OR_0[c] | FITS_OR_0[d]
+        s = (seat + 1) % SEATS
+        if hands[s] & fit:
+            self.turn = s
+        else:
+            self._draw_or_pass(s, fit)
+
+    def _draw_or_pass(self, s: int, fit: int) -> None:
+        """HHLPosition._draw_or_pass without its events."""
+        hands = self.hands
+        if not (fit & (self.stock_mask | hands[0] | hands[1] | hands[2] | hands[3])):
+            self.over, self.end, self.winner_seat, self.turn = True, "blocked", None, None  # HHL-8
+            return
+        stock = self.stock
+        while True:  # seat s cannot play: it draws until a playable tile (HHL-6), or passes
+            while self.stock_pos < len(stock):
+                t = stock[self.stock_pos]
+                self.stock_pos += 1
+                self.stock_mask ^= 1 << t
+                hands[s] |= 1 << t
+                if fit >> t & 1:
+                    self.turn, self.drawn = s, t
+                    return
+            s = (s + 1) % SEATS
+            if hands[s] & fit:
+                self.turn = s
+                return
+
+    def pips(self) -> list[int]:
+        return [pips_of(h) for h in self.hands]
+
+    def result(self) -> list[int]:
+        """Every seat's points for the hand, HHL-9 (once over; the pips left, before)."""
+        return hand_points([pips_of(h) for h in self.hands])
+
 
 def hand_points(pips: list[int]) -> list[int]:
     """HHL-9: P = (C/4 - R) x 100 = 25*C - 100*R, exactly, for every seat."""
