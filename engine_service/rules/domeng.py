@@ -40,9 +40,11 @@ CUCUQ_STONES = {"plain": 1, "ceki": 3, "pollo": 5}  # DOM-7
 _ON_LEFT, _ON_RIGHT = (moves_at(i, double_modes=False) for i in range(len(ENDS)))
 # The line's entries (tile, left number, right number), built once so that a move
 # allocates nothing that lasts but its event (which spares the garbage collector):
-# _LEAD_ENTRY[t], the lead laid high-low; _ENTRY[t][v][i], t laid on end i showing v.
+# _LEAD_ENTRY[t], the lead laid high-low; _ENTRY[t][v][i], t laid on end i showing v:
+# (the end's number after, the entry).
 _LEAD_ENTRY = tuple((t, HI[t], LO[t]) for t in TILES)
-_ENTRY = tuple(tuple(((t, OTHER[t][v], v), (t, v, OTHER[t][v])) for v in range(7)) for t in TILES)
+_ENTRY = tuple(tuple(((OTHER[t][v], (t, OTHER[t][v], v)), (OTHER[t][v], (t, v, OTHER[t][v])))
+                     for v in range(7)) for t in TILES)
 
 
 # The movement "count stones from the table", built once (every pass pays one).
@@ -160,12 +162,11 @@ class DomengPosition(Position):
             move = OPEN[t]
         else:
             ends = self.ends
-            v = ends[i]
-            ends[i] = OTHER[t][v]
+            ends[i], entry = _ENTRY[t][ends[i]][i]
             if i:
-                self.line.append(_ENTRY[t][v][1])
+                self.line.append(entry)
             else:
-                self.line.insert(0, _ENTRY[t][v][0])
+                self.line.insert(0, entry)
             if ends[0] == ends[1]:
                 info = {"mappakuling": True}  # DOM-6
             move = PLACE[t][i]

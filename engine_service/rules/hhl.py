@@ -43,14 +43,18 @@ _ON_LEFT, _ON_RIGHT, _ON_UP, _ON_DOWN = (moves_at(i, double_modes=True) for i in
 
 
 def _laid(t: int, v: int, barricade: bool) -> tuple:
+    """(the arm's end after, the layout entry (tile, inner, outer, mode))."""
     mode = (BARRICADE if barricade else NORMAL) if IS_DOUBLE[t] else None
-    return (TILES[t], v, OTHER[t][v], mode)
+    return (CLOSED if barricade else OTHER[t][v]), (TILES[t], v, OTHER[t][v], mode)
 
 
-# _LAID[t][v][barricade]: the layout entry (tile, inner, outer, mode) of tile t laid on an
-# end showing v, built once: a move allocates nothing that lasts but its event, which
-# spares the garbage collector (the entries of a long match would otherwise add up).
+# _LAID[t][v][barricade]: tile t laid on an end showing v (HHL-4; HHL-5: a double keeps the
+# number, a barricade closes the arm), as _laid gives it, built once: a move allocates
+# nothing that lasts but its event, which spares the garbage collector.
 _LAID = tuple(tuple((_laid(t, v, False), _laid(t, v, True)) for v in range(7)) for t in TILES)
+# _MOVE[t][i][barricade]: the move that lays tile t on arm i (a double normal or barricade).
+_MOVE = tuple(tuple(DOUBLE_PLACE[t][i] if IS_DOUBLE[t] else (PLACE[t][i], PLACE[t][i])
+                    for i in range(len(ARMS))) for t in TILES)
 
 
 class HHLPosition(Position):
@@ -154,14 +158,12 @@ class HHLPosition(Position):
         ``legal_moves`` or the same masks."""
         self._legal = None
         ends = self.ends
-        v = ends[i]
-        ends[i] = CLOSED if barricade else OTHER[t][v]  # HHL-4; HHL-5: a double keeps the number
+        ends[i], entry = _LAID[t][ends[i]][barricade]
+        self.layout[i].append(entry)
         hands = self.hands
         hand = hands[seat] = hands[seat] ^ 1 << t
         self.drawn = None
-        move = DOUBLE_PLACE[t][i][barricade] if IS_DOUBLE[t] else PLACE[t][i]
-        self.layout[i].append(_LAID[t][v][barricade])
-        self.events.append(new_event(Event, (PLAY, seat, move, (), (), None)))
+        self.events.append(new_event(Event, (PLAY, seat, _MOVE[t][i][barricade], (), (), None)))
         if not hand:
             self._end("domino", seat)  # HHL-7
             return
