@@ -19,7 +19,7 @@ from .errors import (
     MalformedInput,
     shown,
 )
-from .events import PASS, PLAY, Event, new_event
+from .events import PASS, PLAY, Event, new_event, plain_event
 from .match import Match, Option, ranking_of
 from .moves import ENDS, OPEN, PLACE, Move, moves_at
 from .position import Position
@@ -43,12 +43,23 @@ _ON_LEFT, _ON_RIGHT = (moves_at(i, double_modes=False) for i in range(len(ENDS))
 # _LEAD_ENTRY[t], the lead laid high-low; _ENTRY[t][v][i], t laid on end i showing v:
 # (the end's number after, the entry).
 _LEAD_ENTRY = tuple((t, HI[t], LO[t]) for t in TILES)
+# _PLAYED[seat][t][i]: the event of that play (i 2: the lead), unless it is a MAPPAKULING.
+# Built once and shared by every match (events.plain_event says why).
+_PLAYED = tuple(tuple((plain_event(PLAY, seat, PLACE[t][0]), plain_event(PLAY, seat, PLACE[t][1]),
+                       plain_event(PLAY, seat, OPEN[t])) for t in TILES) for seat in range(SEATS))
 _ENTRY = tuple(tuple(((OTHER[t][v], (t, OTHER[t][v], v)), (OTHER[t][v], (t, v, OTHER[t][v])))
                      for v in range(7)) for t in TILES)
 
 
 # The movement "count stones from the table", built once (every pass pays one).
 _FROM_TABLE = {n: ((TABLE, n),) for n in range(1, STONES + 1)}
+
+
+# _TABLE_PAID[seat][passebunge]: the event of a pass the table pays in full (DOM-5), the
+# most common kind: built once and shared like the plain plays (events.plain_event).
+_TABLE_PAID = tuple(tuple(
+    new_event(Event, (PASS, seat, None, (), _FROM_TABLE[cost], {"cost": cost, "passebunge": bunge}))
+    for bunge, cost in ((False, PASS_COST), (True, PASSEBUNGE_COST))) for seat in range(SEATS))
 
 
 class Stones:
@@ -154,12 +165,12 @@ class DomengPosition(Position):
         look-ahead calls this directly with moves it took from ``legal_moves`` or the
         same masks."""
         self._legal = None
-        info = None  # {"mappakuling": True} on a MAPPAKULING (DOM-6)
+        mappakuling = False
         if i is None:
             # The lead lies high-low: the left end shows the high number (docs/rules.md).
             self.ends = ends = [HI[t], LO[t]]
             self.line.append(_LEAD_ENTRY[t])
-            move = OPEN[t]
+            self.events.append(_PLAYED[seat][t][2])
         else:
             ends = self.ends
             ends[i], entry = _ENTRY[t][ends[i]][i]
@@ -167,17 +178,18 @@ class DomengPosition(Position):
                 self.line.append(entry)
             else:
                 self.line.insert(0, entry)
-            if ends[0] == ends[1]:
-                info = {"mappakuling": True}  # DOM-6
-            move = PLACE[t][i]
+            if ends[0] == ends[1]:  # DOM-6: a MAPPAKULING, told in the event's info
+                mappakuling = True
+                self.events.append(new_event(Event, (PLAY, seat, PLACE[t][i], (), (), {"mappakuling": True})))
+            else:
+                self.events.append(_PLAYED[seat][t][i])
         hands = self.hands
         hand = hands[seat] = hands[seat] ^ 1 << t
         self.laid[seat] = True
         self.last_mappano = seat
-        self.events.append(new_event(Event, (PLAY, seat, move, (), (), info)))
         if not hand:
             # DOM-7: FIRST CAPPU; CEKI / POLLO when the last tile was a MAPPAKULING.
-            kind = ("pollo" if IS_DOUBLE[t] else "ceki") if info else "plain"
+            kind = ("pollo" if IS_DOUBLE[t] else "ceki") if mappakuling else "plain"
             self._end("cappu", seat, kind)
             return
         # The next seat to move: most often the next in turn can play.
@@ -203,8 +215,11 @@ class DomengPosition(Position):
             passebunge = not laid[s]
             cost = PASSEBUNGE_COST if passebunge else PASS_COST  # DOM-5
             moved = stones.pay(s, cost, last)
-            info = {"cost": cost, "passebunge": passebunge}
-            events.append(new_event(Event, (PASS, s, None, (), moved, info)))
+            if moved == _FROM_TABLE[cost]:
+                events.append(_TABLE_PAID[s][passebunge])
+            else:
+                info = {"cost": cost, "passebunge": passebunge}
+                events.append(new_event(Event, (PASS, s, None, (), moved, info)))
             s = (s + 1) % SEATS
             if hands[s] & fit:
                 self.turn = s

@@ -86,3 +86,14 @@ class Event(NamedTuple):
 # ``new_event(Event, (kind, seat, move, tiles, stones, info))`` is the same Event, fields
 # and all, at about a third of the cost.
 new_event = tuple.__new__
+
+
+def plain_event(kind: str, seat: int, move: Move | None = None) -> Event:
+    """The event (kind, seat, move) with nothing else: a plain play, an HHL pass.
+
+    The rules core builds each of these once (hhl.py, domeng.py: a table per seat and
+    move) and every match shares them: an event is an immutable value, equal events
+    compare equal wherever they come from, and a long match then keeps one reference per
+    move instead of one more object that the garbage collector walks again and again
+    (most of its cost over a long match). Events with a dict in ``info`` are made anew."""
+    return new_event(Event, (kind, seat, move, (), (), None))

@@ -24,7 +24,7 @@ from .errors import (
     MalformedInput,
     shown,
 )
-from .events import DRAW, PASS, PLAY, Event, new_event
+from .events import DRAW, PASS, PLAY, Event, new_event, plain_event
 from .match import Match, Option, ranking_of
 from .moves import ARMS, BARRICADE, DOUBLE_PLACE, NORMAL, OPEN, PLACE, Move, moves_at
 from .position import Position
@@ -55,6 +55,11 @@ _LAID = tuple(tuple((_laid(t, v, False), _laid(t, v, True)) for v in range(7)) f
 # _MOVE[t][i][barricade]: the move that lays tile t on arm i (a double normal or barricade).
 _MOVE = tuple(tuple(DOUBLE_PLACE[t][i] if IS_DOUBLE[t] else (PLACE[t][i], PLACE[t][i])
                     for i in range(len(ARMS))) for t in TILES)
+# _PLAYED[seat][t][i][barricade]: the event of that play; _PASSED[seat]: a pass (HHL-6).
+# Built once and shared by every match (events.plain_event says why).
+_PLAYED = tuple(tuple(tuple(tuple(plain_event(PLAY, seat, m) for m in _MOVE[t][i])
+                            for i in range(len(ARMS))) for t in TILES) for seat in range(SEATS))
+_PASSED = tuple(plain_event(PASS, seat) for seat in range(SEATS))
 
 
 class HHLPosition(Position):
@@ -163,7 +168,7 @@ class HHLPosition(Position):
         hands = self.hands
         hand = hands[seat] = hands[seat] ^ 1 << t
         self.drawn = None
-        self.events.append(new_event(Event, (PLAY, seat, _MOVE[t][i][barricade], (), (), None)))
+        self.events.append(_PLAYED[seat][t][i][barricade])
         if not hand:
             self._end("domino", seat)  # HHL-7
             return
@@ -211,7 +216,7 @@ class HHLPosition(Position):
                 if fit >> drawn[-1] & 1:
                     self.turn, self.drawn = s, drawn[-1]
                     return
-            events.append(new_event(Event, (PASS, s, None, (), (), None)))  # the stock ran out: HHL-6
+            events.append(_PASSED[s])  # the stock ran out: HHL-6
             s = (s + 1) % SEATS
             if hands[s] & fit:
                 self.turn = s

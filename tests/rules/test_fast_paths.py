@@ -101,3 +101,26 @@ def test_a_mutated_legal_list_lets_nothing_illegal_through(variant):
         assert m.legal_moves(seat) == kept
         m.play(seat, rng.choice(kept))
     assert refused > 50
+
+
+@pytest.mark.parametrize("variant", ["hhl", "domeng"])
+def test_shared_events_are_the_events_built_field_by_field(variant):
+    """Plain plays, HHL passes and table-paid Domeng passes are built once and shared
+    (events.plain_event): each is the very Event its fields make, so views, records and
+    replays read them as before (tests/rules/test_records.py replays them too)."""
+    from engine_service.rules import Event, replay_record
+
+    shared = 0
+    for seed in range(30):
+        m = new_match(variant, {"hands": 2} if variant == "hhl" else {"round_cap": 4}, seed)
+        rng = random.Random(seed)
+        while not m.over:
+            seat = m.to_move
+            for e in m.play(seat, rng.choice(m.legal_moves(seat))):
+                assert type(e) is Event
+                assert e == Event(e.kind, e.seat, e.move, e.tiles, e.stones, e.info)
+        again = replay_record(m.record())
+        assert again.events == m.events
+        ids = [id(e) for e in m.events]
+        shared += len(ids) - len(set(ids))
+    assert shared > 40  # the same play by the same seat, in another hand or match
