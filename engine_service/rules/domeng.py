@@ -23,7 +23,7 @@ from .events import PASS, PLAY, Event, new_event, plain_event
 from .match import Match, Option, ranking_of
 from .moves import ENDS, OPEN, PLACE, Move, moves_at
 from .position import Position
-from .tiles import DOUBLE_OF, FITS, HI, IS_DOUBLE, LO, OTHER, TEXT, TILES, Tile, mask_of, pips_of, tiles_of
+from .tiles import DOUBLE_OF, FITS, HI, IS_DOUBLE, LO, OTHER, TEXT, TILES, Tile, mask_of, pips_of
 
 SEATS = 5
 HAND_SIZE = 5  # DOM-1
@@ -38,6 +38,18 @@ CUCUQ_STONES = {"plain": 1, "ceki": 3, "pollo": 5}  # DOM-7
 # _ON_LEFT[mask], _ON_RIGHT[mask]: the moves of the tiles of ``mask`` on that end
 # (moves.moves_at).
 _ON_LEFT, _ON_RIGHT = (moves_at(i, double_modes=False) for i in range(len(ENDS)))
+# _LEADS[g][m]: the leads (OPEN moves) of the tiles 7g..7g+6 whose bits m (7 bits) shows,
+# ascending: any tile of a hand is four lookups (DOM-3).
+_LEADS = tuple(tuple(tuple(OPEN[7 * g + j] for j in range(7) if m >> j & 1) for m in range(128))
+               for g in range(4))
+
+
+def leads(hand: int) -> tuple:
+    """Every tile of ``hand`` as a lead, ascending (DOM-3)."""
+    return (_LEADS[0][hand & 127] + _LEADS[1][hand >> 7 & 127] + _LEADS[2][hand >> 14 & 127]
+            + _LEADS[3][hand >> 21])
+
+
 # The line's entries (tile, left number, right number), built once so that a move
 # allocates nothing that lasts but its event (which spares the garbage collector):
 # _LEAD_ENTRY[t], the lead laid high-low; _ENTRY[t][v][i], t laid on end i showing v:
@@ -127,7 +139,7 @@ class DomengPosition(Position):
             elif self.lead_tile is not None:
                 legal = (OPEN[self.lead_tile],)  # DOM-2
             else:
-                legal = tuple(OPEN[t] for t in tiles_of(self.hands[self.turn]))  # DOM-3: any tile
+                legal = leads(self.hands[self.turn])  # DOM-3: any tile
             self._legal = legal
         return [*legal]  # the caller's own list: the kept tuple stays as listed
 
@@ -348,7 +360,7 @@ class DomengPlayout:
             elif self.lead_tile is not None:
                 legal = (OPEN[self.lead_tile],)  # DOM-2
             else:
-                legal = tuple(OPEN[t] for t in tiles_of(self.hands[self.turn]))  # DOM-3
+                legal = leads(self.hands[self.turn])  # DOM-3
             self._legal = legal
         return legal
 

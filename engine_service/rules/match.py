@@ -196,11 +196,13 @@ class Match:
         Refuses (IllegalMove / MalformedInput) before changing anything.
         """
         state = self._state
-        # (the seat to move is a valid seat: the range is checked for the others only)
-        if type(seat) is not int or seat != state.turn and not 0 <= seat < self.num_seats:
-            raise MalformedInput(f"seat must be 0..{self.num_seats - 1}, got {shown(seat)}")
-        if self.result is not None:
-            raise IllegalMove(MATCH_OVER, "the match is over")
+        if type(seat) is not int or seat != state.turn:
+            # Not the seat to move (the seat to move is a valid seat of a live match: no
+            # more to check for it), or no seat is, the match being over.
+            if type(seat) is not int or not 0 <= seat < self.num_seats:
+                raise MalformedInput(f"seat must be 0..{self.num_seats - 1}, got {shown(seat)}")
+            if self.result is not None:
+                raise IllegalMove(MATCH_OVER, "the match is over")
         events = state.events
         first = len(events)
         state.play(seat, move if type(move) is Move else coerce_move(move))
@@ -208,7 +210,8 @@ class Match:
         self.events += new
         if state.over:
             new += self._finish_hand()
-        self.to_move = self._state.turn
+            state = self._state  # the next hand's, unless the match is over
+        self.to_move = state.turn
         return new
 
     def time_up(self):
