@@ -55,10 +55,13 @@ def leads(hand: int) -> tuple:
 # _LEAD_ENTRY[t], the lead laid high-low; _ENTRY[t][v][i], t laid on end i showing v:
 # (the end's number after, the entry).
 _LEAD_ENTRY = tuple((t, HI[t], LO[t]) for t in TILES)
-# _PLAYED[seat][t][i]: the event of that play (i 2: the lead), unless it is a MAPPAKULING.
-# Built once and shared by every match (events.plain_event says why).
+# _PLAYED[seat][t][i]: the event of that play (i 2: the lead); _MAPPAKULING[seat][t][i]: the
+# same play when it is a MAPPAKULING (DOM-6). Built once and shared by every match
+# (events.plain_event says why).
 _PLAYED = tuple(tuple((plain_event(PLAY, seat, PLACE[t][0]), plain_event(PLAY, seat, PLACE[t][1]),
                        plain_event(PLAY, seat, OPEN[t])) for t in TILES) for seat in range(SEATS))
+_MAPPAKULING = tuple(tuple(tuple(new_event(Event, (PLAY, seat, PLACE[t][i], (), (), {"mappakuling": True}))
+                                 for i in range(len(ENDS))) for t in TILES) for seat in range(SEATS))
 _ENTRY = tuple(tuple(((OTHER[t][v], (t, OTHER[t][v], v)), (OTHER[t][v], (t, v, OTHER[t][v])))
                      for v in range(7)) for t in TILES)
 
@@ -67,11 +70,10 @@ _ENTRY = tuple(tuple(((OTHER[t][v], (t, OTHER[t][v], v)), (OTHER[t][v], (t, v, O
 _FROM_TABLE = {n: ((TABLE, n),) for n in range(1, STONES + 1)}
 
 
-# _TABLE_PAID[seat][passebunge]: the event of a pass the table pays in full (DOM-5), the
-# most common kind: built once and shared like the plain plays (events.plain_event).
-_TABLE_PAID = tuple(tuple(
-    new_event(Event, (PASS, seat, None, (), _FROM_TABLE[cost], {"cost": cost, "passebunge": bunge}))
-    for bunge, cost in ((False, PASS_COST), (True, PASSEBUNGE_COST))) for seat in range(SEATS))
+# _PASSES[seat, stones moved, passebunge]: the event of that pass (DOM-5), made the first
+# time it happens and shared from then on, like the plain plays (events.plain_event).
+# There are at most a few hundred: who passes, PASSEBUNGE or not, who paid what.
+_PASSES: dict = {}
 
 
 class Stones:
@@ -192,7 +194,7 @@ class DomengPosition(Position):
                 self.line.insert(0, entry)
             if ends[0] == ends[1]:  # DOM-6: a MAPPAKULING, told in the event's info
                 mappakuling = True
-                self.events.append(new_event(Event, (PLAY, seat, PLACE[t][i], (), (), {"mappakuling": True})))
+                self.events.append(_MAPPAKULING[seat][t][i])
             else:
                 self.events.append(_PLAYED[seat][t][i])
         hands = self.hands
@@ -227,11 +229,11 @@ class DomengPosition(Position):
             passebunge = not laid[s]
             cost = PASSEBUNGE_COST if passebunge else PASS_COST  # DOM-5
             moved = stones.pay(s, cost, last)
-            if moved == _FROM_TABLE[cost]:
-                events.append(_TABLE_PAID[s][passebunge])
-            else:
+            event = _PASSES.get((s, moved, passebunge))
+            if event is None:
                 info = {"cost": cost, "passebunge": passebunge}
-                events.append(new_event(Event, (PASS, s, None, (), moved, info)))
+                event = _PASSES[s, moved, passebunge] = new_event(Event, (PASS, s, None, (), moved, info))
+            events.append(event)
             s = (s + 1) % SEATS
             if hands[s] & fit:
                 self.turn = s

@@ -95,5 +95,6 @@ def plain_event(kind: str, seat: int, move: Move | None = None) -> Event:
     move) and every match shares them: an event is an immutable value, equal events
     compare equal wherever they come from, and a long match then keeps one reference per
     move instead of one more object that the garbage collector walks again and again
-    (most of its cost over a long match). Events with a dict in ``info`` are made anew."""
+    (most of its cost over a long match). Domeng shares its passes and MAPPAKULING plays
+    too, ``info`` dict included: nothing changes an event's info once it is made."""
     return new_event(Event, (kind, seat, move, (), (), None))
