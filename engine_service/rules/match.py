@@ -186,7 +186,7 @@ class Match:
 
     def legal_moves(self, seat: int) -> list[Move]:
         state = self._state
-        if self.result is not None or seat != state.turn:
+        if seat != state.turn:  # every seat, once over: a finished deal has no turn
             return []
         return state.legal_moves()
 
