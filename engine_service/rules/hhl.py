@@ -60,6 +60,11 @@ _MOVE = tuple(tuple(DOUBLE_PLACE[t][i] if IS_DOUBLE[t] else (PLACE[t][i], PLACE[
 _PLAYED = tuple(tuple(tuple(tuple(plain_event(PLAY, seat, m) for m in _MOVE[t][i])
                             for i in range(len(ARMS))) for t in TILES) for seat in range(SEATS))
 _PASSED = tuple(plain_event(PASS, seat) for seat in range(SEATS))
+# _OPENED[seat][t]: the opening play of double t (HHL-2); _DREW[seat][t]: a draw of the one
+# tile t (HHL-6: the most common draw). Shared the same way.
+_OPENED = tuple({d: plain_event(PLAY, seat, OPEN[d]) for d in DOUBLE_OF} for seat in range(SEATS))
+_DREW = tuple(tuple(new_event(Event, (DRAW, seat, None, (t,), (), None)) for t in TILES)
+              for seat in range(SEATS))
 
 
 class HHLPosition(Position):
@@ -152,7 +157,10 @@ class HHLPosition(Position):
         self._legal = None
         v = HI[t]
         self.ends = [v, v, v, v]  # HHL-3: four arms, each open at the spinner's number
-        self.events.append(new_event(Event, (PLAY, seat, move, (), (), None)))
+        opened = _OPENED[seat][t]
+        if move is not opened.move:  # not the interned move: its own event, as given
+            opened = new_event(Event, (PLAY, seat, move, (), (), None))
+        self.events.append(opened)
         self.hands[seat] ^= 1 << t
         self._next_turn(seat)
 
@@ -212,7 +220,8 @@ class HHLPosition(Position):
                 if fit >> t & 1:
                     break
             if drawn:
-                events.append(new_event(Event, (DRAW, s, None, tuple(drawn), (), None)))
+                events.append(_DREW[s][drawn[0]] if len(drawn) == 1 else
+                              new_event(Event, (DRAW, s, None, tuple(drawn), (), None)))
                 if fit >> drawn[-1] & 1:
                     self.turn, self.drawn = s, drawn[-1]
                     return
