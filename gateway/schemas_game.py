@@ -118,11 +118,10 @@ class SchemaKeywords(BasePlugin):
 
 
 # ----- options ----------------------------------------------------------------------------
-def _option(variant: str, name: str, text: str, metadata: dict | None = None,
-            **kw) -> fields.Integer:
+def _option(variant: str, name: str, text: str, **kw) -> fields.Integer:
     lo, hi, _ = OPTIONS[variant][name]
     return fields.Integer(strict=True, validate=validate.Range(lo, hi), **kw,
-                          metadata={"description": f"{text}; {lo}..{hi}", **(metadata or {})})
+                          **_d(f"{text}; {lo}..{hi}"))
 
 
 class HHLOptionsSchema(Schema):
@@ -142,19 +141,20 @@ def options_field(**kw) -> OneOf:
     return OneOf({"hhl": HHLOptionsSchema, "domeng": DomengOptionsSchema}, **kw)
 
 
-# A request names only the options it sets; null or absent is the option's default (the
-# document's `default`). At least one (an empty object is no options at all, and would
-# match both games).
+# A request names only the options it sets; null or absent is the option's default (told
+# in words: a JSON Schema `default` makes generators type the option as always there). At
+# least one (an empty object is no options at all, and would match both games).
 def _given(variant: str, name: str, text: str) -> fields.Integer:
-    return _option(variant, name, f"{text}. Null or absent: the default", allow_none=True,
-                   metadata={"default": OPTIONS[variant][name][2]})
+    default = OPTIONS[variant][name][2]
+    return _option(variant, name, f"{text}. Null or absent: "
+                   f"{'none' if default is None else default}", allow_none=True)
 
 
 class HHLOptionsInputSchema(Schema):
     OPENAPI = {"minProperties": 1}
     minutes = _given("hhl", "minutes", "time limit in minutes of play, from the match's "
-                     "creation; the hand in progress is finished (HHL-10); none when hands is "
-                     "given alone")
+                     "creation; the hand in progress is finished (HHL-10); none when only "
+                     "hands is given")
     hands = _given("hhl", "hands", "play this many hands, then end (HHL-10)")
 
 
