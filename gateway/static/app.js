@@ -142,7 +142,8 @@ async function lobbyPage() {
     const body = { variant: variant.value, seats: seatSpecs,
                    options: variant.value === "domeng" ? { cycles: Number(limit.value) } : { hands: Number(limit.value) } };
     const seed = document.getElementById("new-seed").value;
-    if (seed !== "") body.seed = Number(seed);
+    // As typed, a decimal string: a JavaScript number would round a seed past 2^53.
+    if (seed !== "") body.seed = seed.trim();
     try {
       const match = await api("/matches", { method: "POST", body });
       if (sitting) {
