@@ -49,8 +49,13 @@ SERVER_OPTIONS = [
     ("grpc.so_reuseport", 0),
     ("grpc.keepalive_time_ms", 5000),
     ("grpc.keepalive_timeout_ms", 3000),
+    # Clients may ping once a second, with or without a call open (grpc-go never pings
+    # more often than every 10 s). The name is gRPC core's string for
+    # GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS: under any other, gRPC keeps its
+    # default of 5 minutes, and a client pinging a quiet connection is sent away with
+    # "too_many_pings" at its third early ping (max_ping_strikes, default 2).
     ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.min_recv_ping_interval_without_data_ms", 1000),
+    ("grpc.http2.min_ping_interval_without_data_ms", 1000),
     ("grpc.http2.max_pings_without_data", 0),
 ]
 
