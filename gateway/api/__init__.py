@@ -49,8 +49,8 @@ ERROR_TEXT = {
     403: "the key may not act on what another key created (NOT_YOURS)",
     404: "unknown match (UNKNOWN_MATCH)",
     409: "refused here and now: a rules refusal (NOT_YOUR_TURN, END_MISMATCH, ...; during the "
-         "seat's turn with its legal moves), STALE_VERSION, SEAT_TAKEN, POOL_SEAT, MATCH_NOT_OVER, or NO_HOUSE_BOT "
-         "(no house bot of that strategy is connected)",
+         "seat's turn with its legal moves), STALE_VERSION, SEAT_TAKEN, POOL_SEAT, "
+         "MATCH_NOT_OVER, or NO_HOUSE_BOT (no house bot of that strategy is connected)",
     413: "request body too large (BODY_TOO_LARGE)",
     502: "the engine failed the call, or ended a stream at once (ENGINE_ERROR)",
     429: "over a quota of the key (QUOTA_EXCEEDED) or of the engine (ENGINE_FULL), or a "
