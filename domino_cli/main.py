@@ -23,10 +23,12 @@ from . import (
     keys_cmd,
     ladder_cmd,
     local,
+    record_cmd,
     serve_cmd,
 )
 
-COMMANDS = (local, fork_cmd, engine_cmd, bot_cmd, serve_cmd, ladder_cmd, keys_cmd, conformance_cmd)
+COMMANDS = (local, fork_cmd, engine_cmd, record_cmd, bot_cmd, serve_cmd, ladder_cmd, keys_cmd,
+            conformance_cmd)
 
 
 class Parser(argparse.ArgumentParser):

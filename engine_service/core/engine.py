@@ -399,9 +399,6 @@ class Engine:
                move_text: str = "") -> tuple[int, Accepted]:
         """Returns (seat, accepted)."""
         referee, seat = self.seat(match_id, seat_token)
-        if not move_id and not move_text:
-            raise EngineError(Reason.MALFORMED_MOVE, "give a legal-move id or the move text",
-                              referee.version, field="move")
         return seat, referee.submit(seat, version, move_id, move_text)
 
     def sample_worlds(self, match_id: str, seat_token: str, count: int, seed: int):

@@ -97,8 +97,18 @@ STATUS: dict[Reason, str] = {
 }
 
 
+# The refusals of a move submitted during the seat's turn: they carry the seat's legal moves
+# (Refusal.legal_moves), so a client can answer again without asking for its view. No other
+# refusal does: not the turn (NOT_YOUR_TURN, MATCH_OVER), or not the current version
+# (STALE_VERSION: the next TurnRequest or GetView has the new moves), or not about a move.
+WITH_LEGAL_MOVES = frozenset({Reason.MALFORMED_MOVE, Reason.UNKNOWN_MOVE_ID,
+                              *(Reason(r) for r in rules.REASONS)}
+                             - {Reason.NOT_YOUR_TURN, Reason.MATCH_OVER})
+
+
 class EngineError(Exception):
-    """A refusal: nothing was changed. `legal_moves` is [(id, text), ...] for rules refusals;
+    """A refusal: nothing was changed. `legal_moves` is [(id, text), ...], the seat's legal
+    moves, for a reason of WITH_LEGAL_MOVES (empty when the seat has none to make);
     `field` names the request field at fault for a malformed request ("options.hands");
     `owner` is where a NOT_OWNER refusal sends the client."""
 
@@ -108,6 +118,8 @@ class EngineError(Exception):
         reason = Reason(reason)   # an unknown reason is a bug here, not a new code on the wire
         if STATUS[reason] == INVALID and not field:
             raise ValueError(f"a {reason} refusal must name its field")   # (a bug here too)
+        if legal_moves and reason not in WITH_LEGAL_MOVES:
+            raise ValueError(f"a {reason} refusal carries no legal moves")   # (and here)
         super().__init__(f"{reason}: {message}")
         self.reason = reason
         self.message = message

@@ -53,13 +53,12 @@ SERVER_OPTIONS = [
     ("grpc.so_reuseport", 0),
     ("grpc.keepalive_time_ms", 5000),
     ("grpc.keepalive_timeout_ms", 3000),
+    # Clients may ping once a second, with or without a call open (grpc-go never pings
+    # more often than every 10 s). The name is gRPC core's string for
+    # GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS: under any other, gRPC keeps its
+    # default of 5 minutes, and a client pinging a quiet connection is sent away with
+    # "too_many_pings" at its third early ping (max_ping_strikes, default 2).
     ("grpc.keepalive_permit_without_calls", 1),
-    # Clients may ping every second (ours ping every 5 s, grpc-go's every 10 s at most)
-    # with no data between: the server's default allows one ping per 5 minutes without
-    # data, and sends "too_many_pings" (GOAWAY) at the third early one, which a stalled
-    # engine, sending nothing, used to earn every one of its bots. (The name is gRPC
-    # core's GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS; an unknown name is
-    # silently ignored, so tests/engine/test_keepalive.py checks that it works.)
     ("grpc.http2.min_ping_interval_without_data_ms", 1000),
     ("grpc.http2.max_pings_without_data", 0),
 ]
