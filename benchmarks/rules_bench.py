@@ -3,6 +3,7 @@
 import random
 import time
 
+from benchmarks import sized
 from benchmarks.yardstick import play_hand
 from engine_service.rules import new_match
 
@@ -44,7 +45,10 @@ def yardstick(seconds: float) -> dict:
     return {"moves_per_s": moves / elapsed, "hands_per_s": hands / elapsed}
 
 
-def run(seconds: float = 3.0) -> list[str]:
+SECONDS = sized(3.0, 0.2)
+
+
+def run(seconds: float = SECONDS) -> list[str]:
     y = yardstick(seconds)
     rows = [("yardstick block dominoes", y)]
     for variant, label in (("hhl", "HHL (hands)"), ("domeng", "Domeng (rounds)")):

@@ -27,12 +27,13 @@ import time
 
 import grpc
 
-from benchmarks.engine_bench import ROOT, Engine, _env, cpu_s
+from benchmarks import sized
+from benchmarks.engine_bench import ROOT, Engine, _env, cpu_s, wait_enlisted
 
-SOAK_MATCHES = 10_000
-CHECKPOINTS = (1_000, 5_000, 10_000)
-IN_FLIGHT = 48
-SPAM_SECONDS = 5.0
+SOAK_MATCHES = sized(10_000, 16)
+CHECKPOINTS = sized((1_000, 5_000, 10_000), (4, 8, 16))
+IN_FLIGHT = sized(48, 8)
+SPAM_SECONDS = sized(5.0, 0.5)
 
 
 def soak_bots_main(argv: list[str]) -> int:
@@ -84,7 +85,7 @@ def soak() -> dict:
                              engine.address, engine.pool_secret, engine.POOL],
                             stderr=engine.log, env=_env())
     try:
-        time.sleep(1.5)     # the four streams enlist
+        wait_enlisted(engine, 4)
         request = engine_pb2.CreateMatchRequest(
             variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", {"hands": 1}),
             seats=[engine_pb2.SeatSpec(pool=engine.POOL)] * 4)

@@ -21,9 +21,11 @@ import time
 
 import grpc
 
+from benchmarks import sized
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-POSITIONS_EVERY = 4        # moves between the positions asked about
-REPEATS = 3                # 1000-world calls per seat and position
+POSITIONS_EVERY = sized(4, 12)   # moves between the positions asked about
+REPEATS = sized(3, 1)               # 1000-world calls per seat and position
 
 
 def serve() -> None:
