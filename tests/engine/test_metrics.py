@@ -6,8 +6,9 @@ import time
 import grpc
 import pytest
 
+from domino_cli.processes import metrics_port_of
 from engine_service.core.storage.factory import is_dsn, open_store
-from tests.metrics_support import Scrape, free_port
+from tests.metrics_support import Scrape
 
 from .support import Client, finish, refusal, start_bot, start_engine
 
@@ -15,9 +16,9 @@ from .support import Client, finish, refusal, start_bot, start_engine
 @pytest.fixture
 def metered(tmp_path, durable_db):
     """An engine process with /metrics on a port of 127.0.0.1: (client, metrics url, db)."""
-    port = free_port()
     proc, bound = start_engine(durable_db, 0, str(tmp_path / "engine.log"),
-                               extra=("--metrics-port", str(port)))
+                               extra=("--metrics-port", "0"))
+    port = metrics_port_of(proc.ready_line)
     client = Client(bound)
     yield client, f"http://127.0.0.1:{port}/metrics", durable_db
     client.channel.close()
