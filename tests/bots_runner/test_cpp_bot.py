@@ -12,6 +12,9 @@ import pytest
 
 from .support import ROOT, domino_bot, greedy_seat_moves, outputs, replays
 
+# The first test builds the C++ bot (or waits for `make test`'s build): up to minutes.
+pytestmark = pytest.mark.timeout(600)
+
 BOT_CC = ROOT / "bots" / "cpp" / "bot.cc"
 BINARY = ROOT / "build" / "cpp-bot" / "domino-bot"
 
@@ -34,12 +37,19 @@ def missing_toolchain() -> list[str]:
 
 @pytest.fixture(scope="module")
 def cpp_bot():
-    """`make cpp-bot`, once for this module (a no-op when nothing changed)."""
+    """`make cpp-bot`, once for this module (a no-op when nothing changed). `make test`
+    builds it beforehand under the same lock: two builds in one folder would write the
+    same objects at once, so this one waits for that one and then finds nothing to do."""
+    import fcntl
+
     missing = missing_toolchain()
     if missing:
         pytest.skip("the C++ bot cannot be built: missing " + ", ".join(missing))
-    done = subprocess.run(["make", f"-j{os.cpu_count() or 1}", "cpp-bot"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=900)
+    (ROOT / "build").mkdir(exist_ok=True)
+    with open(ROOT / "build" / ".cpp-bot.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = subprocess.run(["make", f"-j{os.cpu_count() or 1}", "cpp-bot"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     assert BINARY.is_file()
     return BINARY

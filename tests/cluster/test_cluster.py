@@ -29,6 +29,9 @@ from tests.cluster.support import (
 from tests.engine.support import finish
 from tests.engine.test_processes import uninterrupted
 
+# Engines, PostgreSQL and bot processes, kills and failovers: minutes on a loaded machine.
+pytestmark = pytest.mark.timeout(300)
+
 HHL = {"hands": 2}
 
 

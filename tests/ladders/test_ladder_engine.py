@@ -23,6 +23,9 @@ from engine_service.core.engine import Engine
 from engine_service.rpc.server import start_server
 from tests.bots_runner.conftest import EngineProcess
 
+# Whole ladders of bot processes: minutes on a loaded machine.
+pytestmark = pytest.mark.timeout(300)
+
 DOMINO = [sys.executable, "-m", "domino_cli"]
 
 
