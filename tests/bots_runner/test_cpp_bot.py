@@ -6,7 +6,6 @@ import os
 import re
 import shutil
 import subprocess
-import time
 
 import pytest
 
@@ -113,10 +112,9 @@ def test_cpp_bot_reconnects_after_an_engine_restart(cpp_bot, engine, tmp_path):
     match_id, tokens = client.new_match("hhl", {"hands": 1}, seed=5)
     bot = cpp_bot_process(cpp_bot, engine.address, "--verbose", "--match", match_id,
                           "--give-up", "30", env={"DOMINO_SEAT_TOKEN": tokens[0]})
-    time.sleep(1.0)                  # connected, waiting for the others (or its turn)
+    engine.wait_logged(f"plays match {match_id} seat 0")   # connected, waiting for the others
     engine.kill()
-    time.sleep(1.0)                  # it finds nobody there for a while
-    engine.restart()
+    engine.restart()   # while the new process starts, the bot finds nobody there
     others = [a for s, t in tokens.items() if s != 0 for a in ("--seat", str(s),
                                                                  f"--seat-token={t}")]
     lines = outputs([bot, domino_bot(engine.address, "--strategy", "greedy", "--match",

@@ -123,7 +123,7 @@ class Browser:
                 return
             self.click(selector)
             try:
-                self.wait(done, timeout=1.0)
+                self.wait(done, timeout=3.0)   # a loaded machine is slow to repaint
                 return
             except AssertionError:
                 continue
