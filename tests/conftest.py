@@ -7,12 +7,20 @@ import pytest
 from tests.pg_server import STORES, PostgresServer, why_not
 
 
+# What the tests ask of PostgreSQL is what engines do with it, not that it survives a power
+# cut: no fsync, so that a test's CREATE DATABASE and the server's stop at the end of a
+# worker's session do not wait on the disk (the benchmarks' server keeps the defaults).
+TEST_SETTINGS = {"fsync": "off", "full_page_writes": "off"}
+
+
 @pytest.fixture(scope="session")
 def pg_server():
+    """One server per test session, which is one per worker process under `make test`
+    (pytest-xdist): each worker's tests get databases of their own on it."""
     reason = why_not()
     if reason:
         pytest.skip(reason)
-    server = PostgresServer()
+    server = PostgresServer(TEST_SETTINGS)
     yield server
     server.stop()
 
