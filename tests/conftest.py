@@ -6,7 +6,6 @@ import pytest
 
 from tests.pg_server import STORES, PostgresServer, why_not
 
-
 # What the tests ask of PostgreSQL is what engines do with it, not that it survives a power
 # cut: no fsync, so that a test's CREATE DATABASE and the server's stop at the end of a
 # worker's session do not wait on the disk (the benchmarks' server keeps the defaults).

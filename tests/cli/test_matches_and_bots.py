@@ -110,8 +110,9 @@ def test_bots_print_progress_lines_while_a_long_match_goes_on(engine, tmp_path, 
     assert len(versions) >= 2, p.stderr
     assert len(versions) == len(lines), p.stderr          # nothing else on stderr
     assert versions == sorted(set(versions))              # a line only when the match moved on
-    # Not a line per move: far fewer lines than moves.
-    assert len(versions) * 10 < sum(e["stats"]["moves"] for e in entries)
+    # Not a line per move: a line per 0.1 s at most, and greedy bots make many moves in
+    # that (some ten on a machine loaded 8 times over its cores).
+    assert len(versions) * 2 < sum(e["stats"]["moves"] for e in entries)
 
 
 def test_ctrl_c_ends_a_bot_quietly(engine, tmp_path):

@@ -149,7 +149,11 @@ def test_a_hung_bot_and_a_missing_bot_are_charged_and_the_ladder_goes_on():
         stub = ladder_stub(address)
         created = stub.CreateLadder(ladder_pb2.CreateLadderRequest(
             variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", {"hands": 1}), seed=2, matches=3,
-            entrants=["greedy", "sleeper", "ghost"], concurrency=3, clock_ms=150, seat_wait_s=1), timeout=5)
+            # The clock and the wait for a seat are what the greedy bot process must answer
+            # and enlist within on a loaded machine (its start takes seconds there): the
+            # sleeper is charged a timeout per turn, the ghost a no-show.
+            entrants=["greedy", "sleeper", "ghost"], concurrency=3, clock_ms=1000, seat_wait_s=10),
+            timeout=5)
         info, enlist = created.ladder, {p.entrant: p.enlist_secret for p in created.pools}
         bots = subprocess.Popen([*DOMINO, "bot", "--engine", address, "--strategy", "greedy",
                                  "--pool", f"{info.key}/greedy", "--name", "greedy", "--bots", "2",
