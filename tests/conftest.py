@@ -45,3 +45,40 @@ def durable_db(request, tmp_path) -> str:
     if request.param == "sqlite":
         return str(tmp_path / "engine.sqlite3")
     return request.getfixturevalue("pg_dsn")
+
+
+# Under `make test` (pytest-xdist, --dist loadgroup) the tests of a group run on one worker,
+# one after another; everything else is spread over the workers. A group is given where a
+# fixture is expensive or loud, so that it runs once instead of once per worker:
+GROUPS = {
+    # an engine, house bot processes and a live gateway for the session (gateway/conftest.py)
+    # and Chromium: the browser tests apart from the others, so the two halves run side by side
+    "tests/gateway/test_browser": "gateway-browser",
+    "tests/gateway/": "gateway",
+    # its module fixture runs every mistake's command at once: some 30 processes
+    "tests/cli/test_mistakes.py": "cli-mistakes",
+}
+
+
+@pytest.hookimpl(tryfirst=True)     # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
+        group = next((g for prefix, g in GROUPS.items() if item.nodeid.startswith(prefix)), None)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(trylast=True)      # after pytest-xdist has given each its group
+def pytest_collection_finish(session):
+    """pytest-xdist marks a grouped test by its node id (TEST@GROUP); where it cannot
+    (a pytest it does not follow yet), the groups would be spread over the workers
+    without a word: the run stops instead."""
+    if not session.config.getvalue("loadgroup"):
+        return
+    lost = [i.nodeid for i in session.items if i.get_closest_marker("xdist_group")
+            and "@" not in i.nodeid]
+    if lost:
+        raise pytest.UsageError(f"pytest-xdist did not group {lost[0]} (and {len(lost) - 1} "
+                                "more): is pytest newer than pytest-xdist supports?")

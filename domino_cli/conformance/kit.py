@@ -294,8 +294,11 @@ class Kit:
             if run.case.restart and run.restarted_at is None and any(
                     a.answer is not None and a.answer.accepted for a in run.attempts):
                 hold.clear()       # the kit's seats wait while the engine is away
-                await asyncio.to_thread(host.restart)
+                # Stamped as the engine goes away, not once it is back: the bot reconnects
+                # to the proxy (always up) as soon as its stream breaks, and on a loaded
+                # machine that can be before the restart call has returned here.
                 run.restarted_at = time.monotonic()
+                await asyncio.to_thread(host.restart)
                 run.restarted.set()
                 hold.set()
             if not bot.running:
