@@ -40,7 +40,7 @@ class EngineProcess:
         """kill -9: nothing is flushed or said goodbye."""
         self.client.close()
         self.proc.kill()
-        self.proc.wait(10)
+        self.proc.wait(60)
 
     def restart(self) -> None:
         """Start again on the same store and port."""
@@ -51,7 +51,7 @@ class EngineProcess:
         self.client.close()
         if self.proc.poll() is None:
             self.proc.terminate()
-            self.proc.wait(10)
+            self.proc.wait(60)
 
 
 @pytest.fixture

@@ -55,7 +55,7 @@ class EngineCluster:
     # ----- faults ---------------------------------------------------------------------
     def kill(self, i: int) -> None:
         self.procs[i].send_signal(signal.SIGKILL)
-        self.procs[i].wait(10)
+        self.procs[i].wait(60)
 
     def drain(self, i: int, timeout: float = 30) -> int:
         """SIGTERM: the engine drains and exits; its exit status."""
@@ -77,7 +77,7 @@ class EngineCluster:
             if proc is not None and proc.poll() is None:
                 proc.send_signal(signal.SIGCONT)
                 proc.kill()
-                proc.wait(10)
+                proc.wait(60)
 
     # ----- what the database says -------------------------------------------------------
     def sql(self, query: str, args: tuple = ()) -> list[tuple]:

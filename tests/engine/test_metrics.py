@@ -23,7 +23,7 @@ def metered(tmp_path, durable_db):
     yield client, f"http://127.0.0.1:{port}/metrics", durable_db
     client.channel.close()
     proc.terminate()
-    proc.wait(10)
+    proc.wait(60)
 
 
 def wait_over(client, match_id, timeout=60):

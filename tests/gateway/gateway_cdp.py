@@ -153,7 +153,7 @@ class Browser:
             pass
         self.proc.terminate()
         try:
-            self.proc.wait(10)
+            self.proc.wait(60)
         except subprocess.TimeoutExpired:
             self.proc.kill()
         shutil.rmtree(self.profile, ignore_errors=True)

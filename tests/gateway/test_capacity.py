@@ -169,4 +169,4 @@ def test_two_gateway_processes_serve_the_same_matches(engine_address, tmp_path):
     finally:
         for p in (a, b):
             p.terminate()
-            p.wait(10)
+            p.wait(60)

@@ -117,5 +117,5 @@ def test_gateway_alone_fronts_a_running_engine(tmp_path):
         gw.send_signal(signal.SIGINT)
         gw.communicate(timeout=20)
         engine.terminate()
-        engine.wait(10)
+        engine.wait(60)
     assert gw.returncode == 0

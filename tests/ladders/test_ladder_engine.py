@@ -177,7 +177,7 @@ def test_a_hung_bot_and_a_missing_bot_are_charged_and_the_ladder_goes_on():
     finally:
         stop.set()
         bots.terminate()
-        bots.wait(10)
+        bots.wait(60)
         server.stop(0)
         engine.close()
 
@@ -213,6 +213,6 @@ def test_a_voided_match_is_played_again_and_counted_once():
     finally:
         for b in bots:
             b.terminate()
-            b.wait(10)
+            b.wait(60)
         server.stop(0)
         engine.close()
