@@ -31,7 +31,7 @@ from tests.engine.support import finish
 from tests.engine.test_processes import uninterrupted
 
 # Engines, PostgreSQL and bot processes, kills and failovers: minutes on a loaded machine.
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(600)
 
 HHL = {"hands": 2}
 

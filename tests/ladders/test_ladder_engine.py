@@ -24,7 +24,7 @@ from engine_service.rpc.server import start_server
 from tests.bots_runner.conftest import EngineProcess
 
 # Whole ladders of bot processes: minutes on a loaded machine.
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(600)
 
 DOMINO = [sys.executable, "-m", "domino_cli"]
 
