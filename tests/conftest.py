@@ -57,7 +57,11 @@ GROUPS = {
     "tests/gateway/": "gateway",
     # its module fixture runs every mistake's command at once: some 30 processes
     "tests/cli/test_mistakes.py": "cli-mistakes",
+    # the C++ bot, which `make test` builds while the other tests run: one worker waits for
+    # the build (not one per test), and it comes last (LAST), when the build is done
+    "tests/bots_runner/test_cpp_bot.py": "cpp-bot",
 }
+LAST = ("cpp-bot",)
 
 
 @pytest.hookimpl(tryfirst=True)     # before pytest-xdist reads the groups
@@ -69,13 +73,18 @@ def pytest_collection_modifyitems(config, items):
         if group:
             item.add_marker(pytest.mark.xdist_group(group))
 
+    def last(item):
+        mark = item.get_closest_marker("xdist_group")
+        return bool(mark and mark.args and mark.args[0] in LAST)
+    items[:] = [i for i in items if not last(i)] + [i for i in items if last(i)]
+
 
 @pytest.hookimpl(trylast=True)      # after pytest-xdist has given each its group
 def pytest_collection_finish(session):
     """pytest-xdist marks a grouped test by its node id (TEST@GROUP); where it cannot
     (a pytest it does not follow yet), the groups would be spread over the workers
     without a word: the run stops instead."""
-    if not session.config.getvalue("loadgroup"):
+    if not session.config.getoption("loadgroup", default=False):
         return
     lost = [i.nodeid for i in session.items if i.get_closest_marker("xdist_group")
             and "@" not in i.nodeid]
