@@ -94,13 +94,13 @@ def soak() -> dict:
         started = time.monotonic()
         while done < SOAK_MATCHES:
             while len(live) < IN_FLIGHT and created < SOAK_MATCHES:
-                live.add(engine.stub.CreateMatch(request, timeout=10, metadata=auth).match_id)
+                live.add(engine.stub.CreateMatch(request, timeout=60, metadata=auth).match_id)
                 created += 1
             time.sleep(0.1)
             going = {m.match_id for status in (common_pb2.MATCH_STATUS_WAITING,
                                                common_pb2.MATCH_STATUS_LIVE)
                      for m in engine.stub.ListMatches(engine_pb2.ListMatchesRequest(
-                         status=status, limit=1000), timeout=10).matches}
+                         status=status, limit=1000), timeout=60).matches}
             done += len(live - going)
             live &= going
             max_wal = max(max_wal, _sizes(engine)["wal_mb"])
