@@ -68,13 +68,13 @@ run: install
 # The suite runs in TEST_WORKERS processes (pytest-xdist): most tests wait on engines, bots
 # and servers they started, so more workers than cores finish first (measured on 2 cores;
 # README "Tests"). Tests that must share a worker say so (xdist_group). The C++ bot is built
-# meanwhile, niced, under the lock its test takes too (tests/bots_runner/test_cpp_bot.py),
+# meanwhile, under the lock its test takes too (tests/bots_runner/test_cpp_bot.py),
 # so the test finds it built or waits for it; build/cpp-bot.log has the build's output.
 TEST_WORKERS ?= 6
 
 test: install
 	@mkdir -p build
-	@( nice -n 10 flock build/.cpp-bot.lock $(MAKE) -s -j2 cpp-bot >build/cpp-bot.log 2>&1 \
+	@( flock build/.cpp-bot.lock $(MAKE) -s -j2 cpp-bot >build/cpp-bot.log 2>&1 \
 	   || echo "make test: the C++ bot did not build here (build/cpp-bot.log); its test says why" ) & \
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup; status=$$?; wait; exit $$status
 
