@@ -66,8 +66,9 @@ run: install
 	$(BIN)/domino serve
 
 # The suite runs in TEST_WORKERS processes (pytest-xdist): most tests wait on engines, bots
-# and servers they started, so more workers than cores finish first (on 2 cores, 6 and 8
-# workers both beat a serial run by far; README). Tests that share a worker say so (xdist_group). The C++ bot is built
+# and servers they started, so more workers than cores should finish first (6 and 8 were
+# tried on a shared, loaded machine; a quiet serial-vs-parallel measurement is still owed).
+# Tests that share a worker say so (xdist_group). The C++ bot is built
 # meanwhile, under the lock its test takes too (tests/bots_runner/test_cpp_bot.py),
 # so the test finds it built or waits for it; build/cpp-bot.log has the build's output.
 TEST_WORKERS ?= 6
