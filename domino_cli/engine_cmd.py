@@ -63,9 +63,10 @@ def add_subcommands(subparsers) -> None:
                    "PostgreSQL --db (default: --host and the port it listens on)")
     p.add_argument("--max-live-matches", type=POSITIVE, default=5000,
                    help="matches not over, at most, for the whole engine (default 5000)")
-    p.add_argument("--metrics-port", type=PORT, default=0, metavar="PORT",
+    p.add_argument("--metrics-port", type=PORT, default=None, metavar="PORT",
                    help="serve Prometheus metrics at http://HOST:PORT/metrics, on --host "
-                   "(default 0: off; docs/cluster.md lists them)")
+                   "(default: off; 0 picks a free port, printed on the 'engine listening' "
+                   "line; docs/cluster.md lists them)")
     p.set_defaults(func=run_engine)
 
     p = subparsers.add_parser(
@@ -129,14 +130,15 @@ def failed(command: str, message: str) -> int:
     return 1
 
 
-def serve_metrics(engine, host: str, port: int) -> None:
+def serve_metrics(engine, host: str, port: int) -> int:
     """/metrics on the engine's own host (127.0.0.1 stays this machine's), read at each
-    scrape; OSError when the port cannot be bound."""
+    scrape; the port it serves on; OSError when the port cannot be bound."""
     from engine_service.core import metrics
 
     metrics.count_live(engine.live_count)
-    metrics.serve(host, port)
+    port = metrics.serve(host, port)
     logging.getLogger("domino.engine").info("metrics at http://%s:%d/metrics", host, port)
+    return port
 
 
 def yardsticks() -> dict:
@@ -158,7 +160,7 @@ def run_engine(args) -> int:
     make_folder_of(args.db)
     is_open = open_mode(args)
     taken = port_taken(args.host, args.port)
-    if not taken and args.metrics_port:
+    if not taken and args.metrics_port:     # (0: a free one, never taken)
         if args.metrics_port == args.port:
             taken = f"--metrics-port {args.metrics_port} is the gRPC port too: give another"
         else:
@@ -180,8 +182,9 @@ def run_engine(args) -> int:
         if engine.cluster is None:
             restored = engine.recover()
         server, port = start_server(engine, args.host, args.port)
-        if args.metrics_port:
-            serve_metrics(engine, args.host, args.metrics_port)
+        metrics_port = None
+        if args.metrics_port is not None:
+            metrics_port = serve_metrics(engine, args.host, args.metrics_port)
         address = args.advertise or f"{advertised_host(args.host)}:{port}"
         if engine.cluster is not None:
             # Recovery in a cluster: take what no live engine owns (this engine's own
@@ -196,9 +199,11 @@ def run_engine(args) -> int:
         return failed("engine", str(e))
     mode = ("open: no API key needed" if is_open else
             "API keys needed to create matches and ladders (domino keys create NAME)")
-    # Tests and scripts read this line to learn the port.
+    metrics_at = "" if metrics_port is None else f"; metrics on {args.host}:{metrics_port}"
+    # Tests and scripts read this line to learn the port (and the metrics port): with
+    # --port 0 and --metrics-port 0 nothing else can take them before the engine binds them.
     print(f"engine listening on {args.host}:{port} ({len(restored)} matches restored; "
-          f"{mode})", flush=True)
+          f"{mode}{metrics_at})", flush=True)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())

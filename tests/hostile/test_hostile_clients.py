@@ -87,7 +87,7 @@ class Engine:
     def stop(self):
         self.channel.close()
         self.proc.kill()
-        self.proc.wait(10)
+        self.proc.wait(60)
 
     def canary(self) -> str:
         """An hour-long HHL match nobody plays: its clocks play every move, all along."""
