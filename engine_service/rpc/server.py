@@ -23,6 +23,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from domino_proto.domino.v1 import (
+    arena_pb2,
     engine_pb2,
     engine_pb2_grpc,
     ladder_pb2,
@@ -34,6 +35,7 @@ from ..core import metrics
 from ..core.engine import Engine
 from ..core.security import limits
 from . import codec
+from .arena_service import ArenaServicer
 from .decode import add_service
 from .ladder_service import LadderServicer
 from .play_session import PlaySession
@@ -157,7 +159,8 @@ async def add_health_and_reflection(server: grpc.aio.Server) -> health.aio.Healt
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
     names = [engine_pb2.DESCRIPTOR.services_by_name["Engine"].full_name,
              play_pb2.DESCRIPTOR.services_by_name["Play"].full_name,
-             ladder_pb2.DESCRIPTOR.services_by_name["Ladder"].full_name]
+             ladder_pb2.DESCRIPTOR.services_by_name["Ladder"].full_name,
+             arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name]
     for name in ["", *names]:
         await checker.set(name, health_pb2.HealthCheckResponse.SERVING)
     reflection.enable_server_reflection([*names, health.SERVICE_NAME,
@@ -204,7 +207,8 @@ class EngineServer:
                                        options=SERVER_OPTIONS)
         for servicer, module, name in ((EngineServicer(engine), engine_pb2, "Engine"),
                                        (PlayServicer(engine), play_pb2, "Play"),
-                                       (LadderServicer(engine), ladder_pb2, "Ladder")):
+                                       (LadderServicer(engine), ladder_pb2, "Ladder"),
+                                       (ArenaServicer(engine), arena_pb2, "Arena")):
             add_service(self._server, servicer, module.DESCRIPTOR.services_by_name[name])
         self._health = await add_health_and_reflection(self._server)
         try:
