@@ -42,9 +42,11 @@ PAUSED_WAIT_S = 30.0
 FINAL = {"BAD_BOT_KEY", "BOT_RETIRED", "UNKNOWN_ARENA", "LOBBY_REPLACED", "MALFORMED_REQUEST"}
 
 
-def lobby_hello(bot_key: str, version: str, arena: str, client: str = CLIENT) -> play_pb2.Hello:
+def lobby_hello(bot_key: str, version: str, arena: str, max_matches: int = 0,
+                client: str = CLIENT) -> play_pb2.Hello:
     return play_pb2.Hello(arena=play_pb2.ArenaEnlist(bot_key=bot_key, version=version,
-                                                     arena=arena), client=client)
+                                                     arena=arena, max_matches=max_matches),
+                          client=client)
 
 
 def arena_seat_hello(match_id: str, bot_key: str, client: str = CLIENT) -> play_pb2.Hello:
@@ -54,7 +56,8 @@ def arena_seat_hello(match_id: str, bot_key: str, client: str = CLIENT) -> play_
 
 class ArenaBot:
     """A registered bot in one arena. `make_bot(match_id, seat)` gives the strategy of each
-    match; `matches`: return once that many matches are over (0: until `stop()`);
+    match; `matches`: leave the lobby once seated that many times, and return when those
+    matches are over (0: play until `stop()`);
     `give_up_after`: seconds in a row the engines may stay unreachable (None: forever).
     `runner_options` go to each seat's Runner (margin, events, answers, on_message)."""
 
@@ -86,7 +89,7 @@ class ArenaBot:
     def run(self) -> list[dict]:
         down_since = None
         try:
-            while not self._done():
+            while not self._done() and not self._seated_enough():
                 wait = None
                 try:
                     if self._lobby_once():
@@ -139,6 +142,12 @@ class ArenaBot:
     def _done(self) -> bool:
         return self._stopping.is_set() or (0 < self.matches <= len(self.results))
 
+    def _seated_enough(self) -> bool:
+        """Seated in `matches` matches: the lobby closes (no further seat comes), and the
+        seats go on to their ends."""
+        with self._lock:
+            return 0 < self.matches <= len(self._seated)
+
     def _next_engine(self) -> None:
         i = self.addresses.index(self.address) if self.address in self.addresses else -1
         self.address = self.addresses[(i + 1) % len(self.addresses)]
@@ -162,8 +171,11 @@ class ArenaBot:
                     return False
                 self._stream = stream
             try:
+                # The engine seats the bot no more than the matches still to be seated.
+                with self._lock:
+                    left = max(self.matches - len(self._seated), 0) if self.matches else 0
                 await stream.write(play_pb2.BotMessage(hello=lobby_hello(
-                    self.bot_key, self.version, self.arena)))
+                    self.bot_key, self.version, self.arena, left)))
                 while (message := await stream.read()) is not grpc.aio.EOF:
                     kind = message.WhichOneof("body")
                     if kind == "arena_welcome":
@@ -175,6 +187,8 @@ class ArenaBot:
                                  w.sigma, w.matches)
                     elif kind == "arena_seat":
                         self._seat(message.arena_seat)
+                        if self._seated_enough():
+                            break
                     elif kind == "arena_paused":
                         self.pauses.append(message.arena_paused.reason)
                         raise _Paused(message.arena_paused.reason, message.arena_paused.message)
@@ -240,6 +254,8 @@ class ArenaBot:
             self.stop()
 
     def _stop_seats(self) -> None:
+        """Stopped: end the seats' streams; else (the matches asked for are seated) wait
+        for them to end."""
         with self._lock:
             runners = list(self._runners.values())
             threads = list(self._seated.values())
@@ -247,7 +263,7 @@ class ArenaBot:
             for r in runners:
                 r.stop()
         for t in threads:
-            t.join(10)
+            t.join(10 if self._stopping.is_set() else None)
 
 
 class _Paused(Exception):

@@ -38,7 +38,8 @@ class LobbySession:
     async def run(self, enlist: play_pb2.ArenaEnlist, request_iterator, write) -> None:
         arenas = self.engine.arenas
         lobby, (mu, sigma, matches) = await asyncio.to_thread(
-            arenas.enlist, enlist.bot_key, enlist.version, enlist.arena, self)
+            arenas.enlist, enlist.bot_key, enlist.version, enlist.arena, self,
+            enlist.max_matches)
         reader = None
         try:
             await write(out(arena_welcome=play_pb2.ArenaWelcome(
@@ -76,6 +77,9 @@ class LobbySession:
 
     def end(self, error: EngineError) -> None:
         self.inbox.put(error)
+
+    def finish(self) -> None:
+        self.inbox.put(CLOSED)
 
     # ----- the stream loop (streams.serve_inbox) -------------------------------------
     def handle(self, item):

@@ -40,6 +40,8 @@ class LobbyStream(Protocol):
 
     def end(self, error: EngineError) -> None: ...
 
+    def finish(self) -> None: ...
+
 
 @dataclass
 class Lobby:
@@ -67,13 +69,14 @@ class Lobbies:
         self._lobbies: dict[str, Lobby] = {}    # session -> lobby
 
     def enlist(self, bot: BotInfo, bot_key: str, version: str, arena: str,
-               stream: LobbyStream) -> Lobby:
+               stream: LobbyStream, max_matches: int = 0) -> Lobby:
         lobby = Lobby(bot, version, arena, digest(bot_key), stream, secrets.token_hex(8))
         with self._lock:
             self._lobbies[lobby.session] = lobby
         try:
-            self.store.connect(bot.bot_id, arena, version, lobby.session, time.time())
-            self.store.redeliver(bot.bot_id, arena)
+            self.store.connect(bot.bot_id, arena, version, lobby.session, time.time(),
+                               max_matches)
+            self.store.redeliver(bot.bot_id, arena, version)
         except BaseException:
             with self._lock:
                 self._lobbies.pop(lobby.session, None)
@@ -138,7 +141,8 @@ class Lobbies:
             by_session = dict(self._lobbies)
         if not by_session:
             return
-        for match_id, seat, _bot_id, arena, session in self.store.undelivered(0):
+        found = self.store.undelivered()
+        for i, (match_id, seat, _bot_id, arena, session, left) in enumerate(found):
             lb = by_session.get(session)
             if lb is None:
                 continue
@@ -150,6 +154,11 @@ class Lobbies:
             self.store.delivered(match_id, seat)
             log.info("arena %s: bot %s seated in match %s seat %d", arena, lb.bot.name,
                      match_id, seat)
+            if left is not None and left <= 0 and not any(f[4] == session for f in found[i + 1:]):
+                # Its last seat (ArenaEnlist.max_matches): the lobby ends after it, OK.
+                with self._lock:
+                    self._lobbies.pop(session, None)
+                lb.stream.finish()
 
     def close(self) -> None:
         for lb in self.held():

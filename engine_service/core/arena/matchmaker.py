@@ -209,9 +209,9 @@ class Matchmaker:
         infos = self.room.accounts.infos(r[0] for r in present)
         board = self.room.board(self.id)
         free = {}
-        for bot_id, version, free_since, paused, _ in present:
+        for bot_id, version, free_since, paused, _, left in present:
             info = infos.get(bot_id)
-            if paused or bot_id in busy or info is None or info.retired:
+            if paused or bot_id in busy or info is None or info.retired or left == 0:
                 continue
             times = self.seated_at[bot_id]
             while times and now - times[0] > 60:
@@ -251,6 +251,8 @@ class Matchmaker:
         for bot_id, version in lineup:
             self.last_lineup[(bot_id, version)] = keys
             self.seated_at[bot_id].append(now)
+            if not self.room.is_resident(bot_id):
+                self.store.count_seating(bot_id, self.id)
         self.turn += 1
         self.made += 1
         log.info("arena %s: match %s made%s: %s", self.id, match_id,

@@ -230,13 +230,17 @@ class Arenas:
                     return board
 
     # ----- the Play stream: lobbies and seats ------------------------------------------------
-    def enlist(self, bot_key: str, version: str, arena_id: str, stream: LobbyStream):
+    def enlist(self, bot_key: str, version: str, arena_id: str, stream: LobbyStream,
+               max_matches: int = 0):
         """A lobby (Hello.arena): (the lobby, its bot's rating (mu, sigma, matches))."""
+        from ..security import limits
         arena_spec.version(version, "hello.arena.version")
         arena_spec.arena_id(arena_id, "hello.arena.arena")
+        limits.integer(max_matches, "hello.arena.max_matches", 1, arena_spec.LOBBY_MATCHES_MAX,
+                       zero_ok=True)
         bot = self.accounts.authenticate(bot_key, "hello.arena.bot_key")
         self.spec_of(arena_id)
-        lobby = self.lobbies.enlist(bot, bot_key, version, arena_id, stream)
+        lobby = self.lobbies.enlist(bot, bot_key, version, arena_id, stream, max_matches)
         entry = self.board(arena_id).entries.get((bot.bot_id, version))
         rating = (entry.mu, entry.sigma, entry.matches) if entry else (25.0, 25.0 / 3, 0)
         return lobby, rating
@@ -282,7 +286,7 @@ class Arenas:
 
     def leaderboard(self, arena_id: str, all_versions: bool = False, limit: int = 0) -> dict:
         board = self.board(arena_id)
-        online = {(b, v): c for b, v, _, _, c in self.store.present(arena_id, self.lease_s)}
+        online = {(b, v): c for b, v, _, _, c, _ in self.store.present(arena_id, self.lease_s)}
         keys = set(board.entries) | set(online)
         keys |= {(b.bot_id, RESIDENT_VERSION) for b in self._resident_bots.values()}
         if not all_versions:

@@ -14,6 +14,7 @@ DEFAULT_OPTIONS = {"hhl": {"hands": 4}, "domeng": {"cycles": 1}}
 DEFAULT_ARENAS = ("hhl", "domeng")
 ARENA_ID_MAX = 40
 VERSION_MAX = 40
+LOBBY_MATCHES_MAX = 10_000   # ArenaEnlist.max_matches
 SEAT_WAIT_S = 10          # a seated bot's seat stream must connect within this, or no-show
 TIMEOUT_STREAK = 3        # matches in a row with timeouts before a bot is paused
 MATCHES_PER_MINUTE = 30   # arena matches one bot is seated in, at most, in any 60 s

@@ -51,6 +51,8 @@ CREATE TABLE IF NOT EXISTS arena_presence (
     connected REAL NOT NULL,
     free_since REAL NOT NULL,
     paused TEXT NOT NULL DEFAULT '',        -- why the matchmaker skips it; '' when not
+    seat_limit INTEGER NOT NULL DEFAULT 0,  -- ArenaEnlist.max_matches (0: none)
+    seated INTEGER NOT NULL DEFAULT 0,      -- matches this lobby was seated in
     PRIMARY KEY (bot_id, arena)
 );
 CREATE TABLE IF NOT EXISTS arena_matches (
@@ -237,15 +239,22 @@ class ArenaStore:
         return changed
 
     # ----- presence ---------------------------------------------------------------------
-    def connect(self, bot_id: str, arena: str, version: str, session: str, now: float) -> None:
+    def connect(self, bot_id: str, arena: str, version: str, session: str, now: float,
+                seat_limit: int = 0) -> None:
         """A lobby of the bot: this one replaces any other (its engine notices its session
-        is gone and ends it). Not paused, free from now."""
+        is gone and ends it). Not paused, free from now, seated in nothing yet."""
         self._w("INSERT INTO arena_presence (bot_id, arena, version, engine, session, "
-                "connected, free_since, paused) VALUES (?, ?, ?, ?, ?, ?, ?, '') "
+                "connected, free_since, paused, seat_limit, seated) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, '', ?, 0) "
                 "ON CONFLICT (bot_id, arena) DO UPDATE SET version = excluded.version, "
                 "engine = excluded.engine, session = excluded.session, "
-                "connected = excluded.connected, free_since = excluded.free_since, paused = ''",
-                (bot_id, arena, version, self.engine_id, session, now, now))
+                "connected = excluded.connected, free_since = excluded.free_since, "
+                "paused = '', seat_limit = excluded.seat_limit, seated = 0",
+                (bot_id, arena, version, self.engine_id, session, now, now, seat_limit))
+
+    def count_seating(self, bot_id: str, arena: str) -> None:
+        self._w("UPDATE arena_presence SET seated = seated + 1 WHERE bot_id = ? AND arena = ?",
+                (bot_id, arena))
 
     def disconnect(self, bot_id: str, arena: str, session: str) -> None:
         self._w("DELETE FROM arena_presence WHERE bot_id = ? AND arena = ? AND session = ?",
@@ -264,11 +273,13 @@ class ArenaStore:
                             f"({marks})", tuple(sessions)))
 
     def present(self, arena: str, lease_s: float) -> list[tuple]:
-        """(bot id, version, free since, paused, connected) of the bots whose lobby is on a
-        live engine."""
+        """(bot id, version, free since, paused, connected, seats left (None: no limit)) of
+        the bots whose lobby is on a live engine."""
         cond, args = self._live("p.engine", lease_s)
-        return self._r(f"SELECT p.bot_id, p.version, p.free_since, p.paused, p.connected "
-                       f"FROM arena_presence p WHERE p.arena = ? AND {cond}", (arena, *args))
+        rows = self._r(f"SELECT p.bot_id, p.version, p.free_since, p.paused, p.connected, "
+                       f"p.seat_limit, p.seated FROM arena_presence p WHERE p.arena = ? AND "
+                       f"{cond}", (arena, *args))
+        return [(*r[:5], r[5] - r[6] if r[5] else None) for r in rows]
 
     def presence_of(self, bot_id: str, lease_s: float) -> list[tuple]:
         """(arena, version, connected, free since, paused) of the bot's live lobbies."""
@@ -337,25 +348,29 @@ class ArenaStore:
         return [(m, a, [tuple(k) for k in json.loads(lu)], st, c, s, r)
                 for m, a, lu, st, c, s, r in rows]
 
-    def undelivered(self, lease_s: float) -> list[tuple]:
-        """(match id, seat, bot id, arena, session) of seats not yet sent to their bot's
-        lobby, for the lobbies this engine holds, of matches still in play."""
-        return self._r("SELECT s.match_id, s.seat, s.bot_id, s.arena, p.session FROM "
+    def undelivered(self) -> list[tuple]:
+        """(match id, seat, bot id, arena, session, seats left (None: no limit)) of seats
+        not yet sent to their bot's lobby of the same version, for the lobbies this engine
+        holds, of matches still in play (whose row exists)."""
+        rows = self._r("SELECT s.match_id, s.seat, s.bot_id, s.arena, p.session, "
+                       "p.seat_limit, p.seated FROM "
                        "arena_seats s JOIN arena_presence p ON p.bot_id = s.bot_id AND "
-                       "p.arena = s.arena JOIN arena_matches m ON m.match_id = s.match_id "
+                       "p.arena = s.arena AND p.version = s.version "
+                       "JOIN arena_matches m ON m.match_id = s.match_id "
                        "JOIN matches r ON r.id = s.match_id "
                        "WHERE s.delivered = 0 AND p.engine = ? AND m.status IN (?, ?)",
                        (self.engine_id, *IN_PLAY))
+        return [(*r[:5], r[5] - r[6] if r[5] else None) for r in rows]
 
     def delivered(self, match_id: str, seat: int) -> None:
         self._w("UPDATE arena_seats SET delivered = 1 WHERE match_id = ? AND seat = ?",
                 (match_id, seat))
 
-    def redeliver(self, bot_id: str, arena: str) -> None:
-        """A new lobby of the bot: its seats in play are sent again."""
+    def redeliver(self, bot_id: str, arena: str, version: str) -> None:
+        """A new lobby of the bot: its seats in play, of that version, are sent again."""
         self._w("UPDATE arena_seats SET delivered = 0 WHERE bot_id = ? AND arena = ? AND "
-                "match_id IN (SELECT match_id FROM arena_matches WHERE status IN (?, ?))",
-                (bot_id, arena, *IN_PLAY))
+                "version = ? AND match_id IN (SELECT match_id FROM arena_matches WHERE "
+                "status IN (?, ?))", (bot_id, arena, version, *IN_PLAY))
 
     def placed_here(self) -> list[tuple[str, int]]:
         """(match id, epoch) of unfinished arena matches the store says this engine owns
