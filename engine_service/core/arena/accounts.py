@@ -139,10 +139,6 @@ class Accounts:
         with self._lock:
             return {i: self._by_id[i] for i in want if i in self._by_id}
 
-    def refresh(self) -> None:
-        with self._lock:
-            self._by_id.clear()
-
     def residents(self, strategies) -> dict[str, BotInfo]:
         """The residents' bots, strategy -> BotInfo, made in the store when missing."""
         out = {}

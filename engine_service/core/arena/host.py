@@ -65,6 +65,7 @@ class Host:
         self.queue: queue.SimpleQueue = room.inbox
         self.tracked: dict[str, Hosted] = {}
         self._unwritten: dict[str, Referee] = {}   # over, result not stored yet (store away)
+        self._other: set[str] = set()   # matches held here that are no arena's
 
     # ----- coming to hold a match ----------------------------------------------------------
     def adopt(self, match_id: str, epoch: int) -> None:
@@ -83,13 +84,17 @@ class Host:
     def scan(self) -> None:
         """Track the arena matches this engine holds and does not track yet (taken over
         by the cluster, restored after a restart)."""
-        for match_id in self.engine.live_ids() - set(self.tracked):
+        live = self.engine.live_ids()
+        self._other &= live
+        for match_id in live - set(self.tracked) - self._other:
             try:
                 referee = self.engine.get(match_id)
             except EngineError:
                 continue
             if arena_of(referee) is not None:
                 self.track(referee)
+            else:
+                self._other.add(match_id)   # no arena's: not looked at again
 
     def track(self, referee: Referee) -> None:
         if referee.id in self.tracked:

@@ -101,9 +101,6 @@ class Lobbies:
         with self._lock:
             return list(self._lobbies.values())
 
-    def online(self, arena: str) -> int:
-        return sum(1 for lb in self.held() if lb.arena == arena)
-
     def tick(self) -> None:
         """End the lobbies whose presence row is gone or another's; tell paused ones;
         deliver seats."""

@@ -63,7 +63,6 @@ class Matchmaker:
         self.turn = 0
         self.over_seen: dict[str, float] = {}
         self.last_reconcile = 0.0
-        self.made = 0
 
     def start(self) -> None:
         """Read back what the arena has in play (after a takeover or a restart)."""
@@ -254,7 +253,6 @@ class Matchmaker:
             if not self.room.is_resident(bot_id):
                 self.store.count_seating(bot_id, self.id)
         self.turn += 1
-        self.made += 1
         log.info("arena %s: match %s made%s: %s", self.id, match_id,
                  f" on {address}" if address else "",
                  ", ".join(f"{infos[b].name}@{v}" for b, v in lineup))

@@ -54,10 +54,6 @@ class Residents:
             self._players[(referee.id, seat)] = player
         player.start()
 
-    def playing(self, match_id: str, seat: int) -> bool:
-        with self._lock:
-            return (match_id, seat) in self._players
-
     def stop(self, match_id: str) -> None:
         with self._lock:
             gone = [k for k in self._players if k[0] == match_id]

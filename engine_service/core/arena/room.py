@@ -367,10 +367,6 @@ class Arenas:
         return {"bot_id": key[0], "name": info.name if info else key[0], "version": key[1],
                 "resident": bool(info and info.resident)}
 
-    def seat_entries(self, lineup) -> list[dict]:
-        infos = self.accounts.infos(k[0] for k in lineup)
-        return [self._seat_entry(tuple(k), infos) for k in lineup]
-
     def history(self, arena_id: str, name: str, version: str, limit: int) -> dict:
         bot = self.accounts.by_name(name)
         board = self.board(arena_id)

@@ -155,9 +155,8 @@ class ArenaStore:
         rows = self._r(f"SELECT {self.BOT_COLUMNS} FROM arena_bots WHERE name = ?", (name,))
         return rows[0] if rows else None
 
-    def bots(self, ids=None) -> list[tuple]:
-        rows = self._r(f"SELECT {self.BOT_COLUMNS} FROM arena_bots")
-        return rows if ids is None else [r for r in rows if r[0] in ids]
+    def bots(self) -> list[tuple]:
+        return self._r(f"SELECT {self.BOT_COLUMNS} FROM arena_bots")
 
     def count_bots(self, owner: str) -> int:
         return self._r("SELECT count(*) FROM arena_bots WHERE owner = ? AND resident = ''",
@@ -420,10 +419,6 @@ class ArenaStore:
         rows = self._r("SELECT seq, row FROM arena_results WHERE arena = ? AND seq > ? "
                        "ORDER BY seq LIMIT ?", (arena, seq, limit))
         return [{**json.loads(r), "sequence": s} for s, r in rows]
-
-    def last_sequence(self, arena: str) -> int:
-        return self._r("SELECT COALESCE(max(seq), 0) FROM arena_results WHERE arena = ?",
-                       (arena,))[0][0]
 
     def results_of(self, match_ids: list[str]) -> dict[str, dict]:
         out = {}
