@@ -82,6 +82,7 @@ class ArenaBot:
         self._seated: dict[str, threading.Thread] = {}
         self._runners: dict[str, Runner] = {}
         self._stopping = threading.Event()
+        self._leaving = threading.Event()
         self._lock = threading.Lock()
         self._stream = None
 
@@ -89,7 +90,7 @@ class ArenaBot:
     def run(self) -> list[dict]:
         down_since = None
         try:
-            while not self._done() and not self._seated_enough():
+            while not self._done() and not self._seated_enough() and not self._leaving.is_set():
                 wait = None
                 try:
                     if self._lobby_once():
@@ -115,7 +116,7 @@ class ArenaBot:
                     wait = self.paused_wait
                     log.warning("%s: paused by the engine (%s): %s; connecting again in %.0f s",
                                 self.label, p.reason, p.message, wait)
-                if self._done():
+                if self._done() or self._leaving.is_set():
                     break
                 down_since = down_since or time.monotonic()
                 if (wait is None and self.give_up_after is not None
@@ -128,6 +129,15 @@ class ArenaBot:
         finally:
             self._stop_seats()
         return self.results
+
+    def leave(self) -> None:
+        """Leave the lobby (no further seat comes) and let the matches in play end; `run`
+        returns then. `stop` ends them too."""
+        self._leaving.set()
+        with self._lock:
+            stream = self._stream
+        if stream is not None:
+            io_loop().call_soon_threadsafe(stream.cancel)
 
     def stop(self) -> None:
         self._stopping.set()
@@ -166,7 +176,7 @@ class ArenaBot:
                 raise grpc.FutureTimeoutError() from None
             stream = play_pb2_grpc.PlayStub(channel).Connect()
             with self._lock:
-                if self._stopping.is_set():
+                if self._stopping.is_set() or self._leaving.is_set():
                     stream.cancel()
                     return False
                 self._stream = stream
@@ -195,7 +205,7 @@ class ArenaBot:
                     if self._done():
                         break
             except asyncio.CancelledError:
-                if not self._stopping.is_set():
+                if not (self._stopping.is_set() or self._leaving.is_set()):
                     raise
             finally:
                 with self._lock:

@@ -34,7 +34,8 @@ and DOMINO_POOL_MATCHES stand for the flags.
 
 Or an arena, as a registered bot (docs/arena.md): DOMINO_BOT_KEY=K --arena hhl --version v1
 [--matches N]: the bot's lobby stays connected and the engine seats it at table after table
-against bots of similar strength, until interrupted (or N matches). K is the bot key
+against bots of similar strength, until interrupted (or N matches; a first Ctrl-C or SIGTERM
+leaves the lobby and finishes the matches in play, a second stops at once). K is the bot key
 `domino arena register NAME` printed; --bot-key-env names another variable holding it (a
 key is never given on the command line, where ps shows it).
 
@@ -314,8 +315,21 @@ def run_arena_bot(args, make_bot, options) -> dict:
     version = args.bot_version or args.strategy
     bot = ArenaBot(args.engine, key, version, args.arena, make_bot,
                    matches=args.pool_matches or 0, label=f"arena {args.arena}", **options)
+    signals = []
+
+    def on_signal(*_):
+        # The first signal leaves the lobby and lets the matches in play end (their seats
+        # would otherwise be played by the clock); a second one stops at once.
+        signals.append(1)
+        if len(signals) == 1:
+            print("domino bot: leaving the arena after the matches in play (again: stop now)",
+                  file=sys.stderr, flush=True)
+            bot.leave()
+        else:
+            bot.stop()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: bot.stop())
+        signal.signal(sig, on_signal)
     entry = {"arena": args.arena, "version": version}
     done = threading.Event()
 
