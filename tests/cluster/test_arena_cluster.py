@@ -1,5 +1,7 @@
 """The arena on a cluster of three real engines on one PostgreSQL store: registered bot
-processes play through whichever engines they reach, the matchmaker's engine is killed
+processes play through whichever engines they reach, arena matches are placed on the
+least-loaded engines (the lobby, the matchmaker and the match on different engines), the
+matchmaker's engine is killed
 with kill -9, another takes its lease, and the arena goes on. Afterwards every result is
 counted once, in one unbroken sequence, no bot is left seated in a match that never
 starts, and every engine's leaderboard is the recomputation of the stored results."""
@@ -12,6 +14,7 @@ import signal
 from domino_proto.domino.v1 import arena_pb2
 from ladders.leaderboard import Board
 from tests.arena.support import ArenaClient, arena_bot, wait_until
+from tests.cluster.support import new_match
 
 
 def lease_holder(cluster) -> int | None:
@@ -32,15 +35,25 @@ def test_a_kill_of_the_matchmakers_engine_loses_no_result_and_strands_no_bot(clu
     bots = []
     try:
         keys = [clients[i % 3].register(f"bot{i}").bot_key for i in range(3)]
-        holder = wait_until(lambda: lease_holder(c), 20, "a matchmaker")
+        holder, = wait_until(lambda: (h := lease_holder(c)) is not None and (h,), 20,
+                             "a matchmaker")
+        # Load the matchmaker's engine with matches nobody plays, so that placement sends
+        # arena matches to the other engines: their lobbies and seats then cross engines.
+        holding = c.router(holder)
+        for _ in range(4):
+            new_match(holding, "hhl", {"hands": 1}, 1, here=True)
+        holding.close()
         for i, key in enumerate(keys):
             bots.append(arena_bot(c.addresses, key, "--give-up", "0", "--delay", "0.005",
                                   strategy=("greedy", "heuristic", "random")[i], matches=0))
         wait_until(lambda: counted(c) >= 6, 90, "six counted arena results")
+        placed = c.sql("SELECT DISTINCT e.address FROM arena_matches a JOIN engines e ON "
+                       "e.id = a.engine")
+        assert {a for (a,) in placed} - {c.address(holder)}, "no match placed elsewhere"
         before = counted(c)
         c.kill(holder)
-        survivor = wait_until(lambda: (h := lease_holder(c)) is not None and h != holder and h,
-                              30, "another engine running the matchmaker")
+        survivor, = wait_until(lambda: (h := lease_holder(c)) not in (None, holder) and (h,),
+                               30, "another engine running the matchmaker")
         wait_until(lambda: counted(c) >= before + 6, 120, "six more results after the kill")
         for b in bots:
             b.send_signal(signal.SIGTERM)
