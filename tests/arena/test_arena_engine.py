@@ -215,3 +215,46 @@ def test_ratings_after_a_restart_equal_a_recomputation_from_the_results(durable_
             (r.bot_id, r.version): (r.mu, r.sigma, r.matches) for r in board.rows if r.matches}
         latest = [r for r in client.board("domeng").rows if r.name == "steady"]
         assert [r.version for r in latest] == ["v2"]     # the latest version by default
+
+
+# ----- no-shows and duplicate sets ----------------------------------------------------------
+def test_a_bot_that_never_comes_to_its_seat_is_played_charged_and_paused(tmp_path):
+    with engine(":memory:", "--arena", "domeng", log_path=tmp_path / "engine.log") as (
+            client, _, port):
+        made = client.register("absent")
+        lobby = client.lobby(made.bot_key, arena="domeng")
+        messages = iter(lobby)
+        assert next(messages).WhichOneof("body") == "arena_welcome"
+        seat = next(m for m in messages if m.WhichOneof("body") == "arena_seat").arena_seat
+        # No seat stream: after the seat wait the clock plays it, and the lobby is paused.
+        paused = next(m for m in messages if m.WhichOneof("body") == "arena_paused")
+        assert paused.arena_paused.reason == "no_show"
+        row = wait_until(lambda: (r := client.row("absent", "domeng")) and r.matches and r, 60,
+                         "the match played without the bot")
+        assert row.faults.crashes == 1
+        (m,) = client.matches("absent")
+        assert m.match_id == seat.match_id and m.status == arena_pb2.ARENA_MATCH_STATUS_COUNTED
+        assert m.result.faults[seat.seat].crashes == 1
+        profile = client.call("GetBot", arena_pb2.GetBotRequest(name="absent"))
+        (v,) = profile.versions
+        assert v.online and v.paused == "no_show" and not v.free
+        lobby.cancel()
+
+
+def test_a_duplicate_arena_plays_each_deal_once_per_rotation_of_the_seats(tmp_path):
+    with engine(":memory:", "--arena", "hhl:duplicate", log_path=tmp_path / "engine.log") as (
+            client, _, port):
+        made = client.register("dup")
+        finished(arena_bot(f"127.0.0.1:{port}", made.bot_key, arena="hhl-duplicate",
+                           matches=4))
+        wait_until(lambda: (r := client.row("dup", "hhl-duplicate")) and r.matches == 4, 30)
+        matches = list(reversed(client.matches("dup")))
+        assert {m.result.set for m in matches} == {matches[0].result.set}
+        assert [m.result.rotation for m in matches] == [0, 1, 2, 3]
+        base = [e.bot_id for e in matches[0].lineup]
+        for r, m in enumerate(matches):
+            assert [e.bot_id for e in m.lineup] == base[r:] + base[:r]
+        stub = engine_pb2_grpc.EngineStub(client.channel)
+        records = [json.loads(stub.GetRecord(engine_pb2.GetRecordRequest(
+            match_id=m.match_id), timeout=10).record_json) for m in matches]
+        assert len({r["seed"] for r in records}) == 1        # one deal for the whole set
