@@ -15,9 +15,9 @@ from ..core.arena.accounts import BotInfo
 from ..core.security import limits
 from .status import bearer, refusals
 
-LIMIT_MAX = 1000
+LIMIT_MAX = limits.ARENA_LIST_MAX
 DEFAULT_MATCHES = 50
-HISTORY_MAX = 100_000
+HISTORY_MAX = limits.RATING_POINTS_MAX
 ALL_VERSIONS = LEADERBOARD_VIEW.number("all_versions")
 
 

@@ -10,7 +10,6 @@ they are rated and listed like any other.
 
 from __future__ import annotations
 
-import re
 import secrets
 import threading
 import time
@@ -24,9 +23,7 @@ from ..storage.arena_sql import ArenaStore
 from .spec import RESIDENT_OWNER
 
 BOT_KEY_PREFIX = "dbk_"
-BOT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,40}")
 BOT_NAME_MAX = 40
-DESCRIPTION_MAX = 200
 RESIDENT_PREFIX = "house-"     # residents' names and ids; no registered bot's name
 
 
@@ -47,7 +44,7 @@ class BotInfo:
 
 
 def check_name(name: str, field: str = "name") -> str:
-    limits.text(name, field, BOT_NAME_MAX, required=True, pattern=BOT_NAME)
+    limits.text(name, field, BOT_NAME_MAX, required=True, pattern=limits.BOT_NAME)
     return name
 
 
@@ -61,7 +58,7 @@ class Accounts:
     def register(self, principal: Principal, name: str, description: str
                  ) -> tuple[BotInfo, str]:
         check_name(name)
-        limits.text(description, "description", DESCRIPTION_MAX)
+        limits.text(description, "description", limits.BOT_DESCRIPTION_MAX)
         if name.startswith(RESIDENT_PREFIX):
             raise limits.refuse("name", f"names starting with {RESIDENT_PREFIX} are the "
                                 "residents'")

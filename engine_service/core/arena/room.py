@@ -236,7 +236,7 @@ class Arenas:
         from ..security import limits
         arena_spec.version(version, "hello.arena.version")
         arena_spec.arena_id(arena_id, "hello.arena.arena")
-        limits.integer(max_matches, "hello.arena.max_matches", 1, arena_spec.LOBBY_MATCHES_MAX,
+        limits.integer(max_matches, "hello.arena.max_matches", 1, limits.LOBBY_MATCHES_MAX,
                        zero_ok=True)
         bot = self.accounts.authenticate(bot_key, "hello.arena.bot_key")
         self.spec_of(arena_id)

@@ -12,9 +12,6 @@ from ..security import limits
 
 DEFAULT_OPTIONS = {"hhl": {"hands": 4}, "domeng": {"cycles": 1}}
 DEFAULT_ARENAS = ("hhl", "domeng")
-ARENA_ID_MAX = 40
-VERSION_MAX = 40
-LOBBY_MATCHES_MAX = 10_000   # ArenaEnlist.max_matches
 SEAT_WAIT_S = 10          # a seated bot's seat stream must connect within this, or no-show
 TIMEOUT_STREAK = 3        # matches in a row with timeouts before a bot is paused
 MATCHES_PER_MINUTE = 30   # arena matches one bot is seated in, at most, in any 60 s
@@ -53,8 +50,8 @@ def check(spec: dict) -> dict:
 
 
 def arena_id(value: str, field: str = "arena_id") -> str:
-    return limits.text(value, field, ARENA_ID_MAX, required=True)
+    return limits.text(value, field, limits.ARENA_ID_MAX, required=True)
 
 
 def version(value: str, field: str = "version") -> str:
-    return limits.text(value, field, VERSION_MAX, required=True)
+    return limits.text(value, field, limits.BOT_VERSION_MAX, required=True)
