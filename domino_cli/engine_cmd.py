@@ -237,7 +237,7 @@ def run_engine(args) -> int:
             # matches of its previous run among them).
             restored = engine.join(address)
         engine.address = address
-    except StoreDamaged as e:
+    except (StoreDamaged, StoreUnavailable) as e:
         engine.close()
         return failed("engine", str(e))
     except OSError as e:

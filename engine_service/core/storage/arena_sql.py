@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import time
 
-from .rows import MATCH_COLUMNS, Fenced, match_values
+from .rows import MATCH_COLUMNS, Fenced, StoreUnavailable, match_values
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS arena_bots (
@@ -103,9 +103,17 @@ class ArenaStore:
 
     def ensure(self) -> None:
         if self.store.kind == "postgresql":
-            with self.store.pool.connection() as conn, conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
-                conn.execute(PG_SCHEMA)
+            import psycopg
+            import psycopg_pool
+
+            try:
+                with self.store.pool.connection() as conn, conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+                    conn.execute(PG_SCHEMA)
+            except (psycopg.Error, psycopg_pool.PoolTimeout) as e:
+                why = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
+                raise StoreUnavailable(f"the store {self.store.path} did not make the arena's "
+                                       f"tables: {why}") from None
             return
         bare = "\n".join(line.split("--")[0] for line in SCHEMA.splitlines())
         for statement in filter(str.strip, bare.split(";")):
