@@ -205,6 +205,8 @@ class Matchmaker:
         match of the arena, under MATCHES_PER_MINUTE."""
         busy = {k[0] for info in self.playing.values() for k in info["lineup"]}
         present = self.store.present(self.id, self.room.lease_s)
+        if not present:
+            return {}     # an idle arena: nothing more is read
         infos = self.room.accounts.infos(r[0] for r in present)
         board = self.room.board(self.id)
         free = {}
