@@ -148,6 +148,7 @@ def test_a_registered_bot_process_alone_plays_the_residents_and_shows_on_the_lea
         row = wait_until(lambda: (r := client.row("solo")) and r.matches == 4 and r, 30,
                          "solo's four counted matches")
         assert row.provisional and row.version == "v1" and not row.resident
+        wait_until(lambda: not client.row("solo").online, 10, "solo gone from the lobby")
         assert math.isfinite(row.mean)
         board = client.board()
         residents = [r for r in board.rows if r.resident]

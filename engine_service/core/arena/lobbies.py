@@ -52,6 +52,7 @@ class Lobby:
     stream: LobbyStream
     session: str
     paused: str = ""
+    finished: bool = False   # its last seat sent (max_matches): it ends, and gets no more
 
 
 PAUSE_SENTENCES = {
@@ -71,15 +72,15 @@ class Lobbies:
     def enlist(self, bot: BotInfo, bot_key: str, version: str, arena: str,
                stream: LobbyStream, max_matches: int = 0) -> Lobby:
         lobby = Lobby(bot, version, arena, digest(bot_key), stream, secrets.token_hex(8))
+        # The row first: a lobby held here without its row is one another replaced
+        # (tick ends it), so it is held only once its row is written.
+        self.store.connect(bot.bot_id, arena, version, lobby.session, time.time(), max_matches)
         with self._lock:
             self._lobbies[lobby.session] = lobby
         try:
-            self.store.connect(bot.bot_id, arena, version, lobby.session, time.time(),
-                               max_matches)
             self.store.redeliver(bot.bot_id, arena, version)
         except BaseException:
-            with self._lock:
-                self._lobbies.pop(lobby.session, None)
+            self.leave(lobby)
             raise
         log.info("arena %s: bot %s (%s) connected, version %s", arena, bot.name, bot.bot_id,
                  version)
@@ -141,7 +142,7 @@ class Lobbies:
         found = self.store.undelivered()
         for i, (match_id, seat, _bot_id, arena, session, left) in enumerate(found):
             lb = by_session.get(session)
-            if lb is None:
+            if lb is None or lb.finished:
                 continue
             owner, address = self.store.owner_address(match_id)
             if owner == self.store.engine_id:
@@ -152,9 +153,9 @@ class Lobbies:
             log.info("arena %s: bot %s seated in match %s seat %d", arena, lb.bot.name,
                      match_id, seat)
             if left is not None and left <= 0 and not any(f[4] == session for f in found[i + 1:]):
-                # Its last seat (ArenaEnlist.max_matches): the lobby ends after it, OK.
-                with self._lock:
-                    self._lobbies.pop(session, None)
+                # Its last seat (ArenaEnlist.max_matches): the lobby ends after it, OK;
+                # its stream's end removes its row (leave).
+                lb.finished = True
                 lb.stream.finish()
 
     def close(self) -> None:
