@@ -67,6 +67,7 @@ def add_subcommands(subparsers) -> None:
                    help="serve Prometheus metrics at http://HOST:PORT/metrics, on --host "
                    "(default: off; 0 picks a free port, printed on the 'engine listening' "
                    "line; docs/cluster.md lists them)")
+    add_arena_flags(p)
     p.set_defaults(func=run_engine)
 
     p = subparsers.add_parser(
@@ -141,6 +142,53 @@ def serve_metrics(engine, host: str, port: int) -> int:
     return port
 
 
+ARENA_HELP = ("run this arena's matchmaker (repeatable): hhl, domeng, hhl:duplicate or "
+              "domeng:duplicate (default: hhl and domeng; docs/arena.md)")
+
+
+def add_arena_flags(p) -> None:
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--arena", action="append", default=[], metavar="ARENA",
+                       help=ARENA_HELP)
+    group.add_argument("--no-arenas", action="store_true", help="run no arena matchmaker "
+                       "(in a cluster the engine still hosts arena matches and lobbies)")
+
+
+def arenas_of(args) -> list[dict]:
+    """The arenas `--arena`/`--no-arenas` ask for (SystemExit naming a bad one)."""
+    from engine_service.core.arena import spec
+
+    if args.no_arenas:
+        return []
+    try:
+        return [spec.parse(a) for a in (args.arena or spec.DEFAULT_ARENAS)]
+    except ValueError as e:
+        raise SystemExit(f"domino engine: --arena: {e}") from None
+
+
+def arena_flags(args) -> tuple:
+    """The same flags again, for an engine this command starts (domino serve)."""
+    if args.no_arenas:
+        return ("--no-arenas",)
+    return tuple(x for a in args.arena for x in ("--arena", a))
+
+
+def residents() -> dict:
+    """The arenas' residents: every strategy of bots.strategies but the in-process-only
+    yardsticks (the oracle), each with a small fixed budget where it has one (search:
+    SEARCH_ITERATIONS samples a move), so that the engine's own players cannot starve it."""
+    from bots.strategies import STRATEGIES
+    from engine_service.core.arena.spec import SEARCH_ITERATIONS
+
+    budgets = {"search": {"iterations": SEARCH_ITERATIONS}}
+
+    def maker(cls, budget: dict):
+        return lambda: cls(None, **budget)
+
+    return {name: maker(cls, budgets.get(name, {}))
+            for name, cls in STRATEGIES.items() if name not in yardsticks()}
+
+
 def yardsticks() -> dict:
     """The strategies the engine may play itself, for ladders' yardstick entrants: the
     oracle reads the true hands, so it plays only in process (docs/ladders.md)."""
@@ -169,7 +217,8 @@ def run_engine(args) -> int:
         return failed("engine", taken)
     try:
         engine = Engine.open(args.db, keys_required=not is_open,
-                             max_live=args.max_live_matches, yardsticks=yardsticks())
+                             max_live=args.max_live_matches, yardsticks=yardsticks(),
+                             arenas=arenas_of(args), residents=residents())
     except sqlite3.DatabaseError as e:
         return failed("engine", f"store {args.db} cannot be opened ({e}): is it an engine "
                       "store? Restore it from a backup, or give another --db")
@@ -191,7 +240,7 @@ def run_engine(args) -> int:
             # matches of its previous run among them).
             restored = engine.join(address)
         engine.address = address
-    except StoreDamaged as e:
+    except (StoreDamaged, StoreUnavailable) as e:
         engine.close()
         return failed("engine", str(e))
     except OSError as e:

@@ -15,6 +15,7 @@ import threading
 from engine_service.rules import IllegalMove, MalformedInput
 
 from . import (
+    arena_cmd,
     bot_cmd,
     conformance_cmd,
     engine_cmd,
@@ -27,7 +28,8 @@ from . import (
     serve_cmd,
 )
 
-COMMANDS = (local, fork_cmd, engine_cmd, record_cmd, bot_cmd, serve_cmd, ladder_cmd, keys_cmd,
+COMMANDS = (local, fork_cmd, engine_cmd, record_cmd, bot_cmd, serve_cmd, ladder_cmd, arena_cmd,
+            keys_cmd,
             conformance_cmd)
 
 

@@ -35,6 +35,14 @@ class Reason(StrEnum):
     # unknown match or ladder
     UNKNOWN_MATCH = "UNKNOWN_MATCH"
     UNKNOWN_LADDER = "UNKNOWN_LADDER"
+    # the arena (docs/arena.md): registered bots' keys, names, lobbies and seats
+    BAD_BOT_KEY = "BAD_BOT_KEY"              # unknown bot key (a rotated one is unknown)
+    BOT_RETIRED = "BOT_RETIRED"              # the bot was retired: it can no longer connect
+    UNKNOWN_BOT = "UNKNOWN_BOT"
+    UNKNOWN_ARENA = "UNKNOWN_ARENA"
+    BOT_NAME_TAKEN = "BOT_NAME_TAKEN"
+    NOT_SEATED = "NOT_SEATED"                # the bot has no seat in that arena match
+    LOBBY_REPLACED = "LOBBY_REPLACED"        # a newer lobby of the same bot and arena took over
     # stale version
     STALE_VERSION = "STALE_VERSION"
     # a seat's token is handed out once
@@ -85,6 +93,13 @@ STATUS: dict[Reason, str] = {
     Reason.RATE_LIMITED: "RESOURCE_EXHAUSTED",
     Reason.UNKNOWN_MATCH: "NOT_FOUND",
     Reason.UNKNOWN_LADDER: "NOT_FOUND",
+    Reason.BAD_BOT_KEY: "UNAUTHENTICATED",
+    Reason.BOT_RETIRED: "UNAUTHENTICATED",
+    Reason.UNKNOWN_BOT: "NOT_FOUND",
+    Reason.UNKNOWN_ARENA: "NOT_FOUND",
+    Reason.BOT_NAME_TAKEN: "ALREADY_EXISTS",
+    Reason.NOT_SEATED: "PERMISSION_DENIED",
+    Reason.LOBBY_REPLACED: "ABORTED",
     Reason.STALE_VERSION: "ABORTED",
     Reason.SEAT_TAKEN: "ALREADY_EXISTS",
     Reason.POOL_SEAT: ILLEGAL,
