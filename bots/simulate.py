@@ -4,6 +4,7 @@ import json
 import pathlib
 import time
 from collections import Counter
+from operator import attrgetter
 
 from bots.arena import play_match
 from bots.strategies import make_strategy
@@ -12,6 +13,7 @@ from bots.strategies import make_strategy
 # The summary counts the deals played (HHL hands, Domeng rounds) as "deals", and gives each
 # strategy's mean per deal in the game's own unit (points per hand, stones per round).
 SIM_DEFAULTS = {"hhl": {"hands": 8}, "domeng": {"cycles": 1}}
+_KIND = attrgetter("kind")
 
 
 def outcome_of(result: dict) -> str:
@@ -48,16 +50,17 @@ def simulate(variant, matches, seed, bot_names, options=None, records_dir=None, 
     for k in range(matches):
         bots = [make_strategy(name, seed * 1000 + k * 10 + s) for s, name in enumerate(bot_names)]
         m = play_match(variant, options, seed + k, bots)
-        moves += sum(1 for e in m.events if e.kind == "play")
+        moves += list(map(_KIND, m.events)).count("play")
+        deals += len(m.deals)
+        for name in bot_names:
+            seat_deals[name] += len(m.deals)
         for d in m.deals:
             r = d.result
-            deals += 1
             outcomes[outcome_of(r)] += 1
-            for s, name in enumerate(bot_names):
-                seat_deals[name] += 1
-                if variant == "hhl":
-                    score_sum[name] += r["points"][s]
-            if variant == "domeng":
+            if variant == "hhl":
+                for name, points in zip(bot_names, r["points"], strict=True):
+                    score_sum[name] += points
+            else:
                 for s, n in enumerate(stones_taken(d)):
                     score_sum[bot_names[s]] += n
                 if r["camat"] is not None:

@@ -10,7 +10,7 @@ from domino_proto.domino.v1 import engine_pb2
 from plumbing.inbox import Inbox
 
 from ..core.engine import Engine
-from ..core.matches.updates import Moved
+from ..core.matches.updates import Moved, TurnAgain
 from . import codec
 from .streams import serve_inbox
 
@@ -43,6 +43,8 @@ class WatchSession:
     def handle(self, item):
         if isinstance(item, Moved):   # another engine plays the match now: reconnect there
             self.done = True
+            return
+        if isinstance(item, TurnAgain):   # for a Play stream: a watcher asks for no turns
             return
         yield codec.events_message(item, self.seat, engine_pb2.WatchMessage)
         if item.over:

@@ -14,7 +14,9 @@ blp = Blueprint("seats", __name__, url_prefix=PREFIX + "/matches/<match_id>/seat
 @blp.arguments(ClaimRequestSchema(), required=False)
 @blp.response(200, ClaimSchema())
 @blp.doc(security=KEY_SECURITY)
-@documented(blp, 400, 401, 403, 404, 409)
+@documented(blp, (400, ("BAD_SEAT", "MALFORMED_REQUEST")),
+            (401, ("SEAT_NOT_OPEN", "BAD_CLAIM_SECRET", "BAD_KEY")), 403, 404,
+            (409, ("SEAT_TAKEN", "POOL_SEAT")), body=True)
 def claim_seat(body, match_id, seat):
     """Claim a seat; answers its token once. An open seat is anyone's; any other needs the
     API key that created the match (Authorization: Bearer <key>) or the seat's claim

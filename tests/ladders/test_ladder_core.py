@@ -68,24 +68,26 @@ def test_duplicate_plays_each_deal_in_every_rotation(entrants, seats):
 
 
 def test_seeds_are_keyed_and_unrelated():
-    """A seed is HMAC-SHA256(secret, label) cut to 63 bits: the same for the same label
-    (a ladder resumes its schedule), unrelated across labels and secrets, and never the
+    """A seed is HMAC-SHA256(secret, parts) cut to 63 bits: the same for the same parts
+    (a ladder resumes its schedule), unrelated across parts and secrets, and never the
     affine old rule (seed * 100003 + n) that one public seed solved."""
     import hashlib
     import hmac
     secret = new_secret()
     assert len(secret) == 64 and secret != new_secret()
-    seeds = [derive_seed(secret, f"duplicate-set/{n}") for n in range(1000)]
+    seeds = [derive_seed(secret, "duplicate-set", n) for n in range(1000)]
     assert seeds[3] == deal_seed(secret, DUPLICATE, 99, 3)
-    assert seeds[3] == int.from_bytes(hmac.new(secret.encode(), b"duplicate-set/3",
+    assert seeds[3] == int.from_bytes(hmac.new(secret.encode(), b"duplicate-set\x1f3",
                                                hashlib.sha256).digest()[:8], "big") >> 1
     assert all(0 <= x < 2**SEED_BITS for x in seeds) and len(set(seeds)) == 1000
     assert max(seeds) > 2**62   # the top bit is used too
     differences = {(b - a) % 2**63 for a, b in itertools.pairwise(seeds)}
     assert len(differences) == 999          # no constant step from one seed to the next
-    assert derive_seed(new_secret(), "duplicate-set/3") != seeds[3]
+    assert derive_seed(new_secret(), "duplicate-set", 3) != seeds[3]
+    # the parts are joined so that no two splits of the same text meet
+    assert derive_seed(secret, "a", "bc") != derive_seed(secret, "ab", "c")
     with pytest.raises(ValueError):
-        derive_seed("", "duplicate-set/0")
+        derive_seed("", "duplicate-set", 0)
 
 
 def test_rotations_are_distinct():

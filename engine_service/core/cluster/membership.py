@@ -26,6 +26,7 @@ import time
 from collections import Counter
 
 from .. import metrics
+from ..storage.rows import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -87,12 +88,19 @@ class Cluster:
     # ----- the heartbeat --------------------------------------------------------------
     def _run(self) -> None:
         last_forget = time.monotonic()
+        away = False    # the store is away: said once, not at every beat
         while not self._stop.wait(HEARTBEAT_S):
             try:
                 self._beat()
+                away = False
                 if time.monotonic() - last_forget > FORGET_S / 10:
                     self.store.forget_dead(FORGET_S)
                     last_forget = time.monotonic()
+            except StoreUnavailable as e:
+                if not away:
+                    log.warning("engine %s: no heartbeat while the store is away: %s",
+                                self.engine_id, e)
+                away = True
             except Exception:   # never silent; the next beat tries again
                 log.exception("engine %s: a heartbeat failed", self.engine_id)
 

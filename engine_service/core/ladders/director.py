@@ -43,7 +43,7 @@ from ..matches.seats import BOT, DEFAULT_CLOCK_MS, SeatSpec
 from ..matches.updates import Update
 from ..security import limits, quotas
 from ..security.keys import OPEN, OPEN_PRINCIPAL, Principal
-from ..storage.rows import Fenced
+from ..storage.rows import Fenced, store_away
 from ..storage.sql import SQLLadderStore
 
 log = logging.getLogger(__name__)
@@ -192,15 +192,22 @@ class Director:
 
     def _run(self) -> None:
         failures = 0
+        away = False     # waiting for the store: said once per outage
         while not self._stop.is_set():
             try:
                 if self._step():
                     return
-                failures = 0
+                failures, away = 0, False
             except Fenced:           # another engine owns the ladder now: it carries on
                 self.engine.ladders.drop(self.id, "another engine owns the ladder now")
                 return
             except Exception as e:   # never silent, and it stops this ladder only
+                if store_away(e):   # not the ladder's failure: it waits for the store
+                    if not away:
+                        log.warning("ladder %s: waiting for the store: %s", self.id, e)
+                    away = True
+                    self._stop.wait(POLL_S)
+                    continue
                 failures += 1
                 log.exception("ladder %s: a step failed (%d in a row)", self.id, failures)
                 if failures >= FAIL_AFTER:

@@ -10,8 +10,10 @@ A match stops counting as live the moment its row says it is over, a ladder once
 nothing is decremented, so nothing drifts when an engine dies.
 
 Whatever creates work for a principal charges it here, one call: `charge_match` for a
-match (Engine.create_match), `charge_ladder` for a ladder (Ladders.create); the arena's
-matches are matches.
+match (Engine.create_match), `charge_ladder` for a ladder (Ladders.create). The arena's
+matchmaker creates its tables for registered bots, whose own bounds are the arena's
+(docs/security.md, "Quotas and bounds of work"); work an API key asks of the arena would
+be charged here the same way.
 """
 
 from __future__ import annotations
