@@ -11,19 +11,20 @@ import os
 import tempfile
 import time
 
+from benchmarks import sized
 from engine_service.core.engine import Engine
 from engine_service.core.ladders.director import PAUSED
 from engine_service.core.security.keys import Quotas
 from engine_service.core.storage.factory import open_store
 
-LADDERS = 4
+LADDERS = sized(4, 1)
 SPEC = {"variant": "hhl", "entrants": ["a", "b"], "matches": 10_000, "concurrency": 4,
         "clock_ms": 100, "seat_wait_s": 1, "options": {"hands": 1}}
-WINDOW_S = 10.0
+WINDOW_S = sized(10.0, 1.0)
 
 
 def _moves(engine: Engine) -> int:
-    return engine.store._read("SELECT count(*) FROM moves")[0][0]
+    return engine.store.read("SELECT count(*) FROM moves")[0][0]
 
 
 def _rate(engine: Engine, seconds: float) -> tuple[float, float]:
@@ -42,7 +43,7 @@ def pause_cost() -> dict:
             ladders = [engine.ladders.create(dict(SPEC))[0] for _ in range(LADDERS)]
             started = time.monotonic()
             time.sleep(3)   # the seats' no-show: then the clocks play every seat
-            running, running_cpu = _rate(engine, 3.0)
+            running, running_cpu = _rate(engine, sized(3.0, 1.0))
             while not all(d.status == PAUSED and not d.playing for d in ladders):
                 time.sleep(0.1)
             paused_after = time.monotonic() - started

@@ -54,12 +54,15 @@ def new_claim_secret() -> str:
     return "cs_" + secrets.token_urlsafe(32)
 
 
-def stored_seats(specs: list[SeatSpec], clocks_ms: list[int], claim_hashes: list[str]) -> list[dict]:
+def stored_seats(specs: list[SeatSpec], clocks_ms: list[int],
+                 claim_hashes: list[str] | None = None) -> list[dict]:
     """The seats as a match row's settings keep them ("seats"): one object per seat, with
-    the hash of its claim secret ("" for a seat that has none)."""
+    the hash of its claim secret ("" for a seat that has none; none at all, claim_hashes
+    absent, for a match whose seats only the engine fills: the arena's)."""
+    claims = claim_hashes if claim_hashes is not None else [""] * len(specs)
     return [{"kind": spec.kind, "name": spec.name, "clock_ms": clock_ms, "pool": spec.pool,
              "yardstick": spec.yardstick, "open": spec.open, "claim": claim}
-            for spec, clock_ms, claim in zip(specs, clocks_ms, claim_hashes, strict=True)]
+            for spec, clock_ms, claim in zip(specs, clocks_ms, claims, strict=True)]
 
 
 def seat_specs(settings: dict) -> list[tuple[SeatSpec, int]]:

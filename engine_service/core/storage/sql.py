@@ -141,7 +141,7 @@ class SQLStore:
         if not self.health.up:
             raise StoreUnavailable(f"{self.health.refusal()}; try again shortly")
         try:
-            with self.transaction() as run:
+            with self._transaction() as run:
                 yield run
         except self.unavailable as e:
             if not self.outage(e):
