@@ -12,12 +12,14 @@ others are read back from the store when asked for.
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import threading
 from collections import Counter, OrderedDict
 
 from plumbing.alarms import Alarms
+from plumbing.workers import Busy, WorkerFailed, Workers
 
 from .. import rules
 from ..rules.errors import shown
@@ -39,6 +41,11 @@ from .storage.sql import SQLStore
 log = logging.getLogger(__name__)
 
 FINISHED_KEPT = 256          # finished matches kept loaded (replayed from the store otherwise)
+# Forks' work (a record parsed and replayed; a finished fork's record rebuilt) runs in
+# worker processes, FORK_PROCESSES at once and FORK_WAITING more waiting; beyond, BUSY.
+FORK_PROCESSES, FORK_WAITING = 1, 4
+FORK_TIMEOUT_S = 30.0        # a fork's work (a 1 MB record takes about half a second)
+RECORDS_KEPT = 8             # finished forks' rebuilt records kept, as JSON text
 MAX_LIVE_MATCHES = 5000      # matches not over, for the whole engine
 LADDER_POOL_PREFIX = "ladder-"   # the ladders' own pools: no one else may name them
 
@@ -65,6 +72,8 @@ class Engine:
         self.worlds = worlds if worlds is not None else WorldService()
         self.ladders = Ladders(self, self.store.ladders)
         self.address = ""   # where this engine serves, as told by its command line
+        self.workers = Workers(FORK_PROCESSES, FORK_WAITING)
+        self._records: OrderedDict[str, str] = OrderedDict()   # finished forks' records
         # Only a store several engines can share makes a cluster; it starts at join().
         self.cluster = Cluster(self, self.store) if self.store.shared else None
 
@@ -175,6 +184,7 @@ class Engine:
         for referee in list(self._referees.values()):
             referee.close()
         self.alarms.stop()
+        self.workers.close()
         self.store.close()
 
     # ----- creating and seating -------------------------------------------------------
@@ -194,24 +204,32 @@ class Engine:
         none): a ladder's yardstick entrant, seated by the engine at once. In a cluster a
         match goes to the least-loaded engine: NOT_OWNER names it, unless `here` (a client
         following that refusal)."""
-        prefix: list = []
+        # A fork's work (its record parsed and replayed) comes after every check that
+        # costs nothing, as late as its variant allows: the seats are checked against the
+        # variant, which a request may leave to the record.
+        forked = None
         if fork is not None:
             if options or deals:
                 raise limits.refuse("fork", "a forked match has the record's options and "
                                     "deals; give neither")
-            found = forking.fork_point(*fork)
-            if variant and variant != found.variant:
-                raise limits.refuse("variant", f"the record is a {found.variant} match, "
-                                    f"not {shown(variant)}")
-            variant, options, deals = found.variant, found.options, found.deals
-            prefix = [list(p) for p in found.prefix]
-        if variant not in rules.VARIANTS:
-            raise limits.refuse("variant", f"must be one of {', '.join(rules.VARIANTS)}, "
-                                f"got {shown(variant)}")
+            if variant and variant not in rules.VARIANTS:
+                raise limits.refuse("variant", f"must be one of {', '.join(rules.VARIANTS)}, "
+                                    f"got {shown(variant)}")
+            forking.check_request(*fork)
         if seed is not None:
             limits.integer(seed, "seed", *limits.SEEDS)
         limits.integer(bot_clock_ms, "bot_clock_ms", *limits.CLOCK_MS, zero_ok=True)
         limits.integer(person_clock_ms, "person_clock_ms", *limits.CLOCK_MS, zero_ok=True)
+        if fork is not None:
+            if seed is None:
+                seed = secrets.randbelow(limits.SEEDS[1] + 1)
+            if not variant:
+                self._place(ladder, here)
+                forked = self._fork(fork, seed, principal, ladder)
+                variant, options = forked["variant"], forked["options"]
+        if variant not in rules.VARIANTS:
+            raise limits.refuse("variant", f"must be one of {', '.join(rules.VARIANTS)}, "
+                                f"got {shown(variant)}")
         n = rules.NUM_SEATS[variant]
         kinds = kinds or [BOT] * n
         names = names or [""] * n
@@ -231,11 +249,14 @@ class Engine:
                 self._check_pool(pool, f"seats[{i}].pool", ladder)
         if seed is None:
             seed = secrets.randbelow(limits.SEEDS[1] + 1)
-        if self.cluster is not None and not ladder and not here:
-            elsewhere = self.cluster.placement()
-            if elsewhere:
-                raise EngineError(Reason.NOT_OWNER, f"the engine at {elsewhere} has fewer "
-                                  "matches: create it there", owner=elsewhere)
+        if forked is None:
+            self._place(ladder, here)
+        if fork is not None and forked is None:
+            forked = self._fork(fork, seed, principal, ladder)
+            if variant != forked["variant"]:
+                raise limits.refuse("variant", f"the record is a {forked['variant']} match, "
+                                    f"not {shown(variant)}")
+            options = forked["options"]
         try:
             match = rules.new_match(variant, options or {}, seed=seed, deals=deals)
         except rules.MalformedInput as e:
@@ -244,17 +265,20 @@ class Engine:
                     PERSON: person_clock_ms or DEFAULT_CLOCK_MS[PERSON]}
         settings = {"kinds": kinds, "names": names, "clocks_ms": [clock_ms[k] for k in kinds],
                     "pools": pools}
-        if prefix:
+        if forked:
             # Stored with the match, not in its move log: one row makes the fork, and
-            # recovery replays the prefix (Referee) before the log, as creation did.
-            settings["prefix"] = prefix
+            # recovery resumes it at its fork point (forking.py) before the log.
+            settings[forking.FORK] = forked["fork"]
         if any(yardsticks):
             settings["yardsticks"] = yardsticks
         with self._lock:
             if len(self._referees) >= self.max_live:
                 raise EngineError(Reason.ENGINE_FULL, f"the engine runs {self.max_live} "
                                   "matches, its most; try again when some are over")
-            if not ladder:
+            if forked:
+                if not ladder:   # charged before its work (_fork); still within the quota?
+                    self.keys.check_live(principal, self._live_by[principal.name])
+            elif not ladder:
                 self.keys.charge_creation(principal, self._live_by[principal.name])
             row = MatchRow(secrets.token_hex(8), variant, match.options, seed, deals, settings,
                            self.alarms.now(), WAITING, created_by=principal.name)
@@ -271,6 +295,42 @@ class Engine:
         log.info("match %s created by %s: %s", row.id, principal.name, variant)
         self._seat_from_pools(referee)
         return referee
+
+    def _place(self, ladder: bool, here: bool) -> None:
+        """In a cluster a new match goes to the least-loaded engine (NOT_OWNER names it),
+        unless it is a ladder's or the client follows that refusal already (`here`)."""
+        if self.cluster is not None and not ladder and not here:
+            elsewhere = self.cluster.placement()
+            if elsewhere:
+                raise EngineError(Reason.NOT_OWNER, f"the engine at {elsewhere} has fewer "
+                                  "matches: create it there", owner=elsewhere)
+
+    def _fork(self, fork: tuple[str, int], seed: int, principal: Principal,
+              ladder: bool) -> dict:
+        """A fork request's work (forking.prepare), in a worker process; charged to the
+        principal's quotas first, since it costs that work even when refused."""
+        if not ladder:
+            with self._lock:
+                self.keys.charge_creation(principal, self._live_by[principal.name])
+        done = self._in_worker(forking.prepare, *fork, seed)
+        if "refused" in done:
+            field, message = done["refused"]
+            raise limits.refuse(field, message.removeprefix(f"{field}: "))
+        if "failed" in done:
+            log.error("a fork could not be resumed at its fork point: %s", done["failed"])
+            raise EngineError(Reason.INTERNAL, "internal error; the engine logged it")
+        return done
+
+    def _in_worker(self, job, *args):
+        try:
+            return self.workers.run(job, *args, timeout=FORK_TIMEOUT_S)
+        except Busy:
+            raise EngineError(Reason.BUSY, f"the engine is busy with other forks "
+                              f"({FORK_PROCESSES} at once, {FORK_WAITING} waiting); try "
+                              "again shortly") from None
+        except WorkerFailed:
+            log.exception("a fork's worker process died")
+            raise EngineError(Reason.INTERNAL, "internal error; the engine logged it") from None
 
     def _check_pool(self, pool: str, field: str, ladder: bool) -> None:
         limits.text(pool, field, limits.POOL_MAX, pattern=limits.POOL_NAME)
@@ -411,7 +471,27 @@ class Engine:
         return referee, sub, view
 
     def record(self, match_id: str) -> dict:
-        return self.get(match_id).record()
+        referee = self.get(match_id)
+        if not referee.forked:
+            return referee.record()
+        referee.check_over()
+        with self._lock:
+            text = self._records.get(match_id)
+            if text is not None:
+                self._records.move_to_end(match_id)
+        if text is None:
+            # A forked match does not keep its record in memory: it is rebuilt from the
+            # store, in a worker (the replay of every forked play), and kept a while.
+            row = self.store.match(match_id)
+            text = self._in_worker(forking.record_of, row.variant, row.options, row.seed,
+                                   row.settings[forking.FORK]["record"],
+                                   forking.moves_of(self.store.moves(match_id)),
+                                   referee.seat_names())
+            with self._lock:
+                self._records[match_id] = text
+                while len(self._records) > RECORDS_KEPT:
+                    self._records.popitem(last=False)
+        return json.loads(text)
 
 
 __all__ = ["Engine", "LIVE", "OVER", "WAITING", "PERSON", "BOT"]
