@@ -7,8 +7,11 @@ of our own (`python -m plumbing.workers`): a clean interpreter that inherits non
 parent's threads, locks or sockets, imports only the job's module, and exits when the
 parent goes away (its stdin closes).
 
-A job is a module-level function of JSON values returning a JSON value, named by its
-module and name; it travels as one line of JSON each way. The pool is bounded twice:
+A job is a module-level function of plain values (str, bytes, numbers, lists, dicts)
+returning one, named by its module and name; it travels pickled, as one length-prefixed
+frame each way (pickle copies a megabyte of text in a blink, where JSON would escape it
+character by character, holding up the parent's other threads). Both ends are this
+module, of the same checkout: nothing else writes to these pipes. The pool is bounded twice:
 `processes` jobs run at once and at most `waiting` more wait for a process; a job beyond
 that is refused at once (Busy), so a flood costs the caller a refusal, not a queue. A
 job that does not end within its timeout is refused too (Busy), and its process is
@@ -20,14 +23,17 @@ the first job, so a server that never needs them never pays for them.
 from __future__ import annotations
 
 import importlib
-import json
 import os
+import pickle
 import select
+import struct
 import subprocess
 import sys
 import threading
 import time
 import traceback
+
+_LENGTH = struct.Struct("<Q")      # each frame: its length, then the pickle
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # where plumbing is
 
@@ -52,19 +58,24 @@ class _Child:
         self._out = self.proc.stdout.fileno()
         self._buffer = b""
 
-    def call(self, line: bytes, deadline: float) -> bytes:
-        self.proc.stdin.write(line)
+    def call(self, frame: bytes, deadline: float):
+        self.proc.stdin.write(frame)
         self.proc.stdin.flush()
-        while b"\n" not in self._buffer:
+        head = self._read(_LENGTH.size, deadline)
+        return pickle.loads(self._read(_LENGTH.unpack(head)[0], deadline))
+
+    def _read(self, n: int, deadline: float) -> bytes:
+        chunks, got = [], 0
+        while got < n:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([self._out], [], [], left)[0]:
                 raise TimeoutError
-            chunk = os.read(self._out, 1 << 20)
+            chunk = os.read(self._out, min(n - got, 1 << 20))
             if not chunk:
                 raise EOFError
-            self._buffer += chunk
-        reply, _, self._buffer = self._buffer.partition(b"\n")
-        return reply
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
 
     def kill(self) -> None:
         self.proc.kill()
@@ -94,7 +105,7 @@ class Workers:
 
     def run(self, fn, *args, timeout: float):
         """fn(*args) in a child process: its value, or Busy / WorkerFailed."""
-        line = json.dumps([fn.__module__, fn.__qualname__, args]).encode() + b"\n"
+        frame = _framed((fn.__module__, fn.__qualname__, args))
         deadline = time.monotonic() + timeout
         with self._cond:
             if self._closed:
@@ -105,11 +116,11 @@ class Workers:
         try:
             child = self._take(deadline)
             try:
-                reply = json.loads(child.call(line, deadline))
+                reply = child.call(frame, deadline)
             except TimeoutError:
                 self._lose(child)
                 raise Busy(f"the job took more than {timeout:g} s") from None
-            except (EOFError, OSError, ValueError):
+            except (EOFError, OSError, pickle.UnpicklingError):
                 self._lose(child)
                 raise WorkerFailed(f"the worker process died (exit status "
                                    f"{child.proc.poll()})") from None
@@ -167,18 +178,22 @@ class Workers:
             child.kill()
 
 
+def _framed(value) -> bytes:
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    return _LENGTH.pack(len(data)) + data
+
+
 def _serve() -> None:
-    """The child: one job a line on stdin, one reply a line on stdout, until stdin ends."""
-    replies = os.fdopen(os.dup(1), "wb")
+    """The child: one job a frame on stdin, one reply a frame on stdout, until stdin ends."""
+    jobs, replies = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)      # a job that prints writes to stderr, never into the replies
-    for line in sys.stdin.buffer:
+    while len(head := jobs.read(_LENGTH.size)) == _LENGTH.size:
         try:
-            module, name, args = json.loads(line)
-            value = getattr(importlib.import_module(module), name)(*args)
-            reply = json.dumps({"value": value})
+            module, name, args = pickle.loads(jobs.read(_LENGTH.unpack(head)[0]))
+            reply = {"value": getattr(importlib.import_module(module), name)(*args)}
         except Exception:
-            reply = json.dumps({"error": traceback.format_exc(limit=8)})
-        replies.write(reply.encode() + b"\n")
+            reply = {"error": traceback.format_exc(limit=8)}
+        replies.write(_framed(reply))
         replies.flush()
 
 

@@ -16,7 +16,9 @@ import json
 import logging
 import secrets
 import threading
+import time
 from collections import Counter, OrderedDict
+from contextlib import contextmanager
 
 from plumbing.alarms import Alarms
 from plumbing.workers import Busy, WorkerFailed, Workers
@@ -34,6 +36,7 @@ from .matches.updates import Subscriber, UpdateQueue
 from .sampling.service import WorldService
 from .security import limits
 from .security.keys import OPEN_PRINCIPAL, Keys, Principal
+from .security.rate import InFlight
 from .storage.factory import open_store
 from .storage.rows import MatchRow, StoreDamaged
 from .storage.sql import SQLStore
@@ -43,8 +46,12 @@ log = logging.getLogger(__name__)
 FINISHED_KEPT = 256          # finished matches kept loaded (replayed from the store otherwise)
 # Forks' work (a record parsed and replayed; a finished fork's record rebuilt) runs in
 # worker processes, FORK_PROCESSES at once and FORK_WAITING more waiting; beyond, BUSY.
-FORK_PROCESSES, FORK_WAITING = 1, 4
+FORK_PROCESSES, FORK_WAITING = 1, 2
 FORK_TIMEOUT_S = 30.0        # a fork's work (a 1 MB record takes about half a second)
+# One fork in work per client address; a fork refused for the engine's bounds (BUSY, a
+# quota) is answered after this long, so that a client asking again at once cannot make
+# a flood of megabyte requests out of refusals.
+FORK_REFUSAL_DELAY_S = 0.5
 RECORDS_KEPT = 8             # finished forks' rebuilt records kept, as JSON text
 MAX_LIVE_MATCHES = 5000      # matches not over, for the whole engine
 LADDER_POOL_PREFIX = "ladder-"   # the ladders' own pools: no one else may name them
@@ -73,6 +80,7 @@ class Engine:
         self.ladders = Ladders(self, self.store.ladders)
         self.address = ""   # where this engine serves, as told by its command line
         self.workers = Workers(FORK_PROCESSES, FORK_WAITING)
+        self._forking = InFlight(1)      # client address -> its fork in work
         self._records: OrderedDict[str, str] = OrderedDict()   # finished forks' records
         # Only a store several engines can share makes a cluster; it starts at join().
         self.cluster = Cluster(self, self.store) if self.store.shared else None
@@ -185,6 +193,7 @@ class Engine:
             referee.close()
         self.alarms.stop()
         self.workers.close()
+        self.worlds.close()
         self.store.close()
 
     # ----- creating and seating -------------------------------------------------------
@@ -194,7 +203,8 @@ class Engine:
                      person_clock_ms: int = 0, pools: list[str] | None = None,
                      principal: Principal = OPEN_PRINCIPAL, ladder: bool = False,
                      here: bool = False, fork: tuple[str, int] | None = None,
-                     yardsticks: list[str] | None = None) -> Referee:
+                     yardsticks: list[str] | None = None,
+                     wait_s: float | None = None) -> Referee:
         """A new match; `pools` names, per seat, the bot pool that fills it ("" for a seat
         claimed with a token). Every argument is checked first; nothing is stored for a
         refused one. A ladder's own matches (`ladder`) may use the ladder's pools and count
@@ -203,7 +213,8 @@ class Engine:
         `yardsticks` names, per seat, the engine's own strategy that plays it ("" for
         none): a ladder's yardstick entrant, seated by the engine at once. In a cluster a
         match goes to the least-loaded engine: NOT_OWNER names it, unless `here` (a client
-        following that refusal)."""
+        following that refusal). `wait_s`: how long the caller waits for a fork's work
+        (its call's deadline); a fork not done by then is refused (BUSY), not made."""
         # A fork's work (its record parsed and replayed) comes after every check that
         # costs nothing, as late as its variant allows: the seats are checked against the
         # variant, which a request may leave to the record.
@@ -225,7 +236,7 @@ class Engine:
                 seed = secrets.randbelow(limits.SEEDS[1] + 1)
             if not variant:
                 self._place(ladder, here)
-                forked = self._fork(fork, seed, principal, ladder)
+                forked = self._fork(fork, seed, principal, ladder, wait_s)
                 variant, options = forked["variant"], forked["options"]
         if variant not in rules.VARIANTS:
             raise limits.refuse("variant", f"must be one of {', '.join(rules.VARIANTS)}, "
@@ -252,7 +263,7 @@ class Engine:
         if forked is None:
             self._place(ladder, here)
         if fork is not None and forked is None:
-            forked = self._fork(fork, seed, principal, ladder)
+            forked = self._fork(fork, seed, principal, ladder, wait_s)
             if variant != forked["variant"]:
                 raise limits.refuse("variant", f"the record is a {forked['variant']} match, "
                                     f"not {shown(variant)}")
@@ -296,6 +307,23 @@ class Engine:
         self._seat_from_pools(referee)
         return referee
 
+    @contextmanager
+    def forking_for(self, client: str):
+        """Around a fork request of the client at address `client` (rpc/server.py): one
+        in work per address; a refusal for the engine's bounds comes after a pause."""
+        if not self._forking.enter(client):
+            time.sleep(FORK_REFUSAL_DELAY_S)
+            raise EngineError(Reason.BUSY, "a fork of your address is being made; wait for "
+                              "its answer")
+        try:
+            yield
+        except EngineError as e:
+            if e.reason in (Reason.BUSY, Reason.QUOTA_EXCEEDED):
+                time.sleep(FORK_REFUSAL_DELAY_S)
+            raise
+        finally:
+            self._forking.leave(client)
+
     def _place(self, ladder: bool, here: bool) -> None:
         """In a cluster a new match goes to the least-loaded engine (NOT_OWNER names it),
         unless it is a ladder's or the client follows that refusal already (`here`)."""
@@ -306,13 +334,13 @@ class Engine:
                                   "matches: create it there", owner=elsewhere)
 
     def _fork(self, fork: tuple[str, int], seed: int, principal: Principal,
-              ladder: bool) -> dict:
+              ladder: bool, wait_s: float | None) -> dict:
         """A fork request's work (forking.prepare), in a worker process; charged to the
         principal's quotas first, since it costs that work even when refused."""
         if not ladder:
             with self._lock:
                 self.keys.charge_creation(principal, self._live_by[principal.name])
-        done = self._in_worker(forking.prepare, *fork, seed)
+        done = self._in_worker(forking.prepare, *fork, seed, wait_s=wait_s)
         if "refused" in done:
             field, message = done["refused"]
             raise limits.refuse(field, message.removeprefix(f"{field}: "))
@@ -321,9 +349,10 @@ class Engine:
             raise EngineError(Reason.INTERNAL, "internal error; the engine logged it")
         return done
 
-    def _in_worker(self, job, *args):
+    def _in_worker(self, job, *args, wait_s: float | None = None):
+        timeout = FORK_TIMEOUT_S if wait_s is None else min(FORK_TIMEOUT_S, wait_s)
         try:
-            return self.workers.run(job, *args, timeout=FORK_TIMEOUT_S)
+            return self.workers.run(job, *args, timeout=timeout)
         except Busy:
             raise EngineError(Reason.BUSY, f"the engine is busy with other forks "
                               f"({FORK_PROCESSES} at once, {FORK_WAITING} waiting); try "
@@ -452,13 +481,17 @@ class Engine:
                               referee.version, field="move")
         return seat, referee.submit(seat, version, move_id, move_text)
 
-    def sample_worlds(self, match_id: str, seat_token: str, count: int, seed: int):
-        """Worlds for the token's seat from its own view (sampling/service.py): returns
-        (seat, the SeatView they agree with, the worlds, the sampler)."""
+    def sample_worlds(self, match_id: str, seat_token: str, count: int, seed: int,
+                      client: str = "", job=None):
+        """Worlds for the token's seat from its own view (sampling/service.py), for the
+        caller at address `client`: returns (seat, the SeatView they agree with, the
+        sampling job's answer). `job`: how the worker gives the worlds (jobs.draw: as
+        lists of tile indices)."""
         self.worlds.check(count, seed)
         referee, seat = self.seat(match_id, seat_token)
-        seen, found, sampler = self.worlds.sample(referee, seat, count, seed)
-        return seat, seen, found, sampler
+        extra = {"job": job} if job is not None else {}
+        seen, done = self.worlds.sample(referee, seat, count, seed, client, **extra)
+        return seat, seen, done
 
     def watch(self, match_id: str, seat_token: str, queue: UpdateQueue
               ) -> tuple[Referee, Subscriber, SeatView]:

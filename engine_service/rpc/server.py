@@ -37,8 +37,9 @@ from . import codec
 from .decode import add_service
 from .ladder_service import LadderServicer
 from .play_session import PlaySession
-from .status import async_refusals, bearer, refusals
+from .status import async_refusals, bearer, peer_address, refusals
 from .watch import WatchSession
+from .worlds_job import draw_serialized
 
 log = logging.getLogger(__name__)
 
@@ -55,12 +56,25 @@ SERVER_OPTIONS = [
 ]
 
 
+def _left(context) -> float | None:
+    """The seconds left before the call's deadline, less a margin for the answer to
+    travel (None: the caller set no deadline)."""
+    left = context.time_remaining()
+    return None if left is None or left > 1e6 else max(0.0, left - 0.2)
+
+
 class EngineServicer(engine_pb2_grpc.EngineServicer):
     def __init__(self, engine: Engine):
         self.engine = engine
 
     @refusals
     def CreateMatch(self, request, context):
+        if request.HasField("fork"):
+            with self.engine.forking_for(peer_address(context)):
+                return self._create_match(request, context)
+        return self._create_match(request, context)
+
+    def _create_match(self, request, context):
         principal = self.engine.keys.principal(bearer(context))
         fork = None
         if request.HasField("fork"):   # the variant is the record's; naming it is optional
@@ -78,7 +92,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
             [s.name for s in request.seats] or None,
             request.bot_clock_ms, request.person_clock_ms,
             [s.pool for s in request.seats] or None, principal=principal, here=request.here,
-            fork=fork)
+            fork=fork, wait_s=_left(context))
         return engine_pb2.CreateMatchResponse(match_id=referee.id, num_seats=len(referee.seats),
                                               summary=codec.summary(referee.summary()))
 
@@ -148,12 +162,13 @@ class PlayServicer(play_pb2_grpc.PlayServicer):
     async def Connect(self, request_iterator, context):
         await PlaySession(self.engine).run(request_iterator, context.write)
 
-    # On the thread pool, not the loop: a thousand worlds take a good part of a second.
+    # On the thread pool, not the loop: the call waits for the sampler's worker process.
     @refusals
     def SampleWorlds(self, request, context):
-        seat, seen, found, sampler = self.engine.sample_worlds(
-            request.match_id, request.seat_token, request.count, request.seed)
-        return codec.worlds_response(request.match_id, seat, seen, found, sampler)
+        seat, seen, done = self.engine.sample_worlds(
+            request.match_id, request.seat_token, request.count, request.seed,
+            client=peer_address(context), job=draw_serialized)
+        return codec.worlds_response(request.match_id, seat, seen, done)
 
 
 async def add_health_and_reflection(server: grpc.aio.Server) -> health.aio.HealthServicer:

@@ -1,39 +1,63 @@
 """SampleWorlds: worlds for one seat, drawn from that seat's own view (rules/worlds.py).
 
 The sampler is given the view the seat itself receives (its SeatView, the history cut for
-it), never the match, so a world cannot carry anything the seat has not seen. Calls are
-bounded (count 1..MAX_WORLDS) and rated per seat by a token bucket counted in worlds, since
-the worlds are CPU time of the engine (docs/security.md). A view's counting is kept for the
-next call at the same view: a bot asks again and again while it thinks.
+it), never the match, so a world cannot carry anything the seat has not seen.
+
+Worlds are CPU time of the engine, so they are bounded four ways (docs/security.md):
+
+* a call asks for 1..MAX_WORLDS worlds;
+* each seat has a token bucket counted in worlds (WORLDS_PER_S, WORLDS_BURST);
+* the CPU time of the work (the counting of a view the seat has not asked about before,
+  the expensive part, and the draws) is charged to three budgets, each in CPU seconds a
+  second: the client's (its network address: every seat it plays, every match), the
+  match's (all its seats) and the engine's. A call is admitted while none of the three
+  is in debt, and pays what it cost once done;
+* the work runs in a worker process (plumbing/workers.py): SAMPLING_PROCESSES calls at
+  once, SAMPLING_WAITING more waiting, the rest refused (BUSY). So sampling holds up no
+  other request of the engine, however much of it is asked for.
+
+A view's counting is kept in the worker for the next call at the same view (jobs.py):
+a bot asks again and again while it thinks.
 """
 
 from __future__ import annotations
 
-import random
-import threading
+import logging
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 
-from ...rules import worlds
+from plumbing.workers import Busy, WorkerFailed, Workers
+
 from ..errors import EngineError, Reason
 from ..matches.referee import Referee
 from ..security import limits
-from ..security.rate import TokenBuckets
+from ..security.rate import Budgets, TokenBuckets
+from . import jobs
+
+log = logging.getLogger(__name__)
 
 MAX_WORLDS = 1000            # per call
 WORLDS_PER_S = 2000          # per seat, sustained
 WORLDS_BURST = 5000          # per seat, at once (five full calls)
 SEED_MAX = 2**64 - 1         # the proto's uint64
-SAMPLERS_KEPT = 256          # views whose counting is kept (one per seat thinking)
+# CPU seconds of sampling a second (and at once), for the whole engine, one client
+# address, one match. A thousand worlds take some 20 ms; counting a new view 0.2..50 ms.
+CPU_BUDGETS = {"engine": (0.4, 1.0), "client": (0.2, 0.5), "match": (0.2, 0.5)}
+SAMPLING_PROCESSES, SAMPLING_WAITING = 1, 4
+SAMPLE_TIMEOUT_S = 10.0
+_WHO = {"engine": "the engine's sampling", "client": "your address's sampling",
+        "match": "this match's sampling"}
 
 
 class WorldService:
     def __init__(self, rate: float = WORLDS_PER_S, burst: float = WORLDS_BURST,
-                 now: Callable[[], float] = time.monotonic):
+                 now: Callable[[], float] = time.monotonic,
+                 budgets: dict[str, tuple[float, float]] | None = None,
+                 workers: Workers | None = None):
         self.buckets = TokenBuckets(rate, burst, now)
-        self._samplers: OrderedDict[tuple, tuple[dict, worlds.Sampler]] = OrderedDict()
-        self._lock = threading.Lock()   # the map above; calls run on the server's threads
+        self.budgets = {level: Budgets(r, b, now)
+                        for level, (r, b) in (budgets or CPU_BUDGETS).items()}
+        self.workers = workers or Workers(SAMPLING_PROCESSES, SAMPLING_WAITING)
 
     @staticmethod
     def check(count: int, seed: int) -> None:
@@ -41,8 +65,17 @@ class WorldService:
         limits.integer(count, "count", 1, MAX_WORLDS)
         limits.integer(seed, "seed", 0, SEED_MAX)
 
-    def sample(self, referee: Referee, seat: int, count: int, seed: int):
-        """(the SeatView the worlds agree with, the worlds, the sampler)."""
+    def sample(self, referee: Referee, seat: int, count: int, seed: int, client: str = "",
+               job=jobs.draw):
+        """(the SeatView the worlds agree with, the job's answer: "worlds" as `job` gives
+        them, "exact", "count", "counted", "cost"). `client`: the caller's address."""
+        keys = {"engine": "", "client": client, "match": referee.id}
+        for level, budget in self.budgets.items():
+            wait = budget.wait(keys[level])
+            if wait:
+                raise EngineError(Reason.RATE_LIMITED, f"{_WHO[level]} is over its budget "
+                                  f"({budget.rate:g} CPU seconds a second); try again in "
+                                  f"{max(1, round(wait * 1000))} ms", referee.version)
         seen = referee.seat_view(seat)
         if seen.view.get("over"):
             raise EngineError(Reason.MATCH_OVER, "the match is over; its record shows every "
@@ -53,24 +86,29 @@ class WorldService:
                               f"its rate ({self.buckets.rate:g} a second, {self.buckets.burst:g} "
                               f"at once); try again in {max(1, round(wait * 1000))} ms",
                               referee.version)
-        view = seat_view_dict(seen)
-        sampler = self._sampler(referee.id, seat, view)
-        rng = random.Random(seed)
-        return seen, [sampler.draw(rng) for _ in range(count)], sampler
+        try:
+            done = self.workers.run(job, [referee.id, seat], seat_view_dict(seen), count, seed,
+                                    timeout=SAMPLE_TIMEOUT_S)
+        except Busy:
+            raise EngineError(Reason.BUSY, f"the engine's sampler is busy "
+                              f"({SAMPLING_PROCESSES} at once, {SAMPLING_WAITING} waiting); "
+                              "try again shortly", referee.version) from None
+        except WorkerFailed:
+            log.exception("match %s seat %d: sampling failed", referee.id, seat)
+            raise EngineError(Reason.INTERNAL, "internal error; the engine logged it",
+                              referee.version) from None
+        for level, budget in self.budgets.items():
+            budget.charge(keys[level], done["cost"])
+        return seen, done
 
-    def _sampler(self, match_id: str, seat: int, view: dict) -> worlds.Sampler:
-        key = (match_id, seat)
-        with self._lock:
-            kept = self._samplers.get(key)
-            if kept is not None and kept[0] == view:    # the same view: the same counting
-                self._samplers.move_to_end(key)
-                return kept[1]
-        sampler = worlds.Sampler(view)     # outside the lock: it takes milliseconds
-        with self._lock:
-            self._samplers[key] = (view, sampler)
-            while len(self._samplers) > SAMPLERS_KEPT:
-                self._samplers.popitem(last=False)
-        return sampler
+    def close(self) -> None:
+        self.workers.close()
+
+
+def lifted() -> WorldService:
+    """A service with no rate or budget to speak of (benchmarks of the engine's ceiling)."""
+    return WorldService(rate=1e12, burst=1e12,
+                        budgets={level: (1e12, 1e12) for level in CPU_BUDGETS})
 
 
 def seat_view_dict(seen) -> dict:
