@@ -77,13 +77,23 @@ class Engine:
     """`domino engine` of `root` on a store in a temporary folder (a SQLite file unless
     `db` is given), restartable on the same store and port."""
 
-    def __init__(self, root: str | None = None, *extra: str, db: str = "", env: dict | None = None):
+    def __init__(self, root: str | None = None, *extra: str, db: str = "", env: dict | None = None,
+                 key_quotas: str = ""):
+        """`key_quotas` ("live_matches=1000,..."): an API key with these quotas is made in
+        the store first (`domino keys create`), as `self.key` (metadata: `self.auth`)."""
         self.root = root or bench_root()
         self.dir = tempfile.TemporaryDirectory(prefix="attack-")
         self.db = db or os.path.join(self.dir.name, "engine.sqlite3")
         self.extra, self.env = list(extra), env or {}
         self.log = open(os.path.join(self.dir.name, "engine.log"), "w")
         self.port = 0
+        self.key, self.auth = "", ()
+        if key_quotas:
+            self.key = subprocess.run(
+                [sys.executable, "-m", "domino_cli", "keys", "create", "bench", "--quota",
+                 key_quotas, "--db", self.db], capture_output=True, text=True, cwd=self.root,
+                env=env_for(self.root), check=True).stdout.strip()
+            self.auth = (("authorization", f"Bearer {self.key}"),)
         self.start()
 
     def start(self) -> float:
@@ -219,3 +229,66 @@ def timed_for(call, seconds: float, pause: float = 0.0) -> list[float]:
         if pause:
             time.sleep(pause)
     return samples
+
+
+def grpc_mover(address: str, seed: int, auth=()):
+    """rest_mover's twin straight to the engine: a person-seat HHL match of its own,
+    move() -> the seconds one SubmitMove took."""
+    from domino_proto.domino.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+    from domino_wire import game
+    from engine_service import rules
+
+    stub = engine_pb2_grpc.EngineStub(grpc.insecure_channel(address))
+    options = {"minutes": 1440}
+    created = stub.CreateMatch(engine_pb2.CreateMatchRequest(
+        variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", options), seed=seed,
+        person_clock_ms=3_600_000), timeout=30, metadata=auth)
+    tokens = [stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=created.match_id, seat=s),
+                             timeout=30).seat_token for s in range(4)]
+    mirror = rules.new_match("hhl", options, seed=seed)
+    version = [0]
+
+    def move() -> float:
+        seat = mirror.to_move
+        chosen = mirror.legal_moves(seat)[0]
+        t0 = time.perf_counter()
+        done = stub.SubmitMove(engine_pb2.SubmitMoveRequest(
+            match_id=created.match_id, seat_token=tokens[seat], expected_version=version[0],
+            move_text=str(chosen)), timeout=30)
+        elapsed = time.perf_counter() - t0
+        version[0] = done.version
+        mirror.play(seat, chosen)
+        return elapsed
+    move.match_id, move.tokens = created.match_id, tokens
+    return move
+
+
+def seated_matches(stub, count: int, variant: str = "hhl", clock_ms: int = 3_600_000,
+                   auth=()):
+    """`count` matches of person seats, every seat claimed: [(match_id, tokens)]."""
+    from domino_proto.domino.v1 import engine_pb2, game_pb2
+    from domino_wire import game
+
+    number = {"hhl": game_pb2.VARIANT_HHL, "domeng": game_pb2.VARIANT_DOMENG}[variant]
+    options = {"minutes": 1440} if variant == "hhl" else {}
+    out = []
+    for i in range(count):
+        created = stub.CreateMatch(engine_pb2.CreateMatchRequest(
+            variant=number, options=game.options_pb(variant, options), seed=1000 + i,
+            person_clock_ms=clock_ms), timeout=30, metadata=auth)
+        out.append((created.match_id, [stub.ClaimSeat(engine_pb2.ClaimSeatRequest(
+            match_id=created.match_id, seat=s), timeout=30).seat_token
+            for s in range(created.num_seats)]))
+    return out
+
+
+def children_cpu_s(pid: int) -> float:
+    """The CPU seconds of `pid`'s living child processes (its workers), summed."""
+    total = 0.0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                total += sum(cpu_s(int(c)) for c in f.read().split())
+        except OSError:
+            pass
+    return total

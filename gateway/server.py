@@ -32,6 +32,7 @@ except ImportError:
 
 from . import metrics
 from .app import cors_headers, create_app
+from .stream_caps import StreamCaps
 from .streams import PATH, EventStreams
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,8 @@ class GatewayApp:
         self.wsgi = WSGIMiddleware(flask_app, workers=workers)
         cfg = flask_app.config
         self.streams = EventStreams(cfg["ENGINE_ADDRESS"], cfg["ENGINE_WATCH_TIMEOUT_S"],
-                                    lambda origin: cors_headers(cfg["CORS_ORIGINS"], origin))
+                                    lambda origin: cors_headers(cfg["CORS_ORIGINS"], origin),
+                                    StreamCaps(cfg["MAX_STREAMS"], cfg["MAX_STREAMS_PER_ADDRESS"]))
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "lifespan":

@@ -52,6 +52,9 @@ FORK_TIMEOUT_S = 30.0        # a fork's work (a 1 MB record takes about half a s
 # quota) is answered after this long, so that a client asking again at once cannot make
 # a flood of megabyte requests out of refusals.
 FORK_REFUSAL_DELAY_S = 0.5
+# Watch streams at once, of one client address (a gateway's spectators share one a match,
+# a seat's page has one of its own) and of one match.
+WATCHES_PER_CLIENT, WATCHES_PER_MATCH = 1024, 16
 RECORDS_KEPT = 8             # finished forks' rebuilt records kept, as JSON text
 MAX_LIVE_MATCHES = 5000      # matches not over, for the whole engine
 LADDER_POOL_PREFIX = "ladder-"   # the ladders' own pools: no one else may name them
@@ -80,7 +83,8 @@ class Engine:
         self.ladders = Ladders(self, self.store.ladders)
         self.address = ""   # where this engine serves, as told by its command line
         self.workers = Workers(FORK_PROCESSES, FORK_WAITING)
-        self._forking = InFlight(1)      # client address -> its fork in work
+        self._forking = InFlight(client=1)      # client address -> its fork in work
+        self._watching = InFlight(client=WATCHES_PER_CLIENT, match=WATCHES_PER_MATCH)
         self._records: OrderedDict[str, str] = OrderedDict()   # finished forks' records
         # Only a store several engines can share makes a cluster; it starts at join().
         self.cluster = Cluster(self, self.store) if self.store.shared else None
@@ -311,7 +315,7 @@ class Engine:
     def forking_for(self, client: str):
         """Around a fork request of the client at address `client` (rpc/server.py): one
         in work per address; a refusal for the engine's bounds comes after a pause."""
-        if not self._forking.enter(client):
+        if self._forking.enter(client=client):
             time.sleep(FORK_REFUSAL_DELAY_S)
             raise EngineError(Reason.BUSY, "a fork of your address is being made; wait for "
                               "its answer")
@@ -322,7 +326,7 @@ class Engine:
                 time.sleep(FORK_REFUSAL_DELAY_S)
             raise
         finally:
-            self._forking.leave(client)
+            self._forking.leave(client=client)
 
     def _place(self, ladder: bool, here: bool) -> None:
         """In a cluster a new match goes to the least-loaded engine (NOT_OWNER names it),
@@ -484,24 +488,47 @@ class Engine:
     def sample_worlds(self, match_id: str, seat_token: str, count: int, seed: int,
                       client: str = "", job=None):
         """Worlds for the token's seat from its own view (sampling/service.py), for the
-        caller at address `client`: returns (seat, the SeatView they agree with, the
-        sampling job's answer). `job`: how the worker gives the worlds (jobs.draw: as
-        lists of tile indices)."""
+        caller at address `client`, in this thread: returns (seat, the SeatView they
+        agree with, the sampling job's answer). `job`: how the worker gives the worlds
+        (jobs.draw: as lists of tile indices)."""
+        ticket = self.admit_worlds(match_id, seat_token, count, seed, client)
+        seen, done = self.worlds.work(ticket, *([job] if job is not None else []))
+        return ticket.seat, seen, done
+
+    def admit_worlds(self, match_id: str, seat_token: str, count: int, seed: int,
+                     client: str = ""):
+        """The first, cheap half of sample_worlds: the call checked and let in (a ticket
+        for self.worlds.work), or refused without waiting (the rpc layer holds a refusal
+        back: WorldService.pause_of)."""
         self.worlds.check(count, seed)
         referee, seat = self.seat(match_id, seat_token)
-        extra = {"job": job} if job is not None else {}
-        seen, done = self.worlds.sample(referee, seat, count, seed, client, **extra)
-        return seat, seen, done
+        return self.worlds.admit(referee, seat, count, seed, client)
 
-    def watch(self, match_id: str, seat_token: str, queue: UpdateQueue
+    def watch(self, match_id: str, seat_token: str, queue: UpdateQueue, client: str = ""
               ) -> tuple[Referee, Subscriber, SeatView]:
-        """A watcher of the match: the seat's private one with a token, a spectator
-        without. Returns the referee, the subscriber and the snapshot it starts from."""
+        """A watcher of the match for the caller at address `client`: the seat's private
+        one with a token, a spectator without. Returns the referee, the subscriber and the
+        snapshot it starts from. At most WATCHES_PER_CLIENT of an address and
+        WATCHES_PER_MATCH of a match at once (TOO_MANY_STREAMS); unwatch() when it ends."""
         limits.seat_token(seat_token)
         referee = self.get(match_id)
         seat = referee.authenticate(seat_token) if seat_token else None
-        sub, view = referee.subscribe(seat, queue)
+        full = self._watching.enter(client=client, match=referee.id)
+        if full:
+            raise EngineError(Reason.TOO_MANY_STREAMS, (
+                f"your address watches {WATCHES_PER_CLIENT} streams already" if full == "client"
+                else f"match {referee.id} has {WATCHES_PER_MATCH} watchers already; watch it "
+                "through the gateway (GET /api/v1/matches/{id}/events), which shares one"),
+                referee.version)
+        try:
+            sub, view = referee.subscribe(seat, queue)
+        except BaseException:
+            self.unwatch(referee, client)
+            raise
         return referee, sub, view
+
+    def unwatch(self, referee: Referee, client: str = "") -> None:
+        self._watching.leave(client=client, match=referee.id)
 
     def record(self, match_id: str) -> dict:
         referee = self.get(match_id)

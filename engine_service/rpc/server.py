@@ -32,6 +32,7 @@ from domino_proto.domino.v1 import (
 
 from ..core import metrics
 from ..core.engine import Engine
+from ..core.errors import EngineError
 from ..core.security import limits
 from . import codec
 from .decode import add_service
@@ -53,6 +54,7 @@ SERVER_OPTIONS = [
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.min_recv_ping_interval_without_data_ms", 1000),
     ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.http2.bdp_probe", 0),
 ]
 
 
@@ -135,7 +137,8 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
 
     @async_refusals
     async def Watch(self, request, context):
-        await WatchSession(self.engine, request.match_id, request.seat_token).run(context.write)
+        await WatchSession(self.engine, request.match_id, request.seat_token,
+                           peer_address(context)).run(context.write)
 
     @refusals
     def GetPool(self, request, context):
@@ -162,13 +165,21 @@ class PlayServicer(play_pb2_grpc.PlayServicer):
     async def Connect(self, request_iterator, context):
         await PlaySession(self.engine).run(request_iterator, context.write)
 
-    # On the thread pool, not the loop: the call waits for the sampler's worker process.
-    @refusals
-    def SampleWorlds(self, request, context):
-        seat, seen, done = self.engine.sample_worlds(
-            request.match_id, request.seat_token, request.count, request.seed,
-            client=peer_address(context), job=draw_serialized)
-        return codec.worlds_response(request.match_id, seat, seen, done)
+    # On the loop: let in or refused at once, a refusal held back without a thread (so a
+    # client asking again at once makes no flood of it); the work itself waits for the
+    # sampler's worker process on a thread of the loop's executor.
+    @async_refusals
+    async def SampleWorlds(self, request, context):
+        try:
+            ticket = self.engine.admit_worlds(request.match_id, request.seat_token,
+                                              request.count, request.seed,
+                                              peer_address(context))
+        except EngineError as err:
+            await asyncio.sleep(self.engine.worlds.pause_of(err))
+            raise
+        seen, done = await asyncio.get_running_loop().run_in_executor(
+            None, self.engine.worlds.work, ticket, draw_serialized)
+        return codec.worlds_response(request.match_id, ticket.seat, seen, done)
 
 
 async def add_health_and_reflection(server: grpc.aio.Server) -> health.aio.HealthServicer:

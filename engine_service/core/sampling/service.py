@@ -12,9 +12,12 @@ Worlds are CPU time of the engine, so they are bounded four ways (docs/security.
   second: the client's (its network address: every seat it plays, every match), the
   match's (all its seats) and the engine's. A call is admitted while none of the three
   is in debt, and pays what it cost once done;
-* the work runs in a worker process (plumbing/workers.py): SAMPLING_PROCESSES calls at
-  once, SAMPLING_WAITING more waiting, the rest refused (BUSY). So sampling holds up no
-  other request of the engine, however much of it is asked for.
+* the work runs in a worker process (plumbing/workers.py), and at most CALLS_AT_ONCE
+  calls are at work in the engine at once, the rest refused (BUSY). The gRPC server
+  holds a refusal back (pause_of: the wait a rate or a budget names, up to a second)
+  without a thread, so that a client asking again at once cannot make a flood of calls
+  out of refusals. So sampling holds up no other request of the engine, however much of
+  it is asked for.
 
 A view's counting is kept in the worker for the next call at the same view (jobs.py):
 a bot asks again and again while it thinks.
@@ -25,13 +28,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from plumbing.workers import Busy, WorkerFailed, Workers
 
 from ..errors import EngineError, Reason
 from ..matches.referee import Referee
 from ..security import limits
-from ..security.rate import Budgets, TokenBuckets
+from ..security.rate import Budgets, Gate, TokenBuckets
 from . import jobs
 
 log = logging.getLogger(__name__)
@@ -42,11 +46,24 @@ WORLDS_BURST = 5000          # per seat, at once (five full calls)
 SEED_MAX = 2**64 - 1         # the proto's uint64
 # CPU seconds of sampling a second (and at once), for the whole engine, one client
 # address, one match. A thousand worlds take some 20 ms; counting a new view 0.2..50 ms.
-CPU_BUDGETS = {"engine": (0.4, 1.0), "client": (0.2, 0.5), "match": (0.2, 0.5)}
-SAMPLING_PROCESSES, SAMPLING_WAITING = 1, 4
+CPU_BUDGETS = {"engine": (0.25, 0.5), "client": (0.1, 0.25), "match": (0.1, 0.25)}
+SAMPLING_PROCESSES = 1
+CALLS_AT_ONCE = 2            # calls at work in the engine at once (the rest: BUSY)
+MAX_PAUSE_S = 1.0            # the longest a refusal is held back (pause_of)
 SAMPLE_TIMEOUT_S = 10.0
 _WHO = {"engine": "the engine's sampling", "client": "your address's sampling",
         "match": "this match's sampling"}
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """A SampleWorlds call let in (admit), for work()."""
+    referee: Referee
+    seat: int
+    count: int
+    seed: int
+    keys: dict
+    seen: object             # the SeatView the worlds are drawn for
 
 
 class WorldService:
@@ -57,7 +74,8 @@ class WorldService:
         self.buckets = TokenBuckets(rate, burst, now)
         self.budgets = {level: Budgets(r, b, now)
                         for level, (r, b) in (budgets or CPU_BUDGETS).items()}
-        self.workers = workers or Workers(SAMPLING_PROCESSES, SAMPLING_WAITING)
+        self.workers = workers or Workers(SAMPLING_PROCESSES, CALLS_AT_ONCE)
+        self.gate = Gate(CALLS_AT_ONCE, 0, 0.0)
 
     @staticmethod
     def check(count: int, seed: int) -> None:
@@ -68,41 +86,74 @@ class WorldService:
     def sample(self, referee: Referee, seat: int, count: int, seed: int, client: str = "",
                job=jobs.draw):
         """(the SeatView the worlds agree with, the job's answer: "worlds" as `job` gives
-        them, "exact", "count", "counted", "cost"). `client`: the caller's address."""
+        them, "exact", "count", "counted", "cost"), in the caller's thread. `client`: the
+        caller's address."""
+        return self.work(self.admit(referee, seat, count, seed, client), job)
+
+    def admit(self, referee: Referee, seat: int, count: int, seed: int,
+              client: str = "") -> Ticket:
+        """A call let in, or refused (RATE_LIMITED, BUSY): cheap, and never waiting, so
+        that a server may make the refusal wait without a thread (pause_of). Hand the
+        ticket to work() (it frees the call's place)."""
         keys = {"engine": "", "client": client, "match": referee.id}
         for level, budget in self.budgets.items():
             wait = budget.wait(keys[level])
             if wait:
-                raise EngineError(Reason.RATE_LIMITED, f"{_WHO[level]} is over its budget "
-                                  f"({budget.rate:g} CPU seconds a second); try again in "
-                                  f"{max(1, round(wait * 1000))} ms", referee.version)
+                raise _rate_limited(f"{_WHO[level]} is over its budget ({budget.rate:g} CPU "
+                                    "seconds a second)", wait, referee.version)
         seen = referee.seat_view(seat)
         if seen.view.get("over"):
             raise EngineError(Reason.MATCH_OVER, "the match is over; its record shows every "
                               "tile", seen.version)
+        if not self.gate.enter():
+            raise EngineError(Reason.BUSY, f"the engine's sampler is busy ({CALLS_AT_ONCE} "
+                              "calls at once); try again shortly", referee.version)
         wait = self.buckets.take((referee.id, seat), count)
         if wait:
-            raise EngineError(Reason.RATE_LIMITED, f"seat {seat} asked for more worlds than "
-                              f"its rate ({self.buckets.rate:g} a second, {self.buckets.burst:g} "
-                              f"at once); try again in {max(1, round(wait * 1000))} ms",
-                              referee.version)
+            self.gate.leave()
+            raise _rate_limited(f"seat {seat} asked for more worlds than its rate "
+                                f"({self.buckets.rate:g} a second, {self.buckets.burst:g} at "
+                                "once)", wait, referee.version)
+        return Ticket(referee, seat, count, seed, keys, seen)
+
+    def work(self, ticket: Ticket, job=jobs.draw) -> tuple:
+        """The admitted call's work, in a worker process (this thread waits for it):
+        (the SeatView, the job's answer); its CPU time charged to the budgets."""
+        t = ticket
         try:
-            done = self.workers.run(job, [referee.id, seat], seat_view_dict(seen), count, seed,
-                                    timeout=SAMPLE_TIMEOUT_S)
+            done = self.workers.run(job, [t.referee.id, t.seat], seat_view_dict(t.seen),
+                                    t.count, t.seed, timeout=SAMPLE_TIMEOUT_S)
         except Busy:
-            raise EngineError(Reason.BUSY, f"the engine's sampler is busy "
-                              f"({SAMPLING_PROCESSES} at once, {SAMPLING_WAITING} waiting); "
-                              "try again shortly", referee.version) from None
+            raise EngineError(Reason.BUSY, "the engine's sampler is busy; try again shortly",
+                              t.referee.version) from None
         except WorkerFailed:
-            log.exception("match %s seat %d: sampling failed", referee.id, seat)
+            log.exception("match %s seat %d: sampling failed", t.referee.id, t.seat)
             raise EngineError(Reason.INTERNAL, "internal error; the engine logged it",
-                              referee.version) from None
+                              t.referee.version) from None
+        finally:
+            self.gate.leave()
         for level, budget in self.budgets.items():
-            budget.charge(keys[level], done["cost"])
-        return seen, done
+            budget.charge(t.keys[level], done["cost"])
+        return t.seen, done
+
+    @staticmethod
+    def pause_of(err: EngineError) -> float:
+        """How long a server holds back a refusal of SampleWorlds before it answers: the
+        wait a rate or budget names (at most MAX_PAUSE_S), MAX_PAUSE_S for BUSY; so that a
+        client asking again at once cannot make a flood of calls out of refusals."""
+        if err.reason == Reason.RATE_LIMITED:
+            return min(getattr(err, "wait", MAX_PAUSE_S), MAX_PAUSE_S)
+        return MAX_PAUSE_S if err.reason == Reason.BUSY else 0.0
 
     def close(self) -> None:
         self.workers.close()
+
+
+def _rate_limited(what: str, wait: float, version: int) -> EngineError:
+    err = EngineError(Reason.RATE_LIMITED, f"{what}; try again in "
+                      f"{max(1, round(wait * 1000))} ms", version)
+    err.wait = wait
+    return err
 
 
 def lifted() -> WorldService:

@@ -84,24 +84,60 @@ class Budgets:
 
 
 class InFlight:
-    """At most `per_key` calls of one key at once (a client address's forks)."""
+    """At most so many calls of one key at once, per level: InFlight(client=1) holds one
+    fork per client address; InFlight(client=1024, match=16) the Watch streams of an
+    address and of a match. enter() names the first level that is full ("" when in)."""
 
-    def __init__(self, per_key: int = 1):
+    def __init__(self, **per_key: int):
         self.per_key = per_key
-        self._by: dict[Hashable, int] = {}
+        self._by: dict[tuple, int] = {}
         self._lock = threading.Lock()
 
-    def enter(self, key: Hashable) -> bool:
+    def enter(self, **keys: Hashable) -> str:
+        held = [(level, key) for level, key in keys.items()]
         with self._lock:
-            if self._by.get(key, 0) >= self.per_key:
-                return False
-            self._by[key] = self._by.get(key, 0) + 1
-            return True
+            for level, key in held:
+                if self._by.get((level, key), 0) >= self.per_key[level]:
+                    return level
+            for k in held:
+                self._by[k] = self._by.get(k, 0) + 1
+            return ""
 
-    def leave(self, key: Hashable) -> None:
+    def leave(self, **keys: Hashable) -> None:
         with self._lock:
-            left = self._by.get(key, 0) - 1
-            if left > 0:
-                self._by[key] = left
-            else:
-                self._by.pop(key, None)
+            for k in keys.items():
+                left = self._by.get(k, 0) - 1
+                if left > 0:
+                    self._by[k] = left
+                else:
+                    self._by.pop(k, None)
+
+
+class Gate:
+    """At most `running` calls at once; up to `waiting` more wait for a turn, each at most
+    `wait_s`; the rest are refused at once. For work whose callers hold a server thread:
+    the threads that wait hold no lock and use no CPU, and so few run at once that the
+    others (the event loop first) are not held up by them."""
+
+    def __init__(self, running: int, waiting: int = 0, wait_s: float = 0.0):
+        self.running, self.waiting, self.wait_s = running, waiting, wait_s
+        self._turns = threading.Semaphore(running)
+        self._lock = threading.Lock()
+        self._inside = 0          # running or waiting
+
+    def enter(self) -> bool:
+        """True with a turn (call leave() after), False when none came (refused)."""
+        with self._lock:
+            if self._inside >= self.running + self.waiting:
+                return False
+            self._inside += 1
+        if self._turns.acquire(timeout=self.wait_s) if self.wait_s else self._turns.acquire(False):
+            return True
+        with self._lock:
+            self._inside -= 1
+        return False
+
+    def leave(self) -> None:
+        self._turns.release()
+        with self._lock:
+            self._inside -= 1
