@@ -78,8 +78,8 @@ class Inbox:
             self._timer.cancel()
 
     def _append(self, item) -> None:
-        if self._limit is not None and len(self._items) >= self._limit:
-            self._overflow()
+        if self._limit is not None and (self.overflowed or len(self._items) >= self._limit):
+            self._overflow()      # nothing more is taken once it overflowed
             return
         self._items.append(item)
         waiter, self._waiter = self._waiter, None
