@@ -170,6 +170,7 @@ class Rest:
     """One keep-alive HTTP connection to the gateway."""
 
     def __init__(self, port: int, timeout: float = 60):
+        self.port, self.timeout = port, timeout
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
 
     def call(self, method: str, path: str, body=None, token: str = "",
@@ -178,8 +179,16 @@ class Rest:
         if token:
             headers["Authorization"] = f"Bearer {token}"
         data = raw if raw is not None else (json.dumps(body) if body is not None else None)
-        self.conn.request(method, path, body=data, headers=headers)
-        r = self.conn.getresponse()
+        try:
+            self.conn.request(method, path, body=data, headers=headers)
+            r = self.conn.getresponse()
+        except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+            # The gateway closes a keep-alive connection idle for 5 s: a new one.
+            self.conn.close()
+            self.conn = http.client.HTTPConnection("127.0.0.1", self.port,
+                                                   timeout=self.timeout)
+            self.conn.request(method, path, body=data, headers=headers)
+            r = self.conn.getresponse()
         return r.status, json.loads(r.read() or b"{}")
 
     def close(self) -> None:

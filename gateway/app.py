@@ -9,7 +9,6 @@ from flask_smorest import Api
 
 from . import errors, metrics, schemas_game
 from .engine_client import EngineClient
-from .fork_gate import ForkGate
 from .house import DEFAULT_STRATEGIES
 from .json_body import StrictJSONProvider
 from .rules_page import RULES_PATH
@@ -84,7 +83,6 @@ def create_app(config: dict | None = None) -> Flask:
         app.config["ENGINE_ADDRESS"], app.config["ENGINE_TIMEOUT_S"],
         app.config["ENGINE_WATCH_TIMEOUT_S"])
     app.extensions["engine"] = client
-    app.extensions["fork_gate"] = ForkGate()
 
     api = DominoApi(app, spec_kwargs={
         "info": {"description": API_DESCRIPTION},

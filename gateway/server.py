@@ -32,6 +32,7 @@ except ImportError:
 
 from . import metrics
 from .app import cors_headers, create_app
+from .fork_gate import ForkGate, may_carry_a_record
 from .stream_caps import StreamCaps
 from .streams import PATH, EventStreams
 
@@ -54,6 +55,7 @@ class GatewayApp:
         self.streams = EventStreams(cfg["ENGINE_ADDRESS"], cfg["ENGINE_WATCH_TIMEOUT_S"],
                                     lambda origin: cors_headers(cfg["CORS_ORIGINS"], origin),
                                     StreamCaps(cfg["MAX_STREAMS"], cfg["MAX_STREAMS_PER_ADDRESS"]))
+        self.fork_gate = ForkGate()
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "lifespan":
@@ -64,6 +66,9 @@ class GatewayApp:
             return
         if scope["type"] == "http" and scope["method"] == "GET" and PATH.fullmatch(scope["path"]):
             await self.streams.serve(scope, receive, _counted(send))
+            return
+        if may_carry_a_record(scope, self.flask.config["MAX_CONTENT_LENGTH"]):
+            await self.fork_gate.serve(scope, receive, send, self.wsgi)   # few at once
             return
         await self.wsgi(scope, receive, send)
 

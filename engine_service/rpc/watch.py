@@ -2,9 +2,10 @@
 
 Seat-private with a seat token, public (a spectator) without; the engine's `watch`
 decides which (engine_service/core/engine.py), as it does for every other call, and
-bounds the streams of one client address and of one match (TOO_MANY_STREAMS). A watcher
-that falls WATCH_BEHIND updates behind is dropped with SLOW_READER (streams.py); it may
-connect again, and starts from a fresh snapshot.
+bounds the streams of one client address and of one match (TOO_MANY_STREAMS: answered
+after REFUSED_AFTER_S, without a thread, so that a client opening again at once makes no
+flood of refusals). A watcher that falls WATCH_BEHIND updates behind is dropped with
+SLOW_READER (streams.py); it may connect again, and starts from a fresh snapshot.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from domino_proto.domino.v1 import engine_pb2
 from plumbing.inbox import Inbox
 
 from ..core.engine import Engine
+from ..core.errors import EngineError, Reason
 from ..core.matches.updates import Moved
 from . import codec
 from .streams import serve_inbox
 
 WATCH_BEHIND = 256      # updates a watcher may leave unread before it is dropped
+REFUSED_AFTER_S = 2.0   # how long a Watch over the bounds waits for its refusal
 
 
 class WatchSession:
@@ -35,8 +38,13 @@ class WatchSession:
     async def run(self, write) -> None:
         inbox = Inbox(limit=WATCH_BEHIND, on_overflow=asyncio.current_task().cancel)
         try:
-            referee, sub, view = self.engine.watch(self.match_id, self.seat_token, inbox,
-                                                   self.client)
+            try:
+                referee, sub, view = self.engine.watch(self.match_id, self.seat_token, inbox,
+                                                       self.client)
+            except EngineError as err:
+                if err.reason == Reason.TOO_MANY_STREAMS:
+                    await asyncio.sleep(REFUSED_AFTER_S)
+                raise
             self.referee, self.seat = referee, view.seat
             try:
                 await write(engine_pb2.WatchMessage(snapshot=codec.snapshot(referee, view)))

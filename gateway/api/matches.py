@@ -63,19 +63,13 @@ def _fork_variant(record: dict) -> str:
 def _room_for_a_record():
     """A fork carries a whole record: a body that creates a forked match may be up to
     MAX_FORK_BODY bytes (the engine bounds the record itself); any other body keeps the
-    app's bound, MAX_CONTENT_LENGTH. So many of those at once (fork_gate.py), else 429
-    BUSY before the body is read. The JSON parsed here is the one the schema loads."""
+    app's bound, MAX_CONTENT_LENGTH. (How many of those at once: fork_gate.py, on the
+    event loop before this.) The JSON parsed here is the one the schema loads."""
     if request.method != "POST" or request.path.rstrip("/") != blp.url_prefix:
         return
     normal = current_app.config["MAX_CONTENT_LENGTH"]
     if (request.content_length or 0) <= normal:
         return
-    if (request.content_length or 0) <= current_app.config["MAX_FORK_BODY"]:
-        address = request.remote_addr or ""
-        why = current_app.extensions["fork_gate"].enter(address)
-        if why:
-            raise ApiError(429, "BUSY", why, headers={"Retry-After": "1"})
-        request.environ["domino.fork_gate"] = address
     request.max_content_length = current_app.config["MAX_FORK_BODY"]
     body = request.get_json(silent=True)   # over MAX_FORK_BODY: 413 here already
     if not (isinstance(body, dict) and "fork" in body):
@@ -90,13 +84,6 @@ def _compact(value) -> str:
         return orjson.dumps(value).decode()
     except orjson.JSONEncodeError:
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-@blp.teardown_request
-def _leave_the_gate(_exc):
-    address = request.environ.pop("domino.fork_gate", None)
-    if address is not None:
-        current_app.extensions["fork_gate"].leave(address)
 
 
 @blp.route("", methods=["GET"])

@@ -22,6 +22,7 @@ their smoke modes.
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import queue
 import threading
@@ -365,6 +366,42 @@ def test_event_streams_past_the_gateways_caps_are_refused_and_rest_answers(serve
             two.close()
     finally:
         one.close()
+        server.close()
+        thread.join(10)
+
+
+def test_a_second_fork_body_of_an_address_is_refused_before_it_is_read(served, record):
+    from gateway.server import GatewayServer
+
+    server = GatewayServer({"ENGINE_ADDRESS": served.address, "HOUSE_STRATEGIES": []},
+                           "127.0.0.1", 0)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    body = json.dumps({"fork": {"record": record, "at": len(plays_of(record)) - 1}}).encode()
+    assert len(body) > 64 * 1024             # a body only a fork may send
+
+    def post():
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
+        conn.request("POST", "/api/v1/matches", body=body,
+                     headers={"Content-Type": "application/json"})
+        answer = conn.getresponse()
+        out = (answer.status, json.loads(answer.read()), answer.getheader("Connection"))
+        conn.close()
+        return out
+
+    try:
+        first = []
+        worker = threading.Thread(target=lambda: first.append(post()))
+        worker.start()
+        wait_for(lambda: server.app.fork_gate.in_hand == 1, what="the first fork in hand")
+        status, answer, connection = post()
+        worker.join(120)
+        # The first holds the gate until the engine made its fork (a good part of a
+        # second for this record): the second comes while it does.
+        assert first and first[0][0] == 201, first
+        assert (status, answer["reason"], connection) == (429, "BUSY", "close")
+        assert server.app.fork_gate.in_hand == 0
+    finally:
         server.close()
         thread.join(10)
 
