@@ -18,7 +18,7 @@ from collections import Counter
 
 from . import metrics
 
-AT_ONCE = 2            # fork bodies in hand at once, every client together
+AT_ONCE = 1            # fork bodies in hand at once, every client together
 PER_ADDRESS = 1        # ... and of one client address
 REFUSED_AFTER_S = 1.0  # a refused one waits this long for its answer
 ROUTE = "/api/v1/matches"

@@ -54,7 +54,7 @@ FORK_TIMEOUT_S = 30.0        # a fork's work (a 1 MB record takes about half a s
 FORK_REFUSAL_DELAY_S = 0.5
 # Watch streams at once, of one client address (a gateway's spectators share one a match,
 # a seat's page has one of its own) and of one match.
-WATCHES_PER_CLIENT, WATCHES_PER_MATCH = 1024, 16
+WATCHES_PER_CLIENT, WATCHES_PER_MATCH = 1024, 8
 RECORDS_KEPT = 8             # finished forks' rebuilt records kept, as JSON text
 MAX_LIVE_MATCHES = 5000      # matches not over, for the whole engine
 LADDER_POOL_PREFIX = "ladder-"   # the ladders' own pools: no one else may name them

@@ -22,7 +22,7 @@ from . import codec
 from .streams import serve_inbox
 
 WATCH_BEHIND = 256      # updates a watcher may leave unread before it is dropped
-REFUSED_AFTER_S = 2.0   # how long a Watch over the bounds waits for its refusal
+REFUSED_AFTER_S = 5.0   # how long a Watch over the bounds waits for its refusal
 
 
 class WatchSession:

@@ -43,6 +43,7 @@ from domino_proto.domino.v1 import (
 )
 from domino_wire import game
 from engine_service import rules
+from engine_service.core.engine import WATCHES_PER_MATCH
 from engine_service.core.engine import Engine as CoreEngine
 from engine_service.core.errors import EngineError
 from engine_service.core.security.keys import Quotas
@@ -249,8 +250,8 @@ def test_a_match_takes_so_many_watchers_and_an_unread_one_is_dropped(served):
     match_id, tokens = served.match()
     request = engine_pb2.WatchRequest(match_id=match_id)
     narrow = engine_pb2_grpc.EngineStub(served.narrow)
-    held = [narrow.Watch(request, timeout=300)] + [served.stub.Watch(request, timeout=120)
-                                                   for _ in range(15)]
+    held = [narrow.Watch(request, timeout=300)] + [
+        served.stub.Watch(request, timeout=120) for _ in range(WATCHES_PER_MATCH - 1)]
     for call in held:
         assert next(call).WhichOneof("body") == "snapshot"
     extra = served.stub.Watch(request, timeout=30)

@@ -8,13 +8,14 @@ Worlds are CPU time of the engine, so they are bounded four ways (docs/security.
 * a call asks for 1..MAX_WORLDS worlds;
 * each seat has a token bucket counted in worlds (WORLDS_PER_S, WORLDS_BURST);
 * the CPU time of the work (the counting of a view the seat has not asked about before,
-  the expensive part, and the draws) is charged to three budgets, each in CPU seconds a
-  second: the client's (its network address: every seat it plays, every match), the
-  match's (all its seats) and the engine's. A call is admitted while none of the three
-  is in debt, and pays what it cost once done;
+  the expensive part, and the draws; at least MIN_CALL_COST_S, the engine's own part of
+  any call) is charged to three budgets, each in CPU seconds a second: the client's (its
+  network address: every seat it plays, every match), the match's (all its seats) and
+  the engine's. A call is admitted while none of the three is in debt, and pays what it
+  cost once done;
 * the work runs in a worker process (plumbing/workers.py), and at most CALLS_AT_ONCE
   calls are at work in the engine at once, the rest refused (BUSY). The gRPC server
-  holds a refusal back (pause_of: the wait a rate or a budget names, up to a second)
+  holds a refusal back (pause_of: the wait a rate or a budget names, 0.5 to 1 s)
   without a thread, so that a client asking again at once cannot make a flood of calls
   out of refusals. So sampling holds up no other request of the engine, however much of
   it is asked for.
@@ -47,9 +48,12 @@ SEED_MAX = 2**64 - 1         # the proto's uint64
 # CPU seconds of sampling a second (and at once), for the whole engine, one client
 # address, one match. A thousand worlds take some 20 ms; counting a new view 0.2..50 ms.
 CPU_BUDGETS = {"engine": (0.25, 0.5), "client": (0.1, 0.25), "match": (0.1, 0.25)}
+# A call costs the engine its own work too (the view, the answer, the hand-over to the
+# worker: a millisecond or two, however few worlds): each is charged at least this much.
+MIN_CALL_COST_S = 0.005
 SAMPLING_PROCESSES = 1
 CALLS_AT_ONCE = 2            # calls at work in the engine at once (the rest: BUSY)
-MAX_PAUSE_S = 1.0            # the longest a refusal is held back (pause_of)
+MIN_PAUSE_S, MAX_PAUSE_S = 0.5, 1.0   # how long a refusal is held back (pause_of)
 SAMPLE_TIMEOUT_S = 10.0
 _WHO = {"engine": "the engine's sampling", "client": "your address's sampling",
         "match": "this match's sampling"}
@@ -133,16 +137,17 @@ class WorldService:
         finally:
             self.gate.leave()
         for level, budget in self.budgets.items():
-            budget.charge(t.keys[level], done["cost"])
+            budget.charge(t.keys[level], max(done["cost"], MIN_CALL_COST_S))
         return t.seen, done
 
     @staticmethod
     def pause_of(err: EngineError) -> float:
         """How long a server holds back a refusal of SampleWorlds before it answers: the
-        wait a rate or budget names (at most MAX_PAUSE_S), MAX_PAUSE_S for BUSY; so that a
-        client asking again at once cannot make a flood of calls out of refusals."""
+        wait a rate or budget names, within MIN_PAUSE_S..MAX_PAUSE_S, MAX_PAUSE_S for
+        BUSY; so that a client asking again at once cannot make a flood of calls out of
+        refusals."""
         if err.reason == Reason.RATE_LIMITED:
-            return min(getattr(err, "wait", MAX_PAUSE_S), MAX_PAUSE_S)
+            return max(MIN_PAUSE_S, min(getattr(err, "wait", MAX_PAUSE_S), MAX_PAUSE_S))
         return MAX_PAUSE_S if err.reason == Reason.BUSY else 0.0
 
     def close(self) -> None:
