@@ -47,10 +47,10 @@ WORLDS_BURST = 5000          # per seat, at once (five full calls)
 SEED_MAX = 2**64 - 1         # the proto's uint64
 # CPU seconds of sampling a second (and at once), for the whole engine, one client
 # address, one match. A thousand worlds take some 20 ms; counting a new view 0.2..50 ms.
-CPU_BUDGETS = {"engine": (0.25, 0.5), "client": (0.1, 0.25), "match": (0.1, 0.25)}
+CPU_BUDGETS = {"engine": (0.25, 0.5), "client": (0.2, 0.5), "match": (0.2, 0.5)}
 # A call costs the engine its own work too (the view, the answer, the hand-over to the
 # worker: a millisecond or two, however few worlds): each is charged at least this much.
-MIN_CALL_COST_S = 0.005
+MIN_CALL_COST_S = 0.002
 SAMPLING_PROCESSES = 1
 CALLS_AT_ONCE = 2            # calls at work in the engine at once (the rest: BUSY)
 MIN_PAUSE_S, MAX_PAUSE_S = 0.5, 1.0   # how long a refusal is held back (pause_of)
