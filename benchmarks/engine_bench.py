@@ -26,20 +26,22 @@ from concurrent import futures
 
 import grpc
 
+from benchmarks import sized
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RUNS = 2                   # every measurement is taken this many times
-SINGLE_HANDS = 40          # one HHL match: about 850 moves (p99 from some 800 samples)
-MULTI_MATCHES, MULTI_HANDS = 25, 8   # 25 matches of about 170 moves each
-IDLE_MATCHES = 1000
+RUNS = sized(2, 1)         # every measurement is taken this many times
+SINGLE_HANDS = sized(40, 1)  # one HHL match: about 850 moves (p99 from some 800 samples)
+MULTI_MATCHES, MULTI_HANDS = sized((25, 8), (2, 1))  # 25 matches of about 170 moves each
+IDLE_MATCHES = sized(1000, 10)
 IDLE_CLOCK_MS = 3_600_000  # an idle live match must not be moved by its clock while measured
-PING_SECONDS = 3.0
+PING_SECONDS = sized(3.0, 0.3)
 # The single match's figures leave out its first moves, as the bare ping-pong leaves out
 # its first 200 round trips: they are played while the other bot processes still start
 # (importing gRPC takes a core for a good part of a second).
-WARM_MOVES = 50
+WARM_MOVES = sized(50, 2)
 # The probe sizes the messages of every 7th version only (7: every seat of 4 gets its
 # share), from the whole match as the ping-pong's sizes must be, at a seventh of the cost.
-SIZE_EVERY = 7
+SIZE_EVERY = sized(7, 1)
 LIMIT_S = 120              # no bot process may run longer than this
 
 
@@ -272,7 +274,7 @@ def lean_bot_main(argv: list[str]) -> int:
     (no view, no strategy, no runner; Hello asks for no events and no accepted answers).
     A match of four of these shows what the engine's own work leaves of the bare
     ping-pong, whatever the bots do. Figures go to argv[0] as the probe's do."""
-    from bots.runner import CHANNEL_OPTIONS
+    from bots.io_loop import CHANNEL_OPTIONS
     from domino_proto.domino.v1 import play_pb2, play_pb2_grpc
 
     out_path, seats_path, address = argv
@@ -363,7 +365,7 @@ async def _serve_aio(name: str, method: str, handler) -> None:
 def ping_pong(ask_bytes: int, reply_bytes: int, seconds: float, server: str = "pingserver"
               ) -> dict:
     """Round trips of one stream with one message in flight, like a bot and its engine;
-    the client is a grpc.aio client with the bots' channel options, as in bots/runner.py."""
+    the client is a grpc.aio client with the bots' channel options (bots/io_loop.py)."""
     proc = subprocess.Popen([sys.executable, "-m", "benchmarks.engine_bench", server,
                              str(reply_bytes)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True, cwd=ROOT, env=_env())
@@ -387,7 +389,7 @@ def ping_pong(ask_bytes: int, reply_bytes: int, seconds: float, server: str = "p
 
 async def _ping(address: str, pid: int, ask: bytes, seconds: float):
     """(round trip times in ms after 200 warm-up ones, seconds they took, server CPU s)."""
-    from bots.runner import CHANNEL_OPTIONS
+    from bots.io_loop import CHANNEL_OPTIONS
 
     async with grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
         await asyncio.wait_for(channel.channel_ready(), 10)
@@ -407,7 +409,7 @@ async def _ping(address: str, pid: int, ask: bytes, seconds: float):
 
 
 # ----- bare relay ---------------------------------------------------------------------------
-RELAY_HOPS = 3000
+RELAY_HOPS = sized(3000, 50)
 
 
 def relay_server_main(argv: list[str]) -> int:
@@ -448,7 +450,7 @@ def relay_server_main(argv: list[str]) -> int:
 def relay_client_main(argv: list[str]) -> int:
     """One seat of the relay: answers each message at once with `ask_bytes` bytes; prints
     [first message, last message (Unix s), messages]."""
-    from bots.runner import CHANNEL_OPTIONS
+    from bots.io_loop import CHANNEL_OPTIONS
 
     address, ask = argv[0], b"y" * int(argv[1])
 
@@ -623,7 +625,7 @@ def pooled_matches(seed: int) -> dict:
                                  stdout=subprocess.DEVNULL, stderr=engine.log, cwd=ROOT,
                                  env=_env(DOMINO_POOL_SECRET=engine.pool_secret))
                 for i in range(4)]
-        time.sleep(2.0)  # let the four streams enlist before the clock starts
+        wait_enlisted(engine, 4)   # the clock starts once the four streams are there
         cpu, start = engine.cpu_s(), time.monotonic()
         ids = [engine.stub.CreateMatch(engine_pb2.CreateMatchRequest(
             variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", {"hands": MULTI_HANDS}),
@@ -637,6 +639,18 @@ def pooled_matches(seed: int) -> dict:
                 "engine_cpu_ms": (engine.cpu_s() - cpu) * 1000 / max(moves, 1)}
     finally:
         engine.close()
+
+
+def wait_enlisted(engine: Engine, bots: int, timeout: float = 60) -> None:
+    """Until `bots` streams are enlisted in the engine's pool."""
+    from domino_proto.domino.v1 import engine_pb2
+
+    deadline = time.monotonic() + timeout
+    while engine.stub.GetPool(engine_pb2.GetPoolRequest(name=engine.POOL),
+                              timeout=10).bots < bots:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"fewer than {bots} bots enlisted in {timeout:.0f} s")
+        time.sleep(0.05)
 
 
 def idle_memory(claim: bool) -> dict:

@@ -18,7 +18,7 @@ each bound).
 Attacks (each its own module, each with a smoke mode a test runs in seconds): forks of a
 long record (fork_attack.py), SampleWorlds from many seats (sampler_attack.py),
 spectators that never read (watch_attack.py), event streams from many addresses
-(sse_attack.py). `python -m benchmarks.safety_bench --smoke` runs them all small.
+(sse_attack.py). `python -m benchmarks --smoke safety` runs them all small.
 """
 
 from __future__ import annotations
@@ -33,12 +33,13 @@ import time
 
 import grpc
 
-from benchmarks.engine_bench import ROOT, Engine, _env, cpu_s
+from benchmarks import sized
+from benchmarks.engine_bench import ROOT, Engine, _env, cpu_s, wait_enlisted
 
-SOAK_MATCHES = 10_000
-CHECKPOINTS = (1_000, 5_000, 10_000)
-IN_FLIGHT = 48
-SPAM_SECONDS = 10.0
+SOAK_MATCHES = sized(10_000, 16)
+CHECKPOINTS = sized((1_000, 5_000, 10_000), (4, 8, 16))
+IN_FLIGHT = sized(48, 8)
+SPAM_SECONDS = 10.0         # the first 10 s of a flood: what docs/security.md tells
 SMOKE_SPAM_SECONDS = 1.0
 
 
@@ -91,7 +92,7 @@ def soak() -> dict:
                              engine.address, engine.pool_secret, engine.POOL],
                             stderr=engine.log, env=_env())
     try:
-        time.sleep(1.5)     # the four streams enlist
+        wait_enlisted(engine, 4)
         request = engine_pb2.CreateMatchRequest(
             variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", {"hands": 1}),
             seats=[engine_pb2.SeatSpec(pool=engine.POOL)] * 4)
@@ -100,13 +101,13 @@ def soak() -> dict:
         started = time.monotonic()
         while done < SOAK_MATCHES:
             while len(live) < IN_FLIGHT and created < SOAK_MATCHES:
-                live.add(engine.stub.CreateMatch(request, timeout=10, metadata=auth).match_id)
+                live.add(engine.stub.CreateMatch(request, timeout=60, metadata=auth).match_id)
                 created += 1
             time.sleep(0.1)
             going = {m.match_id for status in (common_pb2.MATCH_STATUS_WAITING,
                                                common_pb2.MATCH_STATUS_LIVE)
                      for m in engine.stub.ListMatches(engine_pb2.ListMatchesRequest(
-                         status=status, limit=1000), timeout=10).matches}
+                         status=status, limit=1000), timeout=60).matches}
             done += len(live - going)
             live &= going
             max_wal = max(max_wal, _sizes(engine)["wal_mb"])
@@ -264,15 +265,22 @@ def soak_lines() -> list[str]:
     return lines
 
 
-def run(smoke: bool = False) -> list[str]:
-    """Every attack (small in a smoke run), then the soak (not in a smoke run)."""
+def run(smoke: bool | None = None) -> list[str]:
+    """Every attack, then the soak; all of them small in a smoke run (None: as
+    `python -m benchmarks --smoke` says)."""
+    import benchmarks
     from benchmarks import fork_attack, sampler_attack, sse_attack, watch_attack
+
+    if smoke is None:
+        smoke = benchmarks.smoke()
 
     root = os.environ.get("DOMINO_BENCH_ROOT", ROOT)
     lines = spam_lines(root, SMOKE_SPAM_SECONDS if smoke else SPAM_SECONDS)
     for attack in (fork_attack, sampler_attack, watch_attack, sse_attack):
         lines += attack.run(smoke=smoke)
-    if not smoke and root == ROOT:
+    # The soak's sizes were fixed at import by the smoke setting (benchmarks.sized): it
+    # runs when they fit this run, not full-sized in a smoke run asked for by argument.
+    if root == ROOT and smoke == benchmarks.smoke():
         lines += soak_lines()
     return lines
 
@@ -282,5 +290,5 @@ if __name__ == "__main__":
         sys.exit(soak_bots_main(sys.argv[2:]))
     if sys.argv[1:2] == ["spambot"]:
         sys.exit(spam_bot_main(sys.argv[2:]))
-    for line in run(smoke="--smoke" in sys.argv):
+    for line in run(smoke="--smoke" in sys.argv or None):
         print(line, flush=True)

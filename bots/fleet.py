@@ -19,7 +19,9 @@ import grpc
 from domino_proto.domino.v1 import engine_pb2, engine_pb2_grpc
 from domino_wire.routing import addresses_of
 
-from .runner import FirstLegal, Runner, RunnerError, Stats, as_strategy, listens, pool_hello
+from .play import pool_hello
+from .runner import Runner, RunnerError, Stats
+from .strategy_adapter import FirstLegal, as_strategy, listens
 
 log = logging.getLogger("bots.fleet")
 

@@ -1,7 +1,7 @@
 """Worlds from the engine: the Play service's SampleWorlds, as the search strategy's source
 of guesses (bots/strategies/search.py ``worlds=``), the way a bot in any language may use it.
 
-The engine draws them from this seat's own view, uniformly over the consistent worlds
+The engine draws them from this seat's own view, from the posterior of the shuffle given it
 (docs/bots.md "SampleWorlds"); the view the strategy holds and the one the engine samples
 from are the same version, so nothing is asked that the engine does not know already. The
 local sampler (engine_service/rules/determinize.py) stays the default: it needs no round

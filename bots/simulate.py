@@ -4,12 +4,16 @@ import json
 import pathlib
 import time
 from collections import Counter
+from operator import attrgetter
 
 from bots.arena import play_match
 from bots.strategies import make_strategy
 
 # Simulated play has no wall clock: an HHL match there is a number of hands.
+# The summary counts the deals played (HHL hands, Domeng rounds) as "deals", and gives each
+# strategy's mean per deal in the game's own unit (points per hand, stones per round).
 SIM_DEFAULTS = {"hhl": {"hands": 8}, "domeng": {"cycles": 1}}
+_KIND = attrgetter("kind")
 
 
 def outcome_of(result: dict) -> str:
@@ -35,9 +39,9 @@ def stones_taken(deal) -> list[int]:
 
 def simulate(variant, matches, seed, bot_names, options=None, records_dir=None, progress=None):
     options = {**SIM_DEFAULTS.get(variant, {}), **(options or {})}
-    outcomes, hands, moves = Counter(), 0, 0
+    outcomes, deals, moves = Counter(), 0, 0
     score_sum = Counter()  # HHL: points; Domeng: stones taken (net) — per strategy name
-    seat_hands = Counter()
+    seat_deals = Counter()
     camats = Counter()
     out_dir = pathlib.Path(records_dir) if records_dir else None
     if out_dir:
@@ -46,16 +50,17 @@ def simulate(variant, matches, seed, bot_names, options=None, records_dir=None, 
     for k in range(matches):
         bots = [make_strategy(name, seed * 1000 + k * 10 + s) for s, name in enumerate(bot_names)]
         m = play_match(variant, options, seed + k, bots)
-        moves += sum(1 for e in m.events if e.kind == "play")
+        moves += list(map(_KIND, m.events)).count("play")
+        deals += len(m.deals)
+        for name in bot_names:
+            seat_deals[name] += len(m.deals)
         for d in m.deals:
             r = d.result
-            hands += 1
             outcomes[outcome_of(r)] += 1
-            for s, name in enumerate(bot_names):
-                seat_hands[name] += 1
-                if variant == "hhl":
-                    score_sum[name] += r["points"][s]
-            if variant == "domeng":
+            if variant == "hhl":
+                for name, points in zip(bot_names, r["points"], strict=True):
+                    score_sum[name] += points
+            else:
                 for s, n in enumerate(stones_taken(d)):
                     score_sum[bot_names[s]] += n
                 if r["camat"] is not None:
@@ -71,12 +76,12 @@ def simulate(variant, matches, seed, bot_names, options=None, records_dir=None, 
         "variant": variant,
         "options": options,
         "matches": matches,
-        "hands": hands,
+        "deals": deals,
         "moves": moves,
         "seconds": round(elapsed, 3),
         "moves_per_second": round(moves / elapsed) if elapsed else None,
         "outcomes": dict(outcomes),
-        unit: {n: round(score_sum[n] / seat_hands[n], 3) for n in dict.fromkeys(bot_names)},
+        unit: {n: round(score_sum[n] / seat_deals[n], 3) for n in dict.fromkeys(bot_names)},
     }
     if variant == "domeng":
         summary["camat_titles"] = {n: camats[n] for n in dict.fromkeys(bot_names)}

@@ -11,7 +11,7 @@ class Strategy:
 
     ``inline = True``, in the class that defines ``choose``, declares that it answers at
     once (microseconds, never blocking, no I/O): the bot runner then calls it on its I/O
-    loop instead of on a worker thread under a fallback timer (bots/runner.py
+    loop instead of on a worker thread under a fallback timer (bots/strategy_adapter.py
     ``runs_inline``). It is not inherited by a subclass that overrides ``choose``."""
 
     name = "strategy"

@@ -27,15 +27,15 @@ def _seats(seats: set[int]) -> str:
 
 def describe(match_id: str, seats: set[int], version: int, view: dict, seconds: float) -> str:
     """One progress line from a seat's view (docs/views.md): the deal in play and the
-    score so far, in the game's own words. Numbered from 0, like views, records and
-    `domino demo`."""
+    score so far, in the game's own words. Deals and cycles are numbered from 1, as the web
+    page and `domino demo` number them for people (views and records count from 0)."""
     head = f"match {match_id} {_seats(seats)}: version {version}"
     if view.get("variant") == "hhl":
         totals = " ".join(f"{t:+d}" for t in view.get("totals", []))
-        body = f"hand {view.get('deal_number', 0)}, totals {totals}"
+        body = f"hand {view.get('deal_number', 0) + 1}, totals {totals}"
     else:
         held = " ".join(str(h) for h in view.get("held", []))
-        body = (f"round {view.get('deal_number', 0)} (cycle {view.get('cycle', 0)}), "
+        body = (f"round {view.get('deal_number', 0) + 1} (cycle {view.get('cycle', 0) + 1}), "
                 f"STONES held {held}, table {view.get('table', '?')}")
     return f"{head}, {body} ({seconds:.0f} s)"
 

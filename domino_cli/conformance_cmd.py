@@ -72,6 +72,7 @@ def run_conformance(args) -> int:
     import time
 
     from .conformance.bot import cannot_start
+    from .conformance.cases import PASS
     from .conformance.kit import Kit
     from .conformance.report import as_json, as_table, progress_line
 
@@ -100,4 +101,4 @@ def run_conformance(args) -> int:
         print(json.dumps(as_json(command, args, outcomes, seconds), indent=2))
     else:
         print(as_table(outcomes, seconds))
-    return 0 if all(o.verdict == "pass" for o in outcomes) else FAILED
+    return 0 if all(o.verdict == PASS for o in outcomes) else FAILED

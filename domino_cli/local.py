@@ -11,6 +11,7 @@ from . import narrate
 from .argtypes import POSITIVE, SEED, integer
 from .failures import USAGE, Failure
 from .options import OPTION_HELP, options_help, parse_options
+from .records import numeric_seed
 
 
 def cmd_simulate(args) -> int:
@@ -33,7 +34,7 @@ def cmd_simulate(args) -> int:
         print(json.dumps(summary, indent=2))
         return 0
     unit = "points_per_hand" if args.variant == "hhl" else "stones_per_round"
-    print(f"{summary['matches']} {args.variant} matches, {summary['hands']} "
+    print(f"{summary['matches']} {args.variant} matches, {summary['deals']} "
           f"{'hands' if args.variant == 'hhl' else 'rounds'}, {summary['moves']} moves "
           f"in {summary['seconds']} s ({summary['moves_per_second']} moves/s)")
     print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(summary["outcomes"].items())))
@@ -46,7 +47,7 @@ def cmd_simulate(args) -> int:
 def cmd_replay(args) -> int:
     try:
         with open(args.record) as f:
-            record = json.load(f)
+            record = numeric_seed(json.load(f))
     except OSError as e:
         print(f"domino replay: cannot read {args.record}: {e.strerror}", file=sys.stderr)
         return 2
@@ -66,11 +67,12 @@ def cmd_replay(args) -> int:
     if args.json:
         print(json.dumps(m.record(seats=record.get("seats")), indent=1))
         return 0
-    for i, d in enumerate(m.deals):
+    unit = narrate.deal_word(m.variant)
+    for i, d in enumerate(m.deals, start=1):   # numbered for people, from 1
         if d.result is not None:
-            print(f"hand {i}: {narrate.describe_result(d.result)}")
+            print(f"{unit} {i}: {narrate.describe_result(d.result)}")
         else:
-            print(f"hand {i}: in progress, seat {m.to_move} to move")
+            print(f"{unit} {i}: in progress, seat {m.to_move} to move")
     if m.result is not None:
         print(f"match: {json.dumps({k: v for k, v in m.result.items() if k != 'cycles'})}")
     print("record OK: every move legal, every result as recorded")

@@ -62,16 +62,22 @@ def _pass_payment(e: dict) -> str:
     return f"{who}: takes {_stones(e['cost'])} — {' and '.join(sources)}"
 
 
+def deal_word(variant: str) -> str:
+    """What a deal is called in the game's own words: an HHL hand, a Domeng round."""
+    return "round" if variant == "domeng" else "hand"
+
+
 def describe(e: dict, variant: str) -> str:
     """One event dict (Event.to_dict, or an engine event) of a ``variant`` match as a sentence."""
     kind = e["kind"]
     if kind == "deal_start":
-        unit = "round" if variant == "domeng" else "hand"
         camat = " (the CAMAT)" if e.get("camat") is not None and e["camat"] == e["leader"] else ""
         if e.get("camat") is not None and not camat:
             camat = f"; the CAMAT is {_seat(e['camat'])}"
         mine = f"; your tiles are {' '.join(e['tiles'])}" if "tiles" in e else ""
-        return f"-- {unit} {e['deal']} is dealt; {_seat(e['leader'])}{camat} leads{mine}"
+        # Deals and cycles are numbered from 0 on the wire, from 1 for people.
+        return (f"-- {deal_word(variant)} {e['deal'] + 1} is dealt; {_seat(e['leader'])}{camat} "
+                f"leads{mine}")
     if kind == "play":
         if "at" not in e:
             return f"{_seat(e['seat'])} opens with {e['play']}"
@@ -105,7 +111,7 @@ def describe(e: dict, variant: str) -> str:
     if kind == "cycle_over":
         camat = (f"{_seat(r['camat'])} is CAMAT" if r["camat"] is not None
                  else "no CAMAT (the round cap ended it)")
-        return (f"== cycle {r['cycle']} ends after {r['rounds']} rounds: {camat}; STONES held "
+        return (f"== cycle {r['cycle'] + 1} ends after {r['rounds']} rounds: {camat}; STONES held "
                 f"{_numbers(r['held'])}")
     if kind == "match_over":
         if "totals" in r:

@@ -33,8 +33,8 @@ def standings(s: ladder_pb2.Standings) -> dict:
 def ladder_result(r: ladder_pb2.LadderResult) -> dict:
     """The ladder result of one counted match (ladders/results.py makes it)."""
     return {"index": r.index, "set": r.set, "set_size": r.set_size, "seed": r.seed,
-            "lineup": list(r.lineup), "hands": r.hands, "scores": list(r.scores),
+            "lineup": list(r.lineup), "deals": r.deals, "scores": list(r.scores),
             "titles": list(r.titles),
             "faults": {name: {k: getattr(f, k) for k in FAULT_KINDS}
                        for name, f in r.faults.items()},
-            "void": r.voided}
+            "voided": r.voided}

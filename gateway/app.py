@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 import os
 
 from flask import Flask, request
 from flask_smorest import Api
+from werkzeug.routing import Rule
 
-from . import errors, metrics, schemas_game
+from . import errors, metrics, schemas_game, schemas_record, schemas_stream, streams
 from .engine_client import EngineClient
 from .house import DEFAULT_STRATEGIES
 from .json_body import StrictJSONProvider
@@ -72,6 +74,9 @@ class DominoApi(Api):
     def _register_error_handlers(self):
         errors.register(self._app)
 
+    def _register_pagination_header(self):
+        """No route pages its answers: no PaginationMetadata in the document."""
+
 
 def create_app(config: dict | None = None) -> Flask:
     app = GatewayFlask(__name__, static_folder="static", static_url_path="/static")
@@ -87,8 +92,11 @@ def create_app(config: dict | None = None) -> Flask:
     api = DominoApi(app, spec_kwargs={
         "info": {"description": API_DESCRIPTION},
         "servers": [{"url": "/"}],
+        "extra_plugins": [schemas_game.SchemaKeywords()],
     })
     schemas_game.register(api.ma_plugin.converter)
+    schemas_record.register(api.spec)
+    schemas_stream.register(api.spec)
     api.spec.components.security_scheme(
         "seatToken", {"type": "http", "scheme": "bearer",
                       "description": "the seat token from POST .../seats/{seat}/claim"})
@@ -98,7 +106,7 @@ def create_app(config: dict | None = None) -> Flask:
                    "creating matches and ladders when the engine is not open"})
     from .api import (
         engines,
-        events,
+        error_response,
         ladders,
         matches,
         moves,
@@ -108,9 +116,14 @@ def create_app(config: dict | None = None) -> Flask:
         views,
         worlds,
     )
-    for module in (variants, matches, seats, views, moves, worlds, events, records, ladders,
-                   engines):
+    for module in (variants, matches, seats, views, moves, worlds, records, ladders, engines):
         api.register_blueprint(module.blp)
+    # The event stream is no Flask route: the ASGI server serves it on its loop
+    # (gateway/server.py, streams.py), which describes it for the document too.
+    api.spec.tag(streams.OPENAPI_TAG)
+    api.spec.path(rule=Rule(metrics.EVENTS_ROUTE),
+                  parameters=copy.deepcopy(streams.OPENAPI_PATH_PARAMETERS),
+                  operations={"get": streams.openapi_operation(error_response)})
     from .web import web
     app.register_blueprint(web)
     # GET /metrics (Prometheus), outside the API: not in the OpenAPI document.

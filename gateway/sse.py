@@ -1,11 +1,9 @@
-"""Server-Sent Events of a match, as text: one format for the async streams (streams.py)
-and the plain WSGI route (api/events.py).
+"""Server-Sent Events of a match, as text (the streams themselves: streams.py).
 
-A stream opens with `retry`, then a `snapshot` {match, state}, then `events` {match_id,
-version, events} batches as they happen, `keepalive` {server_unix_ms, version} when idle,
-and `match_over` {match_id, version, result} last; `error` {reason, message} if the engine
-goes away (the browser's EventSource reconnects and gets a fresh snapshot). Each
-message's `id` is the match version.
+A stream opens with `retry`, then sends the messages of EVENTS below, each with its match
+version as `id` where it has one: a `snapshot` first, `events` batches as they happen,
+`keepalive` when idle and `match_over` last, or `error` if the engine goes away (the
+browser's EventSource reconnects and gets a fresh snapshot).
 """
 
 from __future__ import annotations
@@ -18,6 +16,24 @@ from . import convert
 
 RETRY_MS = 2000
 RETRY = f"retry: {RETRY_MS}\n\n"
+
+# Every message a stream sends, by its SSE event name: its data and when it comes. The
+# OpenAPI document describes the stream from this table (streams.openapi_operation); a
+# schema for an event's data goes in its entry, next to its description.
+EVENTS = {
+    "snapshot": {"data": "{match, state}",
+                 "description": "first, on every (re)connect; `state` is the seat's view with "
+                                "a seat token, the spectator's without"},
+    "events": {"data": "{match_id, version, events}",
+               "description": "as they happen, redacted for the recipient"},
+    "keepalive": {"data": "{server_unix_ms, version}",
+                  "description": "every 5 s when nothing happens"},
+    "match_over": {"data": "{match_id, version, result}",
+                   "description": "last; the stream then ends"},
+    "error": {"data": "{reason, message}",
+              "description": f"the engine went away; EventSource reconnects after "
+                             f"{RETRY_MS // 1000} s and gets a fresh snapshot"},
+}
 
 
 def sse(kind: str, data: dict, version: int | None = None) -> str:

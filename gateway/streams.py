@@ -26,7 +26,7 @@ import grpc
 from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 from domino_wire.routing import GIVE_UP_S, RETRY_S, addresses_of, where_next
 
-from . import convert, metrics, sse
+from . import convert, metrics, schemas_stream, sse
 from .engine_client import CHANNEL_OPTIONS, api_error
 from .errors import ApiError
 from .stream_caps import StreamCaps
@@ -36,6 +36,14 @@ log = logging.getLogger(__name__)
 PATH = re.compile(r"/api/v1/matches/([^/]+)/events/?")
 MAX_BEHIND = 1000      # updates a spectator may have unread before it is dropped
 END = object()
+MATCH_ID_MAX = 64      # a longer match id is refused here, before the engine is asked
+SEAT_TOKEN = "seat_token"   # the query parameter of a seat token (EventSource sends no headers)
+# The JSON errors a request for a stream can answer before its stream starts: its own (400
+# a match id too long, 401 an Authorization header with no bearer token) and the engine's
+# refusal of the Watch as every route maps it (engine_client.api_error: 400 a malformed
+# token, 401 a wrong one, 404 an unknown match, 502 a failed or empty stream, 503 and 504
+# the engine away or slow).
+ERRORS = (400, 401, 404, 502, 503, 504)
 
 
 class Update(NamedTuple):
@@ -63,6 +71,11 @@ class Fanout:
         self.queues.discard(queue)
         if not self.queues and not self.task.done():
             self.task.cancel()               # nobody watches any more
+            # The task ends only at its next turn on the loop: a spectator arriving before
+            # that would join this Fanout and be sent its END (a stream cut, events lost
+            # until the browser reconnects). The next one gets a Fanout of its own.
+            if self.streams.fanouts.get(self.match_id) is self:
+                del self.streams.fanouts[self.match_id]
 
     def _broadcast(self, item) -> None:
         for queue in list(self.queues):
@@ -195,9 +208,10 @@ class EventStreams:
     async def _serve(self, match_id, headers, scope, receive, send, extra) -> None:
         try:
             token = _seat_token(headers, scope.get("query_string", b""))
-            if len(match_id) > 64:
-                raise ApiError(400, "MALFORMED_REQUEST", "match_id: is at most 64 characters",
-                               errors={"match_id": ["is at most 64 characters"]})
+            if len(match_id) > MATCH_ID_MAX:
+                raise ApiError(400, "MALFORMED_REQUEST",
+                               f"match_id: is at most {MATCH_ID_MAX} characters",
+                               errors={"match_id": [f"is at most {MATCH_ID_MAX} characters"]})
             if token:
                 await self._private(match_id, token, receive, send, extra)
             else:
@@ -284,9 +298,9 @@ def _seat_token(headers: dict, query_string: bytes) -> str:
         return token.strip()
     if headers.get(b"authorization"):
         raise ApiError(401, "NO_TOKEN", "send the seat token as Authorization: Bearer "
-                       "<seat_token> or ?seat_token=",
+                       f"<seat_token> or ?{SEAT_TOKEN}=",
                        headers={"WWW-Authenticate": 'Bearer realm="seat"'})
-    return parse_qs(query_string.decode("latin-1")).get("seat_token", [""])[0]
+    return parse_qs(query_string.decode("latin-1")).get(SEAT_TOKEN, [""])[0]
 
 
 async def _disconnected(receive) -> None:
@@ -323,3 +337,47 @@ async def _json_error(send, err: ApiError, extra: dict) -> None:
                *((k.lower().encode(), v.encode()) for k, v in {**err.headers, **extra}.items())]
     await send({"type": "http.response.start", "status": err.status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+# ----- the OpenAPI document -----------------------------------------------------------------
+OPENAPI_TAG = {"name": "events", "description": "Live events of a match as Server-Sent Events"}
+# The path's own parameter (the route, as Flask writes it, is metrics.EVENTS_ROUTE).
+OPENAPI_PATH_PARAMETERS = [{"in": "path", "name": "match_id", "required": True,
+                            "schema": {"type": "string", "minLength": 1,
+                                       "maxLength": MATCH_ID_MAX}}]
+
+
+def openapi_operation(error_response) -> dict:
+    """GET .../events as the OpenAPI document describes it, made from what this module
+    serves: its optional seat token (header or query), the event stream of sse.EVENTS, and
+    ERRORS, each described by `error_response(status)`."""
+    events = "; ".join(f"`{name}` {e['data']}: {e['description']}"
+                       for name, e in sse.EVENTS.items())
+    return {
+        "tags": [OPENAPI_TAG["name"]],
+        "summary": "Live events: seat-private with a seat token, public (spectator) without",
+        "description": "Served by `domino serve` and `domino gateway` on their event loop. "
+                       "Spectators of one match share one engine stream per gateway "
+                       "process. An unknown match or a refused token answers JSON, not a "
+                       "stream.",
+        "parameters": [
+            {"in": "query", "name": SEAT_TOKEN, "required": False, "schema": {"type": "string"},
+             "description": "the seat token, for EventSource (which cannot send headers); "
+                            "the Authorization header works too"},
+        ],
+        # A seat token is optional: without one the stream is the spectators'.
+        "security": [{"seatToken": []}, {}],
+        "responses": {
+            # x-sse-events: each SSE event name, and the schema of its data JSON
+            # (schemas_stream.py); the parsed messages are StreamMessage.
+            "200": {"description": f"text/event-stream, each message's `id` its match "
+                                   f"version: {events}. Parsed, each message is a "
+                                   f"StreamMessage",
+                    "content": {"text/event-stream": {
+                        "schema": {"type": "string"},
+                        "x-sse-events": {name: {**e, "schema": schemas_stream.ref(name)}
+                                         for name, e in sse.EVENTS.items()}}}},
+            **{str(status): error_response(status) for status in ERRORS},
+            "default": {"$ref": "#/components/responses/DEFAULT_ERROR"},
+        },
+    }

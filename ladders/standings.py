@@ -2,13 +2,13 @@
 
 A ladder result (one counted match, ladders/results.py) is a dict:
   {"index": n, "set": k, "set_size": matches in a complete set (1 for rotation),
-   "seed": s, "lineup": [entrant by seat], "hands": h,
+   "seed": s, "lineup": [entrant by seat], "deals": deals played (HHL hands, Domeng rounds),
    "scores": [per seat: HHL total points | Domeng stones over the match],
    "titles": [per seat: Domeng CAMAT titles; zeros for HHL],
    "faults": {entrant: {"timeouts": n, "illegal": n, "disconnects": n, "crashes": n,
               "spam": n}},
-   "void": false}
-A void result (a match broken by the engine itself) is kept for the log but counts for
+   "voided": false}
+A voided result (a match broken by the engine itself) is kept for the log but counts for
 nothing; the scheduler plays that match again.
 
 The standings are a list of entries, one per entrant, best first.
@@ -28,15 +28,15 @@ FAULT_KINDS = ("timeouts", "illegal", "disconnects", "crashes", "spam")
 GREEDY, ORACLE = "greedy", "oracle"   # the two ends of "gap closed"
 
 
-def merit_per_hand(variant: str, result: dict) -> dict[str, float]:
-    """Each entrant's result in one match, per hand/round, higher is better:
-    HHL points per hand; Domeng minus the stones taken per round."""
+def merit_per_deal(variant: str, result: dict) -> dict[str, float]:
+    """Each entrant's result in one match, per deal, higher is better: HHL points per
+    hand; Domeng minus the stones taken per round."""
     seats = defaultdict(list)
     for seat, name in enumerate(result["lineup"]):
         seats[name].append(result["scores"][seat])
     sign = 1 if variant == "hhl" else -1
-    hands = max(result["hands"], 1)
-    return {n: sign * sum(v) / len(v) / hands for n, v in seats.items()}
+    deals = max(result["deals"], 1)
+    return {n: sign * sum(v) / len(v) / deals for n, v in seats.items()}
 
 
 def match_ranking(variant: str, result: dict) -> list[list[str]]:
@@ -78,7 +78,7 @@ def compute(variant: str, entrants: list[str], results: list[dict], yardsticks=(
     units = defaultdict(lambda: defaultdict(float))  # set -> entrant -> summed merit
     present = defaultdict(set)
     faults = {n: dict.fromkeys(FAULT_KINDS, 0) for n in entrants}
-    played = sorted((r for r in results if not r.get("void")), key=lambda r: r["index"])
+    played = sorted((r for r in results if not r.get("voided")), key=lambda r: r["index"])
     set_count = defaultdict(int)
     history = []
     for result in played:
@@ -86,7 +86,7 @@ def compute(variant: str, entrants: list[str], results: list[dict], yardsticks=(
         history.append({"index": result["index"],
                         "scores": {n: round(ratings.conservative(n), 3) for n in entrants}})
         set_count[result["set"]] += 1
-        merit = merit_per_hand(variant, result)
+        merit = merit_per_deal(variant, result)
         for name, value in merit.items():
             per_match[name].append(value)
             units[result["set"]][name] += value

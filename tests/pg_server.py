@@ -4,6 +4,11 @@ Debian's binaries (/usr/lib/postgresql/*/bin): `initdb` into a temporary folder 
 `pg_ctl` on a free port of 127.0.0.1, trust authentication, nothing listening elsewhere.
 PostgreSQL refuses to run as root, so as root the server runs as the `postgres` user (its
 folder is made theirs). Each test gets a database of its own (`database()`).
+
+For outages (tests/hostile/test_store_outage.py): `halt()` stops the server and `start()`
+starts it again on the same port and data (a stopped server: connections refused), and
+`freeze()` stops every process of it with SIGSTOP until `thaw()` (a network black hole:
+the kernel still accepts connections and data, nothing answers).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import glob
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -56,7 +62,6 @@ class PostgresServer:
         self.root = tempfile.mkdtemp(prefix="domino-pg-")   # /tmp: reachable by postgres
         self.data = os.path.join(self.root, "data")
         self.log = os.path.join(self.root, "server.log")
-        self.port = _free_port()
         self._user = {}
         if os.geteuid() == 0:
             pg = pwd.getpwnam("postgres")
@@ -64,12 +69,70 @@ class PostgresServer:
             self._user = {"user": pg.pw_uid, "group": pg.pw_gid, "extra_groups": []}
         self._run("initdb", "-D", self.data, "-A", "trust", "-U", "postgres", "-E", "UTF8",
                   "--no-sync")
-        options = {"listen_addresses": "127.0.0.1", "port": self.port,
-                   "unix_socket_directories": self.root, "max_connections": 300,
-                   "shared_buffers": "64MB", **(settings or {})}
-        flags = " ".join(f"-c {k}={v}" for k, v in options.items())
-        self._run("pg_ctl", "-D", self.data, "-l", self.log, "-w", "-t", "60", "-o", flags,
-                  "start")
+        # PostgreSQL cannot be told to pick a port and say which: a free one is found, let
+        # go, and given to it; if another process took it meanwhile (tests run in several
+        # workers at once), the start fails on the port and is tried on another. A
+        # restart (halt, then start) keeps the port it got.
+        self._frozen: list[int] = []
+        for attempt in range(5):
+            self.port = _free_port()
+            options = {"listen_addresses": "127.0.0.1", "port": self.port,
+                       "unix_socket_directories": self.root, "max_connections": 300,
+                       "shared_buffers": "64MB", **(settings or {})}
+            self._flags = " ".join(f"-c {k}={v}" for k, v in options.items())
+            try:
+                self.start()
+                break
+            except RuntimeError as e:
+                if "already in use" not in str(e) or attempt == 4:
+                    raise
+
+    def start(self) -> None:
+        """Start the server (again, after halt(): same port, same data)."""
+        self._run("pg_ctl", "-D", self.data, "-l", self.log, "-w", "-t", "60", "-o",
+                  self._flags, "start")
+
+    def halt(self) -> None:
+        """Stop the server, keeping its data (fast: its clients are disconnected)."""
+        self._run("pg_ctl", "-D", self.data, "-m", "fast", "-w", "-t", "60", "stop")
+
+    def processes(self) -> list[int]:
+        """The postmaster's pid, then its children's (backends, checkpointer, ...)."""
+        with open(os.path.join(self.data, "postmaster.pid")) as f:
+            postmaster = int(f.readline())
+        children = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as f:
+                        # pid (comm) state ppid ...: comm may hold spaces, not ")"
+                        ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue    # gone meanwhile
+                if ppid == postmaster:
+                    children.append(int(entry))
+        return [postmaster, *children]
+
+    def freeze(self) -> None:
+        """SIGSTOP every process of the server, the postmaster first (so it forks no new
+        backend meanwhile): it answers nothing until thaw()."""
+        assert not self._frozen, "frozen already"
+        os.kill(self.processes()[0], signal.SIGSTOP)
+        pids = self.processes()
+        for pid in pids[1:]:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except ProcessLookupError:
+                pass
+        self._frozen = pids
+
+    def thaw(self) -> None:
+        for pid in self._frozen:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        self._frozen = []
 
     def _run(self, tool: str, *args: str) -> None:
         p = subprocess.run([os.path.join(self.bin, tool), *args], capture_output=True,
@@ -90,7 +153,12 @@ class PostgresServer:
         return self.dsn(name)
 
     def stop(self) -> None:
+        """Stop the server for good and remove its folder. Immediate: a clean shutdown's
+        checkpoint syncs every file of every test's database (37,000 files, 94 s after
+        tests/engine on this machine), for data removed right after."""
+        if self._frozen:
+            self.thaw()
         try:
-            self._run("pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop")
+            self._run("pg_ctl", "-D", self.data, "-m", "immediate", "-w", "stop")
         finally:
             shutil.rmtree(self.root, ignore_errors=True)

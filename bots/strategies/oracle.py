@@ -13,20 +13,23 @@ whole search.
 
 from itertools import permutations
 
-from engine_service.rules.hhl import HHLPosition
+from engine_service.rules.hhl import HHLPlayout
+from engine_service.rules.playout import playout_of
 
 from ..strategy import Strategy
 from .search import CAMAT_BONUS, best_move, evaluate
 
 
 def stock_orders(position):
-    """The position once for each order of the HHL stock tiles not yet drawn."""
-    if not isinstance(position, HHLPosition):
-        yield position
+    """The position, as a playout (engine_service/rules/playout.py), once for each order
+    of the HHL stock tiles not yet drawn."""
+    base = playout_of(position)
+    if not isinstance(base, HHLPlayout):
+        yield base
         return
-    drawn, left = position.stock[:position.stock_pos], position.stock[position.stock_pos:]
+    drawn, left = base.stock[:base.stock_pos], base.stock[base.stock_pos:]
     for order in set(permutations(left)):
-        p = position.fork()
+        p = base.copy()
         p.stock = drawn + list(order)
         yield p
 

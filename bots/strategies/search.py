@@ -2,9 +2,10 @@
 
 For each sample the hidden tiles are guessed consistently with what the seat knows
 (engine_service/rules/knowledge.py and determinize.py: counts, the stock size, voids
-shown by draws and passes), the position is rebuilt from the view with that guess
-(``from_view``), and every legal move is played out to the end of the hand/round with a
-fast greedy policy for all seats. The same samples serve every move (common random
+shown by draws and passes), the position is rebuilt from the view with that guess as a
+lean playout (engine_service/rules/playout.py ``from_view``: no events, no layout), and
+every legal move is played out to the end of the hand/round with a fast greedy policy for
+all seats. The same samples serve every move (common random
 numbers), so moves are compared on equal deals. The move with the best mean wins.
 
 Value of a playout, from the bot's seat:
@@ -19,8 +20,8 @@ contradicts the view the bot falls back to the facts alone. ``swaps`` mixes each
 towards the uniform law over consistent deals (engine_service/rules/determinize.py).
 
 Worlds from the engine: with ``worlds=`` a world source (``bots.remote_worlds.RemoteWorlds``,
-the Play service's SampleWorlds) the samples come over the wire instead, uniform over the
-worlds consistent with the facts (docs/bots.md "SampleWorlds"), ``WORLDS_BATCH`` a call;
+the Play service's SampleWorlds) the samples come over the wire instead, from the posterior
+the facts give (docs/bots.md "SampleWorlds"), ``WORLDS_BATCH`` a call;
 ``model`` and ``swaps`` do not apply then. In-process the local sampler stays the default.
 
 Budget: ``ms`` (wall clock per move, default 200) and/or ``iterations`` (samples per
@@ -32,10 +33,11 @@ view; it never touches a match.
 import time
 
 from engine_service.rules import determinize, knowledge
-from engine_service.rules.domeng import DomengPosition, settle_round
-from engine_service.rules.hhl import HHLPosition, hand_points
+from engine_service.rules.domeng import DomengPlayout, DomengPosition
+from engine_service.rules.hhl import HHLPlayout, HHLPosition, hand_points
 from engine_service.rules.moves import BARRICADE
-from engine_service.rules.tiles import FITS, PIPS
+from engine_service.rules.playout import from_view, playout_of
+from engine_service.rules.tiles import FITS, PIPS, pips_of
 
 from ..strategy import Strategy
 
@@ -74,13 +76,7 @@ def _top_table() -> dict:
 
 
 TOP = _top_table()
-# pips of a hand mask: two half tables (tiles 0..13, 14..27)
-_PIPS_LO = tuple(sum(PIPS[t] for t in range(14) if m >> t & 1) for m in range(1 << 14))
-_PIPS_HI = tuple(sum(PIPS[t + 14] for t in range(14) if m >> t & 1) for m in range(1 << 14))
-
-
-def mask_pips(mask: int) -> int:
-    return _PIPS_LO[mask & 0x3FFF] + _PIPS_HI[mask >> 14]
+mask_pips = pips_of  # the pips of a hand mask (two table lookups)
 
 
 def _greedy_choice(ends, cand: int):
@@ -97,11 +93,11 @@ def _greedy_choice(ends, cand: int):
     return bt, bi
 
 
-def run_greedy_hhl(state: HHLPosition) -> list[int]:
+def run_greedy_hhl(state: HHLPosition | HHLPlayout) -> list[int]:
     """Finish the hand with every seat playing greedy; return the pips left per seat.
     Tiles go down through the rules' own ``lay`` (draws, passes and the end of the hand
     are the engine's: HHL-6..HHL-8); only the choice is computed here, from bit masks.
-    The state is used up: pass a fork."""
+    The state (a playout, or a position) is used up: pass a copy."""
     hands = state.hands
     while not state.over:
         turn = state.turn
@@ -110,10 +106,10 @@ def run_greedy_hhl(state: HHLPosition) -> list[int]:
     return [mask_pips(h) for h in hands]
 
 
-def run_greedy_domeng(state: DomengPosition) -> None:
+def run_greedy_domeng(state) -> None:
     """Finish the round with every seat playing greedy, through the rules' own ``lay``
     (passes, payments, MANGUNO and FIRST CAPPU are the engine's: DOM-5..DOM-8), leaving
-    ``state`` over and ready for ``settle_round``. Pass a fork."""
+    ``state`` (a playout, or a position) over and ready for its settlement. Pass a copy."""
     hands = state.hands
     while not state.over:
         turn = state.turn
@@ -121,18 +117,24 @@ def run_greedy_domeng(state: DomengPosition) -> None:
         state.lay(turn, t, i)
 
 
-def playout_hhl(state: HHLPosition, seat: int, move) -> float:
-    state.play(seat, move)
-    pips = state.pips() if state.over else run_greedy_hhl(state)
+def playout_hhl(state, seat: int, move) -> float:
+    """The value of ``seat`` playing ``move`` (one of the legal moves) in ``state``, a
+    playout (used up: pass a copy) or a position: its points for the hand (HHL-9)."""
+    p = state if isinstance(state, HHLPlayout) else playout_of(state)
+    p.apply(p.legal().index(move))
+    pips = p.pips() if p.over else run_greedy_hhl(p)
     return hand_points(pips)[seat]
 
 
-def playout_domeng(state: DomengPosition, seat: int, move, camat_bonus: float) -> float:
-    before = state.stones.held[seat]
-    state.play(seat, move)
-    if not state.over:
-        run_greedy_domeng(state)
-    result = settle_round(state)
+def playout_domeng(state, seat: int, move, camat_bonus: float) -> float:
+    """The value of ``seat`` playing ``move`` in ``state``, a playout (used up: pass a
+    copy) or a position: minus the stones it takes in the round, plus the bonuses."""
+    p = state if isinstance(state, DomengPlayout) else playout_of(state)
+    before = p.stones.held[seat]
+    p.apply(p.legal().index(move))
+    if not p.over:
+        run_greedy_domeng(p)
+    result = p.result()
     value = -(result["held"][seat] - before)
     if result["winner"] == seat:
         value += WIN_BONUS
@@ -142,13 +144,16 @@ def playout_domeng(state: DomengPosition, seat: int, move, camat_bonus: float) -
 
 
 def evaluate(base, seat: int, moves, totals: list, camat_bonus: float) -> None:
-    """Play every move out once from ``base`` (forked per move), adding to ``totals``."""
-    if isinstance(base, HHLPosition):
+    """Play every move out once from ``base`` (a playout, or a position: its playout),
+    copied per move, adding to ``totals``."""
+    if isinstance(base, (HHLPosition, DomengPosition)):
+        base = base.playout()
+    if isinstance(base, HHLPlayout):
         for i, m in enumerate(moves):
-            totals[i] += playout_hhl(base.fork(), seat, m)
+            totals[i] += playout_hhl(base.copy(), seat, m)
     else:
         for i, m in enumerate(moves):
-            totals[i] += playout_domeng(base.fork(), seat, m, camat_bonus)
+            totals[i] += playout_domeng(base.copy(), seat, m, camat_bonus)
 
 
 def best_move(moves, totals):
@@ -186,7 +191,7 @@ class Search(Strategy):
         deadline = None if self.ms is None else start + 0.95 * self.ms / 1000  # margin for the caller
         seat = view["seat"]
         know = None if self.worlds is not None else self._knowledge(view)
-        build = HHLPosition.from_view if view["variant"] == "hhl" else DomengPosition.from_view
+        build = from_view  # the view with the guessed tiles, as a playout (rules/playout.py)
         totals = [0.0] * len(legal_moves)
         n = 0
         fetched: list = []
@@ -201,7 +206,7 @@ class Search(Strategy):
             else:
                 try:
                     hands, rest = determinize.sample(know, self.rng, self.swaps)
-                except determinize.NoConsistentDeal:
+                except determinize.NoConsistentWorld:
                     if not self.model:
                         raise
                     know = knowledge.from_view(view)  # the guess about the players failed

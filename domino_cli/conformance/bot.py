@@ -48,7 +48,6 @@ class BotProcess:
         self.started = 0.0
         self.exited_at: float | None = None
         self.error = ""
-        self.signalled = False       # the kit stopped it (SIGTERM), not the bot itself
 
     def start(self) -> bool:
         """Start it (no await between the fork and the registry: an interrupt cannot
@@ -94,7 +93,6 @@ class BotProcess:
         if not self.running:
             self._kill_group(signal.SIGKILL)     # children it may have left behind
             return
-        self.signalled = True
         self._kill_group(signal.SIGTERM)
         if not await self.wait(grace):
             self._kill_group(signal.SIGKILL)

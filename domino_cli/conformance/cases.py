@@ -16,7 +16,10 @@ from dataclasses import dataclass
 from . import scripts
 from .watch import Attempt, Tamper, Turn
 
+# Every verdict a case ends with: the one table of them (the report and the exit status
+# read it; tests/layers/test_vocabulary.py checks that nothing else spells them).
 PASS, FAIL, SKIP = "pass", "fail", "skip"
+VERDICTS = (PASS, FAIL, SKIP)
 CLOCK_MS = 5000          # the turn clock of every case but "clock": room for a slow start
 SHORT_CLOCK_MS = 1000    # the "clock" case's
 

@@ -61,7 +61,6 @@ class Connection:
     hello: play_pb2.Hello | None
     started: float = field(default_factory=time.monotonic)
     seen: list[Seen] = field(default_factory=list)
-    ended: tuple | None = None        # (monotonic time, status code, details) once over
     welcomed: list[str] = field(default_factory=list)   # match ids of its Welcomes
     turns: list = field(default_factory=list)    # watch.Turn: the TurnRequests shown to the bot
 
@@ -223,7 +222,6 @@ class _PlayProxy(play_pb2_grpc.PlayServicer):
         finally:
             writer.cancel()
             call.cancel()
-            conn.ended = (time.monotonic(), code, details)
             changed()
         if code != grpc.StatusCode.OK:
             context.set_trailing_metadata(tuple(trailers))

@@ -25,13 +25,14 @@ from plumbing.workers import Busy, WorkerFailed, Workers
 
 from .. import rules
 from ..rules.errors import shown
+from .arena.room import Arenas
 from .cluster.membership import Cluster
 from .errors import EngineError, Reason
 from .ladders.director import Ladders
 from .matches import forking
 from .matches.pools import Pools
 from .matches.referee import LIVE, OVER, WAITING, Accepted, Referee, SeatView, public_seat
-from .matches.seats import BOT, DEFAULT_CLOCK_MS, PERSON
+from .matches.seats import BOT, DEFAULT_CLOCK_MS, PERSON, SeatSpec, seat_specs, stored_seats
 from .matches.updates import Subscriber, UpdateQueue
 from .sampling.service import WorldService
 from .security import limits
@@ -64,11 +65,13 @@ class Engine:
     def __init__(self, store: SQLStore | None = None, alarms: Alarms | None = None,
                  keys_required: bool = False,
                  max_live: int = MAX_LIVE_MATCHES, yardsticks: dict | None = None,
-                 worlds: WorldService | None = None):
+                 worlds: WorldService | None = None, arenas=(), residents: dict | None = None):
         """`yardsticks`: name -> a function making a strategy the engine plays itself, in
         process, for a ladder's yardstick entrant (the oracle, which reads the true hands
         and so never plays over the wire). The composition root (domino_cli) gives them:
-        the engine imports no bots. `worlds`: the SampleWorlds service (its rate)."""
+        the engine imports no bots. `worlds`: the SampleWorlds service (its rate).
+        `arenas`: the arenas this engine runs (arena/spec.py); `residents`: strategy name ->
+        a function making it, the house bots of every arena (arena/residents.py)."""
         self.yardsticks = dict(yardsticks or {})
         self.store = store if store is not None else open_store(":memory:")
         self.alarms = alarms if alarms is not None else Alarms()
@@ -88,6 +91,8 @@ class Engine:
         self._records: OrderedDict[str, str] = OrderedDict()   # finished forks' records
         # Only a store several engines can share makes a cluster; it starts at join().
         self.cluster = Cluster(self, self.store) if self.store.shared else None
+        self.store.health.listen(self._store_health)
+        self.arenas = Arenas(self, arenas, residents)   # runs from recover() or join()
 
     @classmethod
     def open(cls, db: str, **options) -> Engine:
@@ -120,6 +125,7 @@ class Engine:
             restored.append(row.id)
             log.info("match %s restored at version %d", row.id, referee.version)
         self.ladders.resume()
+        self.arenas.start()
         return restored
 
     def join(self, address: str) -> list[str]:
@@ -129,7 +135,9 @@ class Engine:
         self.store.check()
         self.address = address
         self.ladders.resume(running=False)   # the finished ones, to read; running: owned
-        return self.cluster.join(address)
+        taken = self.cluster.join(address)
+        self.arenas.start()
+        return taken
 
     def adopt_match(self, match_id: str) -> bool:
         """Restore a match this engine now owns (a failover) from its log and start its
@@ -165,10 +173,29 @@ class Engine:
         self.store.epochs.pop(match_id, None)
         log.warning("match %s dropped at version %d: %s", match_id, referee.version, why)
 
+    def _store_health(self, up: bool) -> None:
+        """The store went away or came back (storage/health.py, on its probe's thread).
+        Away: nothing to do, every write is refused at once. Back: each live match reads
+        back what the store took late and restarts what its clocks held (store_back)."""
+        if not up:
+            return
+        for referee in list(self._referees.values()):
+            try:
+                referee.store_back()
+            except EngineError as e:
+                if e.reason == Reason.STORE_UNAVAILABLE:
+                    return   # away again: its next return does the rest
+                log.exception("match %s: restarting it after the store's return failed",
+                              referee.id)
+            except Exception:   # one match's bug must not keep the others waiting
+                log.exception("match %s: restarting it after the store's return failed",
+                              referee.id)
+
     def _lost(self, referee: Referee) -> None:
         self.drop_match(referee.id, "another engine owns the match now (a write was refused)")
 
     def drop_everything(self, why: str) -> None:
+        self.arenas.let_go(why)
         self.ladders.drop_all(why)
         for match_id in self.live_ids():
             self.drop_match(match_id, why)
@@ -192,6 +219,7 @@ class Engine:
     def close(self) -> None:
         if self.cluster is not None:
             self.cluster.stop()
+        self.arenas.close()
         self.ladders.close()
         for referee in list(self._referees.values()):
             referee.close()
@@ -202,29 +230,29 @@ class Engine:
 
     # ----- creating and seating -------------------------------------------------------
     def create_match(self, variant: str, options: dict | None = None, seed: int | None = None,
-                     deals: list | None = None, kinds: list[str] | None = None,
-                     names: list[str] | None = None, bot_clock_ms: int = 0,
-                     person_clock_ms: int = 0, pools: list[str] | None = None,
+                     deals: list | None = None, seats: list[SeatSpec] | None = None,
+                     bot_clock_ms: int = 0, person_clock_ms: int = 0,
                      principal: Principal = OPEN_PRINCIPAL, ladder: bool = False,
                      here: bool = False, fork: tuple[str, int] | None = None,
-                     yardsticks: list[str] | None = None,
                      wait_s: float | None = None) -> Referee:
-        """A new match; `pools` names, per seat, the bot pool that fills it ("" for a seat
-        claimed with a token). Every argument is checked first; nothing is stored for a
-        refused one. A ladder's own matches (`ladder`) may use the ladder's pools and count
-        against no quota but the engine's. `fork` = (record JSON text, N): the match
-        starts after the record's first N plays, with its variant, options and deals.
-        `yardsticks` names, per seat, the engine's own strategy that plays it ("" for
-        none): a ladder's yardstick entrant, seated by the engine at once. In a cluster a
-        match goes to the least-loaded engine: NOT_OWNER names it, unless `here` (a client
-        following that refusal). `wait_s`: how long the caller waits for a fork's work
-        (its call's deadline); a fork not done by then is refused (BUSY), not made."""
+        """A new match; `seats`: one SeatSpec per seat (None: a bot seat each, claimed by
+        token). Every argument is checked first; nothing is stored for a refused one. A
+        seat's `pool` names the bot pool that fills it; a ladder's own matches (`ladder`)
+        may use the ladder's pools and count against no quota but the engine's. A seat's
+        `yardstick` names the engine's own strategy that plays it: a ladder's yardstick
+        entrant, seated by the engine at once. `fork` = (record JSON text, N): the match
+        starts after the record's first N plays, with its variant, options and deals;
+        `options` and `deals` are then refused when given at all (None: not given). In a
+        cluster a match goes to the least-loaded engine: NOT_OWNER names it, unless `here`
+        (a client following that refusal). `wait_s`: how long the caller waits for a
+        fork's work (its call's deadline); a fork not done by then is refused (BUSY), not
+        made."""
         # A fork's work (its record parsed and replayed) comes after every check that
         # costs nothing, as late as its variant allows: the seats are checked against the
         # variant, which a request may leave to the record.
         forked = None
         if fork is not None:
-            if options or deals:
+            if options is not None or deals is not None:
                 raise limits.refuse("fork", "a forked match has the record's options and "
                                     "deals; give neither")
             if variant and variant not in rules.VARIANTS:
@@ -246,22 +274,21 @@ class Engine:
             raise limits.refuse("variant", f"must be one of {', '.join(rules.VARIANTS)}, "
                                 f"got {shown(variant)}")
         n = rules.NUM_SEATS[variant]
-        kinds = kinds or [BOT] * n
-        names = names or [""] * n
-        pools = pools or [""] * n
-        if not len(kinds) == len(names) == len(pools) == n:
-            raise limits.refuse("seats", f"{variant} has {n} seats; got "
-                                f"{max(len(kinds), len(names), len(pools))} seat entries")
-        yardsticks = yardsticks or [""] * n
-        if len(yardsticks) != n or not set(yardsticks) <= {"", *self.yardsticks}:
-            raise limits.refuse("yardsticks", f"one per seat, each of "
-                                f"{', '.join(self.yardsticks) or 'none on this engine'}")
-        for i, (kind, name, pool) in enumerate(zip(kinds, names, pools, strict=True)):
-            if kind not in (BOT, PERSON):
+        seats = list(seats) if seats else [SeatSpec()] * n
+        if len(seats) != n:
+            raise limits.refuse("seats", f"{variant} has {n} seats; got {len(seats)} seat entries")
+        for i, spec in enumerate(seats):
+            if spec.kind not in (BOT, PERSON):
                 raise limits.refuse(f"seats[{i}].kind", "must be a bot or a person seat")
-            limits.text(name, f"seats[{i}].name", limits.NAME_MAX)
-            if pool:
-                self._check_pool(pool, f"seats[{i}].pool", ladder)
+            limits.text(spec.name, f"seats[{i}].name", limits.NAME_MAX)
+            if spec.pool:
+                self._check_pool(spec.pool, f"seats[{i}].pool", ladder)
+            if spec.yardstick and spec.yardstick not in self.yardsticks:
+                raise limits.refuse(f"seats[{i}].yardstick", "must be one of "
+                                    f"{', '.join(self.yardsticks) or 'none on this engine'}")
+            if spec.yardstick and spec.pool:
+                raise limits.refuse(f"seats[{i}].yardstick", "a yardstick seat is played by "
+                                    "the engine, not filled from a pool")
         if seed is None:
             seed = secrets.randbelow(limits.SEEDS[1] + 1)
         if forked is None:
@@ -278,14 +305,11 @@ class Engine:
             raise limits.refuse(e.field or "options", e.message) from None
         clock_ms = {BOT: bot_clock_ms or DEFAULT_CLOCK_MS[BOT],
                     PERSON: person_clock_ms or DEFAULT_CLOCK_MS[PERSON]}
-        settings = {"kinds": kinds, "names": names, "clocks_ms": [clock_ms[k] for k in kinds],
-                    "pools": pools}
+        settings = {"seats": stored_seats(seats, [clock_ms[spec.kind] for spec in seats])}
         if forked:
             # Stored with the match, not in its move log: one row makes the fork, and
             # recovery resumes it at its fork point (forking.py) before the log.
             settings[forking.FORK] = forked["fork"]
-        if any(yardsticks):
-            settings["yardsticks"] = yardsticks
         with self._lock:
             if len(self._referees) >= self.max_live:
                 raise EngineError(Reason.ENGINE_FULL, f"the engine runs {self.max_live} "
@@ -302,8 +326,8 @@ class Engine:
                               on_lost=self._lost, yardsticks=self.yardsticks)
             self._referees[row.id] = referee
             self._live_by[principal.name] += 1
-        for seat, name in enumerate(yardsticks):
-            if name:
+        for seat, spec in enumerate(seats):
+            if spec.yardstick:
                 referee.claim(seat)   # the engine holds the seat: nobody gets its token
         referee.start()
         # No seed here: it would tell every hidden tile (docs/security.md).
@@ -455,11 +479,9 @@ class Engine:
         if referee is not None:
             return referee.summary()
         names = self.store.seat_names(row.id)
-        s = row.settings
-        pools = s.get("pools") or [""] * len(s["kinds"])
-        seats = [public_seat(kind, names.get(i) or name, True, False, 0, clock_ms, pool)
-                 for i, (kind, name, clock_ms, pool) in enumerate(
-                     zip(s["kinds"], s["names"], s["clocks_ms"], pools, strict=True))]
+        seats = [public_seat(spec.kind, names.get(i) or spec.name, True, False, 0, clock_ms,
+                             spec.pool)
+                 for i, (spec, clock_ms) in enumerate(seat_specs(row.settings))]
         return {"match_id": row.id, "variant": row.variant, "status": OVER,
                 "version": row.version, "num_seats": len(seats), "to_move": None,
                 "seats": seats, "options": row.options, "created": row.created,
@@ -480,9 +502,6 @@ class Engine:
                move_text: str = "") -> tuple[int, Accepted]:
         """Returns (seat, accepted)."""
         referee, seat = self.seat(match_id, seat_token)
-        if not move_id and not move_text:
-            raise EngineError(Reason.MALFORMED_MOVE, "give a legal-move id or the move text",
-                              referee.version, field="move")
         return seat, referee.submit(seat, version, move_id, move_text)
 
     def sample_worlds(self, match_id: str, seat_token: str, count: int, seed: int,
@@ -554,4 +573,4 @@ class Engine:
         return json.loads(text)
 
 
-__all__ = ["Engine", "LIVE", "OVER", "WAITING", "PERSON", "BOT"]
+__all__ = ["Engine", "LIVE", "OVER", "WAITING", "PERSON", "BOT", "SeatSpec"]

@@ -22,6 +22,7 @@ from domino_wire.parts import field_number, frame
 from .. import rules
 from ..core.errors import EngineError
 from ..core.matches.referee import Accepted, Referee, SeatView
+from ..core.matches.seats import SeatSpec
 from ..core.matches.updates import Update
 from ..core.security import limits
 from ..rules.tiles import HI, LO
@@ -52,9 +53,20 @@ def options_of(variant: str, options: game_pb2.Options, field: str) -> dict:
     return game.options_given(options)
 
 
+def options_given_of(variant: str, options: game_pb2.Options, field: str) -> dict | None:
+    """The rules options a request gives, as options_of; None when it gives none (no case
+    of the oneof set). With no variant named (a fork, which plays its record's), they are
+    read in their own case, only for the engine to refuse them (Engine.create_match)."""
+    which = options.WhichOneof("variant")
+    if which is None:
+        return None
+    return options_of(variant or which, options, field)
+
+
 def deals_of(variant: str, deals) -> list | None:
     """Explicit deals as the record format the rules check; None when there are none.
-    Sizes are bounded first, so no oversized list is turned into text."""
+    Sizes are bounded first, so no oversized list is turned into text. With no variant
+    named (a fork), they are only counted, for the engine to refuse them."""
     if not deals:
         return None
     if len(deals) > limits.DEALS_MAX:
@@ -64,7 +76,15 @@ def deals_of(variant: str, deals) -> list | None:
         if (len(d.hands) > limits.DEAL_HANDS_MAX or len(d.rest) > most
                 or any(len(h.tiles) > most for h in d.hands)):
             raise limits.refuse(f"deals[{i}]", "a deal holds the 28 tiles of the set")
+    if not variant:
+        return [{} for _ in deals]
     return [game.deal(variant, d) for d in deals]
+
+
+def seat_specs_of(seats) -> list[SeatSpec] | None:
+    """A request's seats (SeatSpec messages), one SeatSpec each; None when it lists none."""
+    return [SeatSpec(seat_kind_of(s.kind, f"seats[{i}].kind"), s.name, s.pool)
+            for i, s in enumerate(seats)] or None
 
 
 def variants() -> engine_pb2.ListVariantsResponse:
@@ -326,14 +346,9 @@ _IN_HAND = tuple(frame(_HAND_TILE, t.SerializeToString()) for t in _TILE_PB)
 _IN_REST = tuple(frame(_REST, t.SerializeToString()) for t in _TILE_PB)
 
 
-def world(w) -> play_pb2.World:
-    """A rules World (tile indices) as the message."""
-    return play_pb2.World(hands=[engine_pb2.Hand(tiles=[_TILE_PB[t] for t in h]) for h in w.hands],
-                          rest=[_TILE_PB[t] for t in w.rest])
-
-
 def world_bytes(w) -> bytes:
-    """world(w), serialized (the same bytes)."""
+    """A rules World (tile indices) as a serialized World message (the bytes the generated
+    code makes of it)."""
     return (b"".join(frame(_HAND, b"".join(_IN_HAND[t] for t in h)) for h in w.hands)
             + b"".join(_IN_REST[t] for t in w.rest))
 

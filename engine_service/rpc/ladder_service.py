@@ -6,7 +6,7 @@ import math
 
 from domino_proto.domino.v1 import ladder_pb2, ladder_pb2_grpc
 from domino_wire import game
-from domino_wire.names import LADDER_FORMAT, LADDER_STATUS, VARIANT
+from domino_wire.names import LADDER_FORMAT, LADDER_MATCH_STATUS, LADDER_STATUS, VARIANT
 
 from ..core.ladders.director import Director, pool_of
 from . import codec
@@ -46,9 +46,9 @@ def result(r: dict) -> ladder_pb2.LadderResult:
     """A ladder result (ladders/results.py) as the message."""
     return ladder_pb2.LadderResult(
         index=r["index"], set=r["set"], set_size=r["set_size"], seed=r["seed"],
-        lineup=r["lineup"], hands=r["hands"], scores=r["scores"], titles=r["titles"],
+        lineup=r["lineup"], deals=r["deals"], scores=r["scores"], titles=r["titles"],
         faults={name: ladder_pb2.Faults(**f) for name, f in r["faults"].items()},
-        voided=r["void"])
+        voided=r["voided"])
 
 
 class LadderServicer(ladder_pb2_grpc.LadderServicer):
@@ -97,6 +97,7 @@ class LadderServicer(ladder_pb2_grpc.LadderServicer):
         d = self.ladders.get(request.ladder_id)
         return ladder_pb2.ListLadderMatchesResponse(matches=[
             ladder_pb2.LadderMatch(index=m["index"], set=m["set"], match_id=m["match_id"],
-                                   lineup=m["lineup"], status=m["status"],
+                                   lineup=m["lineup"],
+                                   status=LADDER_MATCH_STATUS.number(m["status"]),
                                    result=result(m["result"]) if m["result"] else None)
             for m in d.matches()])

@@ -1,8 +1,9 @@
 """One Play stream: the matches a bot connection plays and the messages it is sent, in order.
 
-A seat stream (Hello.seat) plays one match and ends with it. A pool stream (Hello.pool)
-is seated by the engine's pools in any number of matches, one after another or several at
-once, and lasts until the bot goes away. Either way all outgoing messages come from one
+A seat stream (Hello.seat, or Hello.arena_seat for a registered bot's arena seat) plays
+one match and ends with it; an arena lobby (Hello.arena) is arena_lobby.py's. A pool
+stream (Hello.pool) is seated by the engine's pools in any number of matches, one after
+another or several at once, and lasts until the bot goes away. Either way all outgoing messages come from one
 inbox: match updates, answers to the bot's moves (from the stream's reader task) and new
 seats (from the pools), so they leave in one ordered stream (streams.serve_inbox). A bot
 whose Hello sets skip_events gets no EventBatch: its stream is woken only for its turns,
@@ -23,7 +24,9 @@ sends meanwhile waits in the network's flow control (a window of 64 KB: server.p
 off gRPC's window growth), not in the engine. A bot whose moves are refused SPAM_AFTER
 times in a row at one version is charged a fault (Faults.spam) and is not asked again at
 that version. A bot that stops reading is dropped once PLAY_BEHIND messages wait for it
-(SLOW_READER, streams.py) (docs/security.md).
+(SLOW_READER, streams.py) (docs/security.md). A move refused because the store is away
+(STORE_UNAVAILABLE) is no fault of the bot's: it is not counted, and its TurnRequest is
+sent again when the store answers (TurnAgain), not at once.
 """
 
 from __future__ import annotations
@@ -43,10 +46,11 @@ from ..core import metrics
 from ..core.engine import Engine
 from ..core.errors import EngineError, Reason
 from ..core.matches.referee import Referee, SeatView
-from ..core.matches.updates import Moved, Subscriber, Update
+from ..core.matches.updates import Moved, Subscriber, TurnAgain, Update
 from ..core.security import limits
 from ..rules.errors import shown
 from . import codec
+from .arena_lobby import LobbySession
 from .streams import send_all, serve_inbox
 
 # What grpc.aio raises in a stream's reader when the server stops under it (grpcio names
@@ -71,6 +75,7 @@ class Seated:
     asked: int = -1    # the version of the last TurnRequest sent, so each is sent once
     refused_at: int = -1   # the version of the latest refusals in a row
     refusals: int = 0      # how many in a row at that version
+    store_refused_at: int = -1   # the version of a move refused with the store away
 
 
 @dataclass(frozen=True)
@@ -131,8 +136,17 @@ class PlaySession:
             hello = await self._hello(request_iterator)
             self.events = not hello.skip_events
             self.accepted = not hello.skip_accepted
-            if hello.WhichOneof("auth") == "seat":
-                referee, seat = self.engine.seat(hello.seat.match_id, hello.seat.seat_token)
+            auth = hello.WhichOneof("auth")
+            if auth == "arena":     # a registered bot's lobby: a conversation of its own
+                await LobbySession(self.engine).run(hello.arena, request_iterator, write)
+                return
+            if auth in ("seat", "arena_seat"):
+                if auth == "seat":
+                    referee, seat = self.engine.seat(hello.seat.match_id, hello.seat.seat_token)
+                else:   # the bot key stands for the seat token (core/arena/host.py)
+                    referee, seat = await asyncio.to_thread(
+                        self.engine.arenas.seat_stream, hello.arena_seat.match_id,
+                        hello.arena_seat.bot_key)
                 log.info("bot %r plays match %s seat %d", hello.client, referee.id, seat)
                 self.single = referee.id
                 await send_all(self._join(referee, seat), write)
@@ -171,7 +185,8 @@ class PlaySession:
         auth = hello.WhichOneof("auth")
         if auth is None:
             raise EngineError(Reason.MALFORMED_REQUEST, "Hello needs a seat (match id + "
-                              "token) or a pool", field="hello.auth")
+                              "token), a pool, an arena lobby or an arena seat",
+                              field="hello.auth")
         limits.text(hello.client, "hello.client", limits.CLIENT_MAX)
         if auth == "pool":
             p = hello.pool
@@ -202,6 +217,11 @@ class PlaySession:
             # reconnects and is sent there); a pool stream just stops playing it.
             if self.seated.pop(item.match_id, None) is not None and self.pool:
                 self.engine.pools.done(self.pool, self, item.match_id)
+        elif isinstance(item, TurnAgain):
+            seated = self.seated.get(item.match_id)
+            if seated is not None and seated.store_refused_at == item.version:
+                seated.store_refused_at = -1
+                yield from self._turn(seated, again=True)
         elif isinstance(item, Answer):
             if item.message is None:
                 return
@@ -296,9 +316,12 @@ class PlaySession:
                 answer.message = codec.answer(match_id, choice.version, accepted)
         except EngineError as err:
             metrics.refused(err.reason)
-            self._tokens -= 1
+            if err.reason != Reason.STORE_UNAVAILABLE:   # the store away is no bot's doing
+                self._tokens -= 1
             answer.message = codec.answer(match_id, choice.version, err=err)
-            if seated is not None and self._counts_refusal(seated, err.version):
+            if seated is not None and err.reason == Reason.STORE_UNAVAILABLE:
+                seated.store_refused_at = seated.referee.version   # asked when it is back
+            elif seated is not None and self._counts_refusal(seated, err.version):
                 answer.ask_again = seated.referee.id
         except Exception:   # a bug: logged; this move is refused, the stream goes on
             log.exception("match %s: a MoveChoice failed", match_id)

@@ -5,9 +5,13 @@ A refusal (EngineError) ends the call with the status code of its reason (status
 
 One grpc.aio server on an event loop thread of its own serves everything. The move path
 runs on that loop: Play and Watch streams are coroutines (play_session.py), and so are
-GetView and SubmitMove; their work is short (a match's lock, a commit). Every other
-method is a plain function that the server runs on its thread pool, where a call may
-take its time (a listing, a record, a ladder) without holding up the loop.
+GetView and SubmitMove; their work is short (a match's lock, a commit; a store that does
+not answer is bounded and then refused at once, storage/health.py). Every other method
+is a plain function that the server runs on its thread pool, where a call may take its
+time (a listing, a record, a ladder) without holding up the loop.
+
+gRPC health follows the store: NOT_SERVING for every service while it is away, SERVING
+again when it answers (and NOT_SERVING for good once the engine drains).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from domino_proto.domino.v1 import (
+    arena_pb2,
     engine_pb2,
     engine_pb2_grpc,
     ladder_pb2,
@@ -35,6 +40,7 @@ from ..core.engine import Engine
 from ..core.errors import EngineError
 from ..core.security import limits
 from . import codec
+from .arena_service import ArenaServicer
 from .decode import add_service
 from .ladder_service import LadderServicer
 from .play_session import PlaySession
@@ -51,8 +57,13 @@ SERVER_OPTIONS = [
     ("grpc.so_reuseport", 0),
     ("grpc.keepalive_time_ms", 5000),
     ("grpc.keepalive_timeout_ms", 3000),
+    # Clients may ping once a second, with or without a call open (grpc-go never pings
+    # more often than every 10 s). The name is gRPC core's string for
+    # GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS: under any other, gRPC keeps its
+    # default of 5 minutes, and a client pinging a quiet connection is sent away with
+    # "too_many_pings" at its third early ping (max_ping_strikes, default 2).
     ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.min_recv_ping_interval_without_data_ms", 1000),
+    ("grpc.http2.min_ping_interval_without_data_ms", 1000),
     ("grpc.http2.max_pings_without_data", 0),
     ("grpc.http2.bdp_probe", 0),
 ]
@@ -81,20 +92,16 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
         fork = None
         if request.HasField("fork"):   # the variant is the record's; naming it is optional
             fork = (request.fork.record_json, request.fork.at)
-            if request.deals or request.options.WhichOneof("variant"):
-                raise limits.refuse("fork", "a forked match has the record's options and "
-                                    "deals; give neither")
         variant = codec.variant_of(request.variant) if request.variant or not fork else ""
+        # A fork's options and deals are its record's: any given are decoded only for the
+        # engine to refuse them ("fork", Engine.create_match).
+        given = "" if fork else variant
         referee = self.engine.create_match(
-            variant, codec.options_of(variant, request.options, "options") if variant else {},
+            variant, codec.options_given_of(given, request.options, "options"),
             request.seed if request.HasField("seed") else None,
-            codec.deals_of(variant, request.deals) if variant else None,
-            [codec.seat_kind_of(s.kind, f"seats[{i}].kind") for i, s in enumerate(request.seats)]
-            or None,
-            [s.name for s in request.seats] or None,
-            request.bot_clock_ms, request.person_clock_ms,
-            [s.pool for s in request.seats] or None, principal=principal, here=request.here,
-            fork=fork, wait_s=_left(context))
+            codec.deals_of(given, request.deals), codec.seat_specs_of(request.seats),
+            request.bot_clock_ms, request.person_clock_ms, principal=principal,
+            here=request.here, fork=fork, wait_s=_left(context))
         return engine_pb2.CreateMatchResponse(match_id=referee.id, num_seats=len(referee.seats),
                                               summary=codec.summary(referee.summary()))
 
@@ -182,15 +189,19 @@ class PlayServicer(play_pb2_grpc.PlayServicer):
         return codec.worlds_response(request.match_id, ticket.seat, seen, done)
 
 
+SERVICE_NAMES = [engine_pb2.DESCRIPTOR.services_by_name["Engine"].full_name,
+                 play_pb2.DESCRIPTOR.services_by_name["Play"].full_name,
+                 ladder_pb2.DESCRIPTOR.services_by_name["Ladder"].full_name,
+                 arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name]
+HEALTH_NAMES = ["", *SERVICE_NAMES]   # "": the whole server
+
+
 async def add_health_and_reflection(server: grpc.aio.Server) -> health.aio.HealthServicer:
     checker = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
-    names = [engine_pb2.DESCRIPTOR.services_by_name["Engine"].full_name,
-             play_pb2.DESCRIPTOR.services_by_name["Play"].full_name,
-             ladder_pb2.DESCRIPTOR.services_by_name["Ladder"].full_name]
-    for name in ["", *names]:
+    for name in HEALTH_NAMES:
         await checker.set(name, health_pb2.HealthCheckResponse.SERVING)
-    reflection.enable_server_reflection([*names, health.SERVICE_NAME,
+    reflection.enable_server_reflection([*SERVICE_NAMES, health.SERVICE_NAME,
                                          reflection.SERVICE_NAME], server)
     return checker
 
@@ -234,9 +245,14 @@ class EngineServer:
                                        options=SERVER_OPTIONS)
         for servicer, module, name in ((EngineServicer(engine), engine_pb2, "Engine"),
                                        (PlayServicer(engine), play_pb2, "Play"),
-                                       (LadderServicer(engine), ladder_pb2, "Ladder")):
+                                       (LadderServicer(engine), ladder_pb2, "Ladder"),
+                                       (ArenaServicer(engine), arena_pb2, "Arena")):
             add_service(self._server, servicer, module.DESCRIPTOR.services_by_name[name])
         self._health = await add_health_and_reflection(self._server)
+        self._store_health = engine.store.health
+        self._store_health.listen(self._store_changed)
+        if not self._store_health.up:
+            await self._follow_store()
         try:
             bound = self._server.add_insecure_port(f"{host}:{port}")
         except RuntimeError:    # grpc refuses a port it cannot bind
@@ -246,6 +262,21 @@ class EngineServer:
                           "address is not this machine's")
         await self._server.start()
         return bound
+
+    def _store_changed(self, up: bool) -> None:
+        """On the thread that saw the change, maybe this loop's own: never wait here."""
+        try:
+            asyncio.run_coroutine_threadsafe(self._follow_store(), self._loop)
+        except RuntimeError:   # the loop is closed: the server is gone
+            pass
+
+    async def _follow_store(self) -> None:
+        # The state now, not the one of the change: two changes close together may run
+        # in either order, and the last one run must leave the truth.
+        status = (health_pb2.HealthCheckResponse.SERVING if self._store_health.up
+                  else health_pb2.HealthCheckResponse.NOT_SERVING)
+        for name in HEALTH_NAMES:
+            await self._health.set(name, status)
 
     def not_serving(self) -> None:
         """gRPC health says NOT_SERVING for every service (the engine is draining)."""

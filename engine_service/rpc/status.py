@@ -1,13 +1,15 @@
 """How a refusal leaves any servicer: the status code of its reason, the message
 "REASON: text", and the standard rich status (google.rpc.Status, sent by grpcio-status as
 the trailer "grpc-status-details-bin") whose details are the Refusal (with the version and,
-for rules refusals, the legal moves), a google.rpc.ErrorInfo with the reason, and for a
-malformed request a google.rpc.BadRequest naming the field. Generic gRPC tools and every
-language's status helpers read these; nothing is custom but the Refusal message itself.
+for a move refused during the seat's turn, the legal moves), a google.rpc.ErrorInfo with
+the reason, and for a malformed request a google.rpc.BadRequest naming the field. Generic
+gRPC tools and every language's status helpers read these; nothing is custom but the
+Refusal message itself.
 
-Anything else a servicer raises is a bug: it is logged with its traceback, and the one
-call fails with INTERNAL and a message that tells nothing of the engine's insides. No
-call ever ends with UNKNOWN."""
+A store that cannot be reached (StoreUnavailable, from any read or write of a call) is
+the refusal STORE_UNAVAILABLE (UNAVAILABLE): try again shortly. Anything else a servicer
+raises is a bug: it is logged with its traceback, and the one call fails with INTERNAL and
+a message that tells nothing of the engine's insides. No call ever ends with UNKNOWN."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from grpc_status import rpc_status
 
 from ..core import metrics
 from ..core.errors import EngineError, Reason
+from ..core.storage.rows import StoreUnavailable
 from . import codec
 from .decode import Undecodable
 
@@ -57,6 +60,11 @@ def _internal(method) -> EngineError:
     return EngineError(Reason.INTERNAL, "internal error; the engine logged it")
 
 
+def store_refusal(e: StoreUnavailable) -> EngineError:
+    """The refusal of a call that needed the store while it was away."""
+    return EngineError(Reason.STORE_UNAVAILABLE, str(e))
+
+
 def _check_decoded(request) -> None:
     if isinstance(request, Undecodable):
         raise EngineError(Reason.MALFORMED_REQUEST, f"the request is not a valid "
@@ -72,6 +80,8 @@ def refusals(method):
             return method(self, request, context)
         except EngineError as err:
             _abort_sync(context, rich_status(err))
+        except StoreUnavailable as e:
+            _abort_sync(context, rich_status(store_refusal(e)))
         except Exception:
             _abort_sync(context, rich_status(_internal(method)))
     return call
@@ -86,6 +96,8 @@ def async_refusals(method):
             return await method(self, request, context)
         except EngineError as err:
             await _abort(context, rich_status(err))
+        except StoreUnavailable as e:
+            await _abort(context, rich_status(store_refusal(e)))
         except (grpc.aio.AbortError, asyncio.CancelledError):
             raise
         except Exception:

@@ -17,7 +17,7 @@ from plumbing.inbox import Inbox
 
 from ..core.engine import Engine
 from ..core.errors import EngineError, Reason
-from ..core.matches.updates import Moved
+from ..core.matches.updates import Moved, TurnAgain
 from . import codec
 from .streams import serve_inbox
 
@@ -61,6 +61,8 @@ class WatchSession:
     def handle(self, item):
         if isinstance(item, Moved):   # another engine plays the match now: reconnect there
             self.done = True
+            return
+        if isinstance(item, TurnAgain):   # for a Play stream: a watcher asks for no turns
             return
         yield codec.events_message(item, self.seat, engine_pb2.WatchMessage)
         if item.over:

@@ -6,6 +6,8 @@ outside this package drives a match through one API:
     m = new_match("hhl" | "domeng", options, seed, deals=None)
     m.to_move, m.over, m.legal_moves(seat), m.play(seat, move) -> events,
     m.view(seat | None), m.record(), m.result, m.time_up(), m.position (the live deal)
+    m.position.playout(), playout.from_view(view, hands, rest) -> lean copies of a deal
+        for search playouts: copy, legal, apply, result (rules/playout.py)
     replay_record(record) -> the same match, every move and result re-checked
     fork_of(record, n) -> the deals and first n plays a match forked there starts from
     fork_start(fork, seed) -> where a live fork resumes; resumed(...) -> the match there

@@ -11,9 +11,12 @@ How: pick for each seat one split of its hand over its batches (knowledge.py
 not take. Fill the most constrained slot groups first, each with a uniformly random
 choice among the tiles it may take; on a dead end start again. After a number of such
 tries an exhaustive backtracking search settles the question: it either finds an
-assignment or proves there is none, and then ``NoConsistentDeal`` is raised — never a
+assignment or proves there is none, and then ``NoConsistentWorld`` is raised — never a
 silent wrong sample. With no voids this is exactly a uniform deal; with voids it is
 close to uniform (the order of filling tilts it slightly), which is enough for search.
+Over worlds (hands and rest as sets, the glossary's word) a world comes out about as often
+as its hand splits over the batches allow, so the law is near the posterior of the shuffle
+that worlds.py draws exactly (SampleWorlds), not uniform over the consistent worlds.
 """
 
 import random
@@ -24,7 +27,7 @@ from .tiles import TILES, tiles_of
 QUICK_TRIES = 30
 
 
-class NoConsistentDeal(RuntimeError):
+class NoConsistentWorld(RuntimeError):
     """No placement of the unseen tiles satisfies the seat's knowledge."""
 
 
@@ -146,7 +149,7 @@ def _mix(placed, rng: random.Random, proposals: int):
 def sample(know: Knowledge, rng: random.Random, swaps: int = 0) -> tuple[list[list], list]:
     """One guess of the hidden tiles: (hands for every seat, rest). The rest is the HHL
     stock in draw order or the Domeng sleeping tiles. ``swaps``: Markov-chain swap
-    proposals per unseen tile after the fill (0: none). Raises NoConsistentDeal."""
+    proposals per unseen tile after the fill (0: none). Raises NoConsistentWorld."""
     unseen = know.unseen
     placed = None
     for _ in range(QUICK_TRIES):
@@ -156,7 +159,7 @@ def sample(know: Knowledge, rng: random.Random, swaps: int = 0) -> tuple[list[li
     else:
         placed = _exhaustive(know, unseen, rng)
         if placed is None:
-            raise NoConsistentDeal(
+            raise NoConsistentWorld(
                 f"seat {know.seat}: no placement of {unseen.bit_count()} unseen tiles fits the known voids"
             )
     if swaps:

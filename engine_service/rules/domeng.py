@@ -3,6 +3,10 @@ and round ends move penalty STONES from the table (or from a named payer) to sea
 FIRST CAPPU holding no stones when the table is empty becomes CAMAT (DOM-1..DOM-11).
 
 Stones are conserved at every step (DOM-9): every movement goes through ``pay``.
+
+Speed, as in hhl.py: the legal moves come from tables, one lookup per end, and are kept
+until the state changes; ``play`` of a move from that very list skips the checks; events
+are built straight from the tuple constructor (events.new_event).
 """
 
 from . import events as ev
@@ -15,10 +19,11 @@ from .errors import (
     MalformedInput,
     shown,
 )
+from .events import PASS, PLAY, Event, new_event, plain_event
 from .match import Match, Option, ranking_of
-from .moves import ENDS, OPEN, PLACE, Move
+from .moves import ENDS, OPEN, PLACE, Move, moves_at
 from .position import Position
-from .tiles import DOUBLE_OF, FITS, HI, IS_DOUBLE, LO, OTHER, TEXT, Tile, mask_of, pips_of
+from .tiles import DOUBLE_OF, FITS, HI, IS_DOUBLE, LO, OTHER, TEXT, TILES, Tile, mask_of, pips_of
 
 SEATS = 5
 HAND_SIZE = 5  # DOM-1
@@ -30,6 +35,45 @@ _END_INDEX = {e: i for i, e in enumerate(ENDS)}
 FIRST_LEADS = (DOUBLE_OF[6], DOUBLE_OF[5], DOUBLE_OF[4], DOUBLE_OF[3])
 PASS_COST, PASSEBUNGE_COST = 1, 2  # DOM-5
 CUCUQ_STONES = {"plain": 1, "ceki": 3, "pollo": 5}  # DOM-7
+# _ON_LEFT[mask], _ON_RIGHT[mask]: the moves of the tiles of ``mask`` on that end
+# (moves.moves_at).
+_ON_LEFT, _ON_RIGHT = (moves_at(i, double_modes=False) for i in range(len(ENDS)))
+# _LEADS[g][m]: the leads (OPEN moves) of the tiles 7g..7g+6 whose bits m (7 bits) shows,
+# ascending: any tile of a hand is four lookups (DOM-3).
+_LEADS = tuple(tuple(tuple(OPEN[7 * g + j] for j in range(7) if m >> j & 1) for m in range(128))
+               for g in range(4))
+
+
+def leads(hand: int) -> tuple:
+    """Every tile of ``hand`` as a lead, ascending (DOM-3)."""
+    return (_LEADS[0][hand & 127] + _LEADS[1][hand >> 7 & 127] + _LEADS[2][hand >> 14 & 127]
+            + _LEADS[3][hand >> 21])
+
+
+# The line's entries (tile, left number, right number), built once so that a move
+# allocates nothing that lasts but its event (which spares the garbage collector):
+# _LEAD_ENTRY[t], the lead laid high-low; _ENTRY[t][v][i], t laid on end i showing v:
+# (the end's number after, the entry).
+_LEAD_ENTRY = tuple((t, HI[t], LO[t]) for t in TILES)
+# _PLAYED[seat][t][i]: the event of that play (i 2: the lead); _MAPPAKULING[seat][t][i]: the
+# same play when it is a MAPPAKULING (DOM-6). Built once and shared by every match
+# (events.plain_event says why).
+_PLAYED = tuple(tuple((plain_event(PLAY, seat, PLACE[t][0]), plain_event(PLAY, seat, PLACE[t][1]),
+                       plain_event(PLAY, seat, OPEN[t])) for t in TILES) for seat in range(SEATS))
+_MAPPAKULING = tuple(tuple(tuple(new_event(Event, (PLAY, seat, PLACE[t][i], (), (), {"mappakuling": True}))
+                                 for i in range(len(ENDS))) for t in TILES) for seat in range(SEATS))
+_ENTRY = tuple(tuple(((OTHER[t][v], (t, OTHER[t][v], v)), (OTHER[t][v], (t, v, OTHER[t][v])))
+                     for v in range(7)) for t in TILES)
+
+
+# The movement "count stones from the table", built once (every pass pays one).
+_FROM_TABLE = {n: ((TABLE, n),) for n in range(1, STONES + 1)}
+
+
+# _PASSES[seat, stones moved, passebunge]: the event of that pass (DOM-5), made the first
+# time it happens and shared from then on, like the plain plays (events.plain_event).
+# There are at most a few hundred: who passes, PASSEBUNGE or not, who paid what.
+_PASSES: dict = {}
 
 
 class Stones:
@@ -47,6 +91,10 @@ class Stones:
         """Give ``to`` up to ``count`` stones: from the table first, the shortfall from
         ``payer``'s holdings; what the payer cannot cover is waived (DOM-9).
         Returns the movements as ((source, n), ...)."""
+        if 0 < count <= self.table:  # the usual case, every pass while the table lasts
+            self.table -= count
+            self.held[to] += count
+            return _FROM_TABLE[count]
         from_table = min(count, self.table)
         from_payer = min(count - from_table, self.held[payer])
         self.table -= from_table
@@ -64,45 +112,47 @@ class DomengPosition(Position):
     """One round in play. ``ends`` is [left, right] or None before the lead."""
 
     __slots__ = ("hands", "sleeping", "ends", "line", "turn", "lead_tile", "laid",
-                 "last_mappano", "over", "end", "kind", "winner_seat", "stones", "events")
+                 "last_mappano", "over", "end", "kind", "winner_seat", "stones", "events",
+                 "_legal")
 
     def __init__(self, hands, sleeping, leader, lead_tile, stones: Stones):
         self.hands = [mask_of(h) for h in hands]
         self.sleeping = list(sleeping)  # DOM-1: unused and unseen for the whole round
-        self.ends = None
         self.line = []  # left to right: (tile, left number, right number)
         self.turn = leader
         self.lead_tile = lead_tile  # a forced lead (DOM-2) or None: any tile (DOM-3)
         self.laid = [False] * SEATS  # has the seat laid a tile this round (PASSEBUNGE)
-        self.last_mappano = None
+        self.ends = self.last_mappano = self.end = self.kind = self.winner_seat = None
         self.over = False
-        self.end = self.kind = self.winner_seat = None
         self.stones = stones
         self.events: list[ev.Event] = []
+        self._legal = None  # the legal moves of this state, once listed (legal_moves)
 
     def legal_moves(self) -> list[Move]:
-        if self.over:
-            return []
-        hand = self.hands[self.turn]
-        if self.ends is None:
-            if self.lead_tile is not None:
-                return [OPEN[self.lead_tile]]
-            out, m = [], hand
-            while m:
-                low = m & -m
-                out.append(OPEN[low.bit_length() - 1])
-                m ^= low
-            return out
-        out = []
-        for i in (0, 1):
-            m = hand & FITS[self.ends[i]]
-            while m:
-                low = m & -m
-                out.append(PLACE[low.bit_length() - 1][i])
-                m ^= low
-        return out
+        legal = self._legal
+        if legal is None:
+            ends = self.ends
+            if self.over:
+                legal = ()
+            elif ends is not None:
+                # The left end's tiles ascending, then the right end's (DOM-4).
+                hand = self.hands[self.turn]
+                legal = _ON_LEFT[hand & FITS[ends[0]]] + _ON_RIGHT[hand & FITS[ends[1]]]
+            elif self.lead_tile is not None:
+                legal = (OPEN[self.lead_tile],)  # DOM-2
+            else:
+                legal = leads(self.hands[self.turn])  # DOM-3: any tile
+            self._legal = legal
+        return [*legal]  # the caller's own list: the kept tuple stays as listed
 
     def play(self, seat: int, move: Move) -> None:
+        legal = self._legal
+        if legal is not None and seat == self.turn and move in legal:
+            # Fast path: a move legal_moves() listed for this very state (every change
+            # drops the list), so it passes every check below; lay it at once.
+            t, at, _ = move
+            self.lay(seat, t, None if at is None else _END_INDEX[at])
+            return
         t, at, mode = move
         if at is not None and at not in _END_INDEX:
             raise MalformedInput(f"unknown end {shown(at)}; the Domeng line has ends left and right")
@@ -128,52 +178,66 @@ class DomengPosition(Position):
         automatic passes and payments run. Checks NOTHING: ``play`` is the checked way in;
         look-ahead calls this directly with moves it took from ``legal_moves`` or the
         same masks."""
+        self._legal = None
         mappakuling = False
         if i is None:
             # The lead lies high-low: the left end shows the high number (docs/rules.md).
-            self.ends = [HI[t], LO[t]]
-            self.line.append((t, HI[t], LO[t]))
-            move = OPEN[t]
+            self.ends = ends = [HI[t], LO[t]]
+            self.line.append(_LEAD_ENTRY[t])
+            self.events.append(_PLAYED[seat][t][2])
         else:
-            v = self.ends[i]
-            outer = OTHER[t][v]
-            self.ends[i] = outer
-            if i == 0:
-                self.line.insert(0, (t, outer, v))
+            ends = self.ends
+            ends[i], entry = _ENTRY[t][ends[i]][i]
+            if i:
+                self.line.append(entry)
             else:
-                self.line.append((t, v, outer))
-            mappakuling = self.ends[0] == self.ends[1]  # DOM-6
-            move = PLACE[t][i]
-        self.hands[seat] ^= 1 << t
+                self.line.insert(0, entry)
+            if ends[0] == ends[1]:  # DOM-6: a MAPPAKULING, told in the event's info
+                mappakuling = True
+                self.events.append(_MAPPAKULING[seat][t][i])
+            else:
+                self.events.append(_PLAYED[seat][t][i])
+        hands = self.hands
+        hand = hands[seat] = hands[seat] ^ 1 << t
         self.laid[seat] = True
         self.last_mappano = seat
-        self.events.append(ev.Event(ev.PLAY, seat, move, info={"mappakuling": True} if mappakuling else None))
-        if not self.hands[seat]:
+        if not hand:
             # DOM-7: FIRST CAPPU; CEKI / POLLO when the last tile was a MAPPAKULING.
             kind = ("pollo" if IS_DOUBLE[t] else "ceki") if mappakuling else "plain"
             self._end("cappu", seat, kind)
+            return
+        # The next seat to move: most often the next in turn can play.
+        fit = FITS[ends[0]] | FITS[ends[1]]  # the tiles that fit
+        s = (seat + 1) % SEATS
+        if hands[s] & fit:
+            self.turn = s
         else:
-            self._next_turn(seat)
+            self._pass_on(s, fit)
 
-    def _next_turn(self, seat: int) -> None:
-        fit = FITS[self.ends[0]] | FITS[self.ends[1]]
-        s = seat
-        while True:
-            s = (s + 1) % SEATS
-            if self.hands[s] & fit:
-                self.turn = s
-                return
-            if s == self.last_mappano:
+    def _pass_on(self, s: int, fit: int) -> None:
+        """Seat s, next in turn, has no tile that fits (``fit``): seats pass and pay in turn
+        until one can play, or the round is blocked."""
+        hands = self.hands
+        events, last, laid, stones = self.events, self.last_mappano, self.laid, self.stones
+        while True:  # seat s cannot play
+            if s == last:
                 # DOM-8: everyone else passed and the last MAPPANO cannot play: it is the
                 # MANGUNO, its own closing pass costs nothing and the round is blocked.
-                self.events.append(ev.Event(ev.PASS, s, info={"cost": 0, "passebunge": False}))
+                events.append(new_event(Event, (PASS, s, None, (), (), {"cost": 0, "passebunge": False})))
                 self._end("blocked", s, None)
                 return
-            passebunge = not self.laid[s]
+            passebunge = not laid[s]
             cost = PASSEBUNGE_COST if passebunge else PASS_COST  # DOM-5
-            moved = self.stones.pay(s, cost, self.last_mappano)
-            info = {"cost": cost, "passebunge": passebunge}
-            self.events.append(ev.Event(ev.PASS, s, stones=moved, info=info))
+            moved = stones.pay(s, cost, last)
+            event = _PASSES.get((s, moved, passebunge))
+            if event is None:
+                info = {"cost": cost, "passebunge": passebunge}
+                event = _PASSES[s, moved, passebunge] = new_event(Event, (PASS, s, None, (), moved, info))
+            events.append(event)
+            s = (s + 1) % SEATS
+            if hands[s] & fit:
+                self.turn = s
+                return
 
     def _end(self, how, seat, kind):
         self.over, self.end, self.winner_seat, self.kind, self.turn = True, how, seat, kind, None
@@ -206,6 +270,7 @@ class DomengPosition(Position):
         c.over, c.end, c.kind, c.winner_seat = self.over, self.end, self.kind, self.winner_seat
         c.stones = self.stones.copy()
         c.events = []
+        c._legal = self._legal  # the same state: the same (immutable) legal moves
         return c
 
     @classmethod
@@ -224,6 +289,130 @@ class DomengPosition(Position):
         r.laid = list(view["laid"])
         r.last_mappano = view["last_mappano"]
         return r
+
+    def playout(self) -> "DomengPlayout":
+        """This round as a lean playout (DomengPlayout), with its own stones."""
+        p = DomengPlayout.__new__(DomengPlayout)
+        p.hands = self.hands[:]
+        p.ends = None if self.ends is None else self.ends[:]
+        p.turn, p.lead_tile, p.last_mappano = self.turn, self.lead_tile, self.last_mappano
+        p.laid = self.laid[:]
+        p.over, p.end, p.kind, p.winner_seat = self.over, self.end, self.kind, self.winner_seat
+        p.stones = self.stones.copy()
+        p._legal, p._result = self._legal, None
+        return p
+
+
+class DomengPlayout:
+    """A Domeng round for search playouts: the same rules as DomengPosition, with no
+    events, no line, no views and no checks (rules/playout.py describes the interface).
+
+    ``copy()``; ``legal()``, the legal moves as a tuple (DomengPosition.legal_moves' moves,
+    in its order); ``apply(k)``, play the k-th of them; ``lay(seat, t, i)``, lay a tile
+    directly like DomengPosition.lay; ``over``, ``turn`` (None once over), ``end``,
+    ``kind``, ``winner_seat``, ``stones`` (its own: passes pay as they happen, DOM-5);
+    ``result()``, the round's settlement exactly as settle_round gives it (DOM-7,
+    DOM-8, DOM-10), paid into ``stones`` once. ``hands``, ``ends`` read like
+    DomengPosition's."""
+
+    __slots__ = ("hands", "ends", "turn", "lead_tile", "laid", "last_mappano", "over", "end",
+                 "kind", "winner_seat", "stones", "_legal", "_result")
+
+    @classmethod
+    def from_view(cls, view: dict, hands, sleeping) -> "DomengPlayout":
+        """DomengPosition.from_view(view, hands, sleeping).playout(), without building what
+        a playout does not read (the line)."""
+        if [len(h) for h in hands] != view["counts"] or len(sleeping) != SLEEPING:
+            raise MalformedInput("hands and sleeping tiles must match the view's tile counts")
+        p = cls.__new__(cls)
+        p.lead_tile = None
+        if view["ends"] is None and view["deal_number"] == 0:
+            p.lead_tile = next(d for d in FIRST_LEADS for h in hands if d in h)  # DOM-2
+        p.hands = [mask_of(h) for h in hands]
+        ends = view["ends"]
+        p.ends = None if ends is None else [ends["left"], ends["right"]]
+        p.turn = view["turn"]
+        p.laid = list(view["laid"])
+        p.last_mappano = view["last_mappano"]
+        p.over, p.end, p.kind, p.winner_seat = False, None, None, None
+        p.stones = Stones(view["table"], view["held"])
+        p._legal = p._result = None
+        return p
+
+    def copy(self) -> "DomengPlayout":
+        p = DomengPlayout.__new__(DomengPlayout)
+        p.hands = self.hands[:]
+        p.ends = None if self.ends is None else self.ends[:]
+        p.turn, p.lead_tile, p.last_mappano = self.turn, self.lead_tile, self.last_mappano
+        p.laid = self.laid[:]
+        p.over, p.end, p.kind, p.winner_seat = self.over, self.end, self.kind, self.winner_seat
+        p.stones = self.stones.copy()
+        p._legal, p._result = self._legal, self._result
+        return p
+
+    def legal(self) -> tuple:
+        legal = self._legal
+        if legal is None:  # as DomengPosition.legal_moves
+            ends = self.ends
+            if self.over:
+                legal = ()
+            elif ends is not None:
+                hand = self.hands[self.turn]
+                legal = _ON_LEFT[hand & FITS[ends[0]]] + _ON_RIGHT[hand & FITS[ends[1]]]
+            elif self.lead_tile is not None:
+                legal = (OPEN[self.lead_tile],)  # DOM-2
+            else:
+                legal = leads(self.hands[self.turn])  # DOM-3
+            self._legal = legal
+        return legal
+
+    def apply(self, k: int) -> None:
+        """Play the k-th legal move (IndexError past the end)."""
+        t, at, _ = self.legal()[k]
+        self.lay(self.turn, t, None if at is None else _END_INDEX[at])
+
+    def lay(self, seat: int, t: int, i: int | None) -> None:
+        """DomengPosition.lay without its line and events: checks NOTHING."""
+        self._legal = None
+        mappakuling = False
+        if i is None:
+            self.ends = ends = [HI[t], LO[t]]  # the lead, high-low
+        else:
+            ends = self.ends
+            ends[i] = OTHER[t][ends[i]]
+            mappakuling = ends[0] == ends[1]  # DOM-6
+        hands = self.hands
+        hand = hands[seat] = hands[seat] ^ 1 << t
+        self.laid[seat] = True
+        self.last_mappano = seat
+        if not hand:  # DOM-7: FIRST CAPPU
+            kind = ("pollo" if IS_DOUBLE[t] else "ceki") if mappakuling else "plain"
+            self.over, self.end, self.winner_seat, self.kind, self.turn = True, "cappu", seat, kind, None
+            return
+        fit = FITS[ends[0]] | FITS[ends[1]]
+        s = (seat + 1) % SEATS
+        if hands[s] & fit:
+            self.turn = s
+            return
+        laid, stones = self.laid, self.stones
+        while True:  # seat s cannot play: DomengPosition._pass_on without its events
+            if s == seat:  # DOM-8: blocked, the last MAPPANO is the MANGUNO
+                self.over, self.end, self.winner_seat, self.kind, self.turn = True, "blocked", s, None, None
+                return
+            stones.pay(s, PASS_COST if laid[s] else PASSEBUNGE_COST, seat)  # DOM-5
+            s = (s + 1) % SEATS
+            if hands[s] & fit:
+                self.turn = s
+                return
+
+    def pips(self) -> list[int]:
+        return [pips_of(h) for h in self.hands]
+
+    def result(self) -> dict:
+        """The round's settlement (settle_round), once over; paid into ``stones`` once."""
+        if self._result is None:
+            self._result = settle_round(self)
+        return self._result
 
 
 def settle_round(state: DomengPosition) -> dict:

@@ -4,6 +4,11 @@ barricade doubles, automatic draws, scored P = 25*C - 100*R (rulings HHL-1..HHL-
 The hand state is mutable and small (hands are bit masks, arm ends are ints) so that
 playouts are fast; the Match API in match.py is the only way it is driven from outside,
 and it refuses a move before touching anything.
+
+Speed (this runs every move of every match, simulation and search playout): the legal
+moves come from tables, one lookup per open arm, and are kept until the state changes;
+``play`` of a move from that very list skips the checks (it is legal by construction);
+events are built straight from the tuple constructor (events.new_event).
 """
 
 from . import events as ev
@@ -19,15 +24,47 @@ from .errors import (
     MalformedInput,
     shown,
 )
+from .events import DRAW, PASS, PLAY, Event, new_event, plain_event
 from .match import Match, Option, ranking_of
-from .moves import ARMS, BARRICADE, DOUBLE_PLACE, NORMAL, OPEN, PLACE, Move
+from .moves import ARMS, BARRICADE, DOUBLE_PLACE, NORMAL, OPEN, PLACE, Move, moves_at
 from .position import Position
-from .tiles import DOUBLE_OF, FITS, IS_DOUBLE, OTHER, TEXT, Tile, mask_of, pips_of
+from .tiles import DOUBLE_OF, FITS, HI, IS_DOUBLE, OTHER, TEXT, TILES, Tile, mask_of, pips_of
 
 SEATS = 4
 HAND_SIZE = 6  # HHL-1
 CLOSED = -1  # an arm end closed by a barricade (HHL-5)
 _ARM_INDEX = {a: i for i, a in enumerate(ARMS)}
+# FITS for an arm end, open or not: a CLOSED end (-1) reads the last entry, 0 (nothing
+# fits), so the hot paths need no "is it closed" test.
+FITS_OR_0 = (*FITS, 0)
+# _ON_LEFT[mask] (and right, up, down): the moves of the tiles of ``mask`` on that arm
+# (moves.moves_at).
+_ON_LEFT, _ON_RIGHT, _ON_UP, _ON_DOWN = (moves_at(i, double_modes=True) for i in range(len(ARMS)))
+
+
+def _laid(t: int, v: int, barricade: bool) -> tuple:
+    """(the arm's end after, the layout entry (tile, inner, outer, mode))."""
+    mode = (BARRICADE if barricade else NORMAL) if IS_DOUBLE[t] else None
+    return (CLOSED if barricade else OTHER[t][v]), (TILES[t], v, OTHER[t][v], mode)
+
+
+# _LAID[t][v][barricade]: tile t laid on an end showing v (HHL-4; HHL-5: a double keeps the
+# number, a barricade closes the arm), as _laid gives it, built once: a move allocates
+# nothing that lasts but its event, which spares the garbage collector.
+_LAID = tuple(tuple((_laid(t, v, False), _laid(t, v, True)) for v in range(7)) for t in TILES)
+# _MOVE[t][i][barricade]: the move that lays tile t on arm i (a double normal or barricade).
+_MOVE = tuple(tuple(DOUBLE_PLACE[t][i] if IS_DOUBLE[t] else (PLACE[t][i], PLACE[t][i])
+                    for i in range(len(ARMS))) for t in TILES)
+# _PLAYED[seat][t][i][barricade]: the event of that play; _PASSED[seat]: a pass (HHL-6).
+# Built once and shared by every match (events.plain_event says why).
+_PLAYED = tuple(tuple(tuple(tuple(plain_event(PLAY, seat, m) for m in _MOVE[t][i])
+                            for i in range(len(ARMS))) for t in TILES) for seat in range(SEATS))
+_PASSED = tuple(plain_event(PASS, seat) for seat in range(SEATS))
+# _OPENED[seat][t]: the opening play of double t (HHL-2); _DREW[seat][t]: a draw of the one
+# tile t (HHL-6: the most common draw). Shared the same way.
+_OPENED = tuple({d: plain_event(PLAY, seat, OPEN[d]) for d in DOUBLE_OF} for seat in range(SEATS))
+_DREW = tuple(tuple(new_event(Event, (DRAW, seat, None, (t,), (), None)) for t in TILES)
+              for seat in range(SEATS))
 
 
 class HHLPosition(Position):
@@ -35,52 +72,57 @@ class HHLPosition(Position):
     opening. ``drawn`` is the tile a seat drew and must now play (HHL-6)."""
 
     __slots__ = ("hands", "stock", "stock_pos", "stock_mask", "ends", "layout", "turn",
-                 "opening", "drawn", "over", "end", "winner_seat", "events")
+                 "opening", "drawn", "over", "end", "winner_seat", "events", "_legal")
 
     def __init__(self, hands, stock):
-        self.hands = [mask_of(h) for h in hands]
+        self.hands = masks = [mask_of(h) for h in hands]
         self.stock = list(stock)  # in draw order (HHL-1)
         self.stock_pos = 0
         self.stock_mask = mask_of(stock)
-        self.ends = None
-        self.layout = [[] for _ in ARMS]  # per arm, from the spinner out: (tile, inner, outer, mode)
-        self.drawn = None
+        self.layout = [[], [], [], []]  # per arm, from the spinner out: (tile, inner, outer, mode)
+        self.ends = self.drawn = self.end = self.winner_seat = None
         self.over = False
-        self.end = None
-        self.winner_seat = None
         self.events: list[ev.Event] = []
+        self._legal = None  # the legal moves of this state, once listed (legal_moves)
         # HHL-2: the lowest double dealt leads; at least three doubles are always dealt.
-        for v in range(7):
-            d = DOUBLE_OF[v]
-            for s in range(SEATS):
-                if self.hands[s] >> d & 1:
-                    self.opening, self.turn = d, s
-                    return
+        dealt = masks[0] | masks[1] | masks[2] | masks[3]
+        for d in DOUBLE_OF:
+            if dealt >> d & 1:
+                self.opening = d
+                self.turn = next(s for s in range(SEATS) if masks[s] >> d & 1)
+                return
         raise MalformedInput("the deal has no double in any hand")  # impossible for a full set
 
     # ----- choices -----------------------------------------------------------------
     def legal_moves(self) -> list[Move]:
-        if self.over:
-            return []
-        if self.ends is None:
-            return [OPEN[self.opening]]  # HHL-2
-        cand = self.hands[self.turn] if self.drawn is None else 1 << self.drawn  # HHL-6
-        out = []
-        for i, v in enumerate(self.ends):
-            if v == CLOSED:
-                continue
-            m = cand & FITS[v]  # HHL-4
-            while m:
-                low = m & -m
-                t = low.bit_length() - 1
-                m ^= low
-                if IS_DOUBLE[t]:
-                    out.extend(DOUBLE_PLACE[t][i])  # HHL-5: normal or barricade
-                else:
-                    out.append(PLACE[t][i])
-        return out
+        legal = self._legal
+        if legal is None:
+            ends = self.ends
+            if self.over:
+                legal = ()
+            elif ends is None:
+                legal = (OPEN[self.opening],)  # HHL-2
+            else:
+                cand = self.hands[self.turn] if self.drawn is None else 1 << self.drawn  # HHL-6
+                # Arm by arm, the tiles that match its end (HHL-4), ascending; a double
+                # normal, then barricade (HHL-5). A closed arm reads the empty set: no move.
+                a, b, c, d = ends
+                legal = (_ON_LEFT[cand & FITS_OR_0[a]] + _ON_RIGHT[cand & FITS_OR_0[b]]
+                         + _ON_UP[cand & FITS_OR_0[c]] + _ON_DOWN[cand & FITS_OR_0[d]])
+            self._legal = legal
+        return [*legal]  # the caller's own list: the kept tuple stays as listed
 
     def play(self, seat: int, move: Move) -> None:
+        legal = self._legal
+        if legal is not None and seat == self.turn and move in legal:
+            # Fast path: a move legal_moves() listed for this very state (every change
+            # drops the list), so it passes every check below; lay it at once.
+            t, at, mode = move
+            if at is None:
+                self._open(seat, t, move)
+            else:
+                self.lay(seat, t, _ARM_INDEX[at], mode == BARRICADE)
+            return
         t, at, mode = move
         if at is not None and at not in _ARM_INDEX:
             raise MalformedInput(f"unknown arm {shown(at)}; HHL arms are {', '.join(ARMS)}")
@@ -91,11 +133,7 @@ class HHLPosition(Position):
                 self._refuse(MUST_OPEN_WITH, f"the hand opens with the lowest double, {TEXT[self.opening]}")
             if at is not None or mode is not None:
                 self._refuse(OPENING_HAS_NO_PLACE, "the opening double is the spinner: give only the tile")
-            v = HALF_OF_DOUBLE[t]
-            self.ends = [v, v, v, v]  # HHL-3: four arms, each open at the spinner's number
-            self.events.append(ev.Event(ev.PLAY, seat, move))
-            self.hands[seat] ^= 1 << t
-            self._next_turn(seat)
+            self._open(seat, t, move)
             return
         if self.drawn is not None and t != self.drawn:
             self._refuse(MUST_PLAY_DRAWN_TILE, f"seat {seat} drew {TEXT[self.drawn]} and must play it")
@@ -114,50 +152,63 @@ class HHLPosition(Position):
             self._refuse(MODE_NOT_ALLOWED, f"{TEXT[t]} is not a double: it has no mode")
         self.lay(seat, t, i, mode == BARRICADE)
 
+    def _open(self, seat: int, t: int, move: Move) -> None:
+        """Lay the opening double ``t`` (HHL-2), checked by ``play``."""
+        self._legal = None
+        v = HI[t]
+        self.ends = [v, v, v, v]  # HHL-3: four arms, each open at the spinner's number
+        opened = _OPENED[seat][t]
+        if move is not opened.move:  # not the interned move: its own event, as given
+            opened = new_event(Event, (PLAY, seat, move, (), (), None))
+        self.events.append(opened)
+        self.hands[seat] ^= 1 << t
+        self._next_turn(seat)
+
     def lay(self, seat: int, t: int, i: int, barricade: bool = False) -> None:
         """Lay tile ``t`` of the seat to move on arm ``i`` (a double as a barricade if
         asked), then let the automatic draws and passes run. Checks NOTHING: ``play`` is
         the checked way in; look-ahead calls this directly with moves it took from
         ``legal_moves`` or the same masks."""
+        self._legal = None
         ends = self.ends
-        v = ends[i]
-        outer = OTHER[t][v]
-        ends[i] = CLOSED if barricade else outer  # HHL-4; HHL-5: a double keeps the number
-        self.hands[seat] ^= 1 << t
+        ends[i], entry = _LAID[t][ends[i]][barricade]
+        self.layout[i].append(entry)
+        hands = self.hands
+        hand = hands[seat] = hands[seat] ^ 1 << t
         self.drawn = None
-        if IS_DOUBLE[t]:
-            mode = BARRICADE if barricade else NORMAL
-            move = DOUBLE_PLACE[t][i][barricade]
-        else:
-            mode, move = None, PLACE[t][i]
-        self.layout[i].append((t, v, outer, mode))
-        self.events.append(ev.Event(ev.PLAY, seat, move))
-        if not self.hands[seat]:
+        self.events.append(_PLAYED[seat][t][i][barricade])
+        if not hand:
             self._end("domino", seat)  # HHL-7
+            return
+        # _next_turn, inlined for the usual case: the next seat can play.
+        a, b, c, d = ends
+        fit = FITS_OR_0[a] | FITS_OR_0[b] | FITS_OR_0[c] | FITS_OR_0[d]
+        s = (seat + 1) % SEATS
+        if hands[s] & fit:
+            self.turn = s
         else:
-            self._next_turn(seat)
+            self._draw_or_pass(s, fit)
 
     # ----- what happens by itself --------------------------------------------------
-    def _open_fits(self) -> int:
-        fit = 0
-        for v in self.ends:
-            if v != CLOSED:
-                fit |= FITS[v]
-        return fit
-
     def _next_turn(self, seat: int) -> None:
         """Find the next seat that must choose, drawing and passing automatically."""
-        fit = self._open_fits()
+        a, b, c, d = self.ends
+        fit = FITS_OR_0[a] | FITS_OR_0[b] | FITS_OR_0[c] | FITS_OR_0[d]  # tiles that fit
+        s = (seat + 1) % SEATS
+        if self.hands[s] & fit:
+            self.turn = s  # the usual case: the next seat can play, so nothing is blocked
+        else:
+            self._draw_or_pass(s, fit)
+
+    def _draw_or_pass(self, s: int, fit: int) -> None:
+        """Seat s, next in turn, has no tile that fits (``fit``): the hand is blocked, or
+        seats draw and pass in turn until one has a tile to play."""
         hands = self.hands
         if not (fit & (self.stock_mask | hands[0] | hands[1] | hands[2] | hands[3])):
             self._end("blocked", None)  # HHL-8: no tile anywhere can be laid
             return
-        s = seat
-        while True:
-            s = (s + 1) % SEATS
-            if hands[s] & fit:
-                self.turn = s
-                return
+        events = self.events
+        while True:  # seat s cannot play
             drawn = []  # HHL-6: draw until a playable tile, which must then be played
             stock = self.stock
             while self.stock_pos < len(stock):
@@ -169,11 +220,16 @@ class HHLPosition(Position):
                 if fit >> t & 1:
                     break
             if drawn:
-                self.events.append(ev.Event(ev.DRAW, s, tiles=tuple(drawn)))
+                events.append(_DREW[s][drawn[0]] if len(drawn) == 1 else
+                              new_event(Event, (DRAW, s, None, tuple(drawn), (), None)))
                 if fit >> drawn[-1] & 1:
                     self.turn, self.drawn = s, drawn[-1]
                     return
-            self.events.append(ev.Event(ev.PASS, s))  # the stock ran out: HHL-6 pass
+            events.append(_PASSED[s])  # the stock ran out: HHL-6
+            s = (s + 1) % SEATS
+            if hands[s] & fit:
+                self.turn = s
+                return
 
     def _end(self, how: str, seat) -> None:
         self.over, self.end, self.winner_seat, self.turn = True, how, seat, None
@@ -217,6 +273,7 @@ class HHLPosition(Position):
         c.turn, c.opening, c.drawn = self.turn, self.opening, self.drawn
         c.over, c.end, c.winner_seat = self.over, self.end, self.winner_seat
         c.events = []
+        c._legal = self._legal  # the same state: the same (immutable) legal moves
         return c
 
     @classmethod
@@ -238,10 +295,143 @@ class HHLPosition(Position):
             h.over, h.end, h.winner_seat, h.events = False, None, None, []
         h.turn = view["turn"]
         h.drawn = Tile.parse(view["drawn"]) if view.get("drawn") else None
+        h._legal = None
         return h
 
+    def playout(self) -> "HHLPlayout":
+        """This hand as a lean playout (HHLPlayout): what decides the rest of the hand."""
+        p = HHLPlayout.__new__(HHLPlayout)
+        p.hands, p.stock, p.stock_pos = self.hands[:], self.stock, self.stock_pos
+        p.stock_mask = self.stock_mask
+        p.ends = None if self.ends is None else self.ends[:]
+        p.turn, p.opening, p.drawn = self.turn, self.opening, self.drawn
+        p.over, p.end, p.winner_seat = self.over, self.end, self.winner_seat
+        p._legal = self._legal
+        return p
 
-HALF_OF_DOUBLE = {DOUBLE_OF[v]: v for v in range(7)}
+
+class HHLPlayout:
+    """An HHL hand for search playouts: the same rules as HHLPosition, with no events, no
+    layout, no views and no checks (rules/playout.py describes the interface).
+
+    ``copy()``; ``legal()``, the legal moves as a tuple (HHLPosition.legal_moves' moves, in
+    its order); ``apply(k)``, play the k-th of them; ``lay(seat, t, i, barricade)``, lay a
+    tile directly like HHLPosition.lay; ``over``, ``turn`` (None once over), ``end``
+    ("domino" or "blocked"), ``winner_seat``; ``result()``, every seat's points for the
+    hand (HHL-9). ``hands``, ``ends``, ``drawn`` read like HHLPosition's."""
+
+    __slots__ = ("hands", "stock", "stock_pos", "stock_mask", "ends", "turn", "opening",
+                 "drawn", "over", "end", "winner_seat", "_legal")
+
+    @classmethod
+    def from_view(cls, view: dict, hands, stock) -> "HHLPlayout":
+        """HHLPosition.from_view(view, hands, stock).playout(), without building what a
+        playout does not read (the layout)."""
+        if [len(h) for h in hands] != view["counts"] or len(stock) != view["stock"]:
+            raise MalformedInput("hands and stock must match the view's tile counts")
+        if view["spinner"] is None:
+            p = HHLPosition(hands, stock).playout()  # HHL-2: the lowest double leads
+        else:
+            p = cls.__new__(cls)
+            p.hands, p.stock, p.stock_pos = [mask_of(x) for x in hands], list(stock), 0
+            p.stock_mask = mask_of(stock)
+            p.opening = Tile.parse(view["spinner"])
+            arms = view["arms"]
+            p.ends = [CLOSED if arms[a]["closed"] else arms[a]["end"] for a in ARMS]
+            p.over, p.end, p.winner_seat = False, None, None
+        p.turn = view["turn"]
+        p.drawn = Tile.parse(view["drawn"]) if view.get("drawn") else None
+        p._legal = None
+        return p
+
+    def copy(self) -> "HHLPlayout":
+        p = HHLPlayout.__new__(HHLPlayout)
+        p.hands, p.stock, p.stock_pos = self.hands[:], self.stock, self.stock_pos
+        p.stock_mask = self.stock_mask
+        p.ends = None if self.ends is None else self.ends[:]
+        p.turn, p.opening, p.drawn = self.turn, self.opening, self.drawn
+        p.over, p.end, p.winner_seat, p._legal = self.over, self.end, self.winner_seat, self._legal
+        return p
+
+    def legal(self) -> tuple:
+        legal = self._legal
+        if legal is None:
+            ends = self.ends
+            if self.over:
+                legal = ()
+            elif ends is None:
+                legal = (OPEN[self.opening],)  # HHL-2
+            else:  # as HHLPosition.legal_moves
+                cand = self.hands[self.turn] if self.drawn is None else 1 << self.drawn  # HHL-6
+                a, b, c, d = ends
+                legal = (_ON_LEFT[cand & FITS_OR_0[a]] + _ON_RIGHT[cand & FITS_OR_0[b]]
+                         + _ON_UP[cand & FITS_OR_0[c]] + _ON_DOWN[cand & FITS_OR_0[d]])
+            self._legal = legal
+        return legal
+
+    def apply(self, k: int) -> None:
+        """Play the k-th legal move (IndexError past the end)."""
+        t, at, mode = self.legal()[k]
+        if at is None:  # the opening double, the spinner (HHL-3)
+            self._legal = None
+            v = HI[t]
+            self.ends = [v, v, v, v]
+            self.hands[self.turn] ^= 1 << t
+            a = FITS_OR_0[v]
+            s = (self.turn + 1) % SEATS
+            if self.hands[s] & a:
+                self.turn = s
+            else:
+                self._draw_or_pass(s, a)
+        else:
+            self.lay(self.turn, t, _ARM_INDEX[at], mode == BARRICADE)
+
+    def lay(self, seat: int, t: int, i: int, barricade: bool = False) -> None:
+        """HHLPosition.lay without its layout and events: checks NOTHING."""
+        self._legal = None
+        ends = self.ends
+        ends[i] = CLOSED if barricade else OTHER[t][ends[i]]  # HHL-4, HHL-5
+        hands = self.hands
+        hand = hands[seat] = hands[seat] ^ 1 << t
+        self.drawn = None
+        if not hand:
+            self.over, self.end, self.winner_seat, self.turn = True, "domino", seat, None  # HHL-7
+            return
+        a, b, c, d = ends
+        fit = FITS_OR_0[a] | FITS_OR_0[b] | FITS_OR_0[c] | FITS_OR_0[d]
+        s = (seat + 1) % SEATS
+        if hands[s] & fit:
+            self.turn = s
+        else:
+            self._draw_or_pass(s, fit)
+
+    def _draw_or_pass(self, s: int, fit: int) -> None:
+        """HHLPosition._draw_or_pass without its events."""
+        hands = self.hands
+        if not (fit & (self.stock_mask | hands[0] | hands[1] | hands[2] | hands[3])):
+            self.over, self.end, self.winner_seat, self.turn = True, "blocked", None, None  # HHL-8
+            return
+        stock = self.stock
+        while True:  # seat s cannot play: it draws until a playable tile (HHL-6), or passes
+            while self.stock_pos < len(stock):
+                t = stock[self.stock_pos]
+                self.stock_pos += 1
+                self.stock_mask ^= 1 << t
+                hands[s] |= 1 << t
+                if fit >> t & 1:
+                    self.turn, self.drawn = s, t
+                    return
+            s = (s + 1) % SEATS
+            if hands[s] & fit:
+                self.turn = s
+                return
+
+    def pips(self) -> list[int]:
+        return [pips_of(h) for h in self.hands]
+
+    def result(self) -> list[int]:
+        """Every seat's points for the hand, HHL-9 (once over; the pips left, before)."""
+        return hand_points([pips_of(h) for h in self.hands])
 
 
 def hand_points(pips: list[int]) -> list[int]:

@@ -15,7 +15,9 @@ Domeng sleeping tiles). What narrows them down:
   each batch the numbers it is known to lack. A tile played later came out of one of
   the batches, but we do not know which: ``compositions`` lists every split of the
   current hand over the batches that leaves room for the tiles already played (a small
-  matching), so a sample can pick one and stay sound;
+  matching), so a sample can pick one and stay sound; ``arrangements`` counts the ways a
+  guessed hand and the played tiles can have arrived in the batches, a world's weight in
+  the posterior the world sampler draws from (worlds.py);
 * openings: HHL-2 opens with the lowest double dealt, so every lower double was in the
   stock at the deal (never in a dealt batch); DOM-2 leads the first round with the
   highest of 6-6..3-3 dealt, so every higher one of those sleeps.
@@ -24,6 +26,7 @@ Numbers are kept as 7-bit masks (bit v = number v), tiles as 28-bit masks as in
 tiles.py.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import product
 
@@ -51,14 +54,14 @@ HEAVIER = tuple(sum(1 << x for x in TILES if HI[x] + LO[x] > HI[t] + LO[t]) for 
 SAME_PIPS = tuple(sum(1 << x for x in TILES if HI[x] + LO[x] == HI[t] + LO[t]) for t in TILES)
 
 
-def _listed_before(t: int, at, ends, hhl: bool) -> int:
+def _listed_before(t: int, at, ends, places: tuple[str, ...]) -> int:
     """The tiles a heaviest-first player would have chosen over ``t`` had it held them:
     heavier ones that fit, and equally heavy ones listed before it (legal moves are
     listed end by end, tiles ascending, and ties go to the first)."""
     lower = (1 << t) - 1
     if at is None:  # a free lead (DOM-3): any tile of the hand
         return HEAVIER[t] | (SAME_PIPS[t] & lower)
-    i = (HHL_ARMS if hhl else DOMENG_ENDS).index(at)
+    i = places.index(at)
     fits_open = numbers_mask_fits(_ends_bits(ends))
     earlier = numbers_mask_fits(_ends_bits(ends[:i])) | (FITS[ends[i]] & lower)
     return (HEAVIER[t] & fits_open) | (SAME_PIPS[t] & earlier)
@@ -147,129 +150,174 @@ def _ends_bits(ends) -> int:
     return m
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """What a variant's view looks like to this module: where tiles are played (the HHL
+    arms, the Domeng ends), how many tiles a hand is dealt, which tiles lie on the table,
+    how many tiles the rest holds, and the open ends once the lead is down."""
+
+    places: tuple[str, ...]
+    hand_size: int
+    laid: Callable[[dict], int]
+    rest_count: Callable[[dict], int]
+    opening_ends: Callable[[int], list[int | None]]
+
+
+def _hhl_laid(view) -> int:
+    laid = mask_of(Tile.parse(x["tile"]) for a in HHL_ARMS for x in view["arms"][a]["tiles"])
+    if view.get("spinner"):
+        laid |= 1 << Tile.parse(view["spinner"])
+    return laid
+
+
+def _domeng_laid(view) -> int:
+    return mask_of(Tile.parse(x["tile"]) for x in view["line"])
+
+
+LAYOUTS = {
+    # HHL-1: 6 tiles a hand, 4 in the stock; HHL-3: the spinner opens four arms at its number
+    "hhl": _Layout(HHL_ARMS, 6, _hhl_laid, lambda view: view["stock"],
+                   lambda t: [HI[t]] * len(HHL_ARMS)),
+    # DOM-1: 5 tiles a hand, 3 sleeping; DOM-4: a line with two ends (the lead lies
+    # high-low, docs/rules.md)
+    "domeng": _Layout(DOMENG_ENDS, 5, _domeng_laid, lambda view: 3, lambda t: [HI[t], LO[t]]),
+}
+
+
 def from_view(view, assume_heaviest_first: bool = False) -> Knowledge:
     """The seat's knowledge. With ``assume_heaviest_first`` it also assumes that every
     other seat, when it chose a tile, held no playable tile with more pips (the way
     greedy players play); that is a guess about the players, not a fact, and callers
     must be ready to fall back when it contradicts the view (KnowledgeError, or
-    determinize.NoConsistentDeal)."""
-    variant = view["variant"]
-    me = view["seat"]
-    counts = list(view["counts"])
-    n = len(counts)
+    determinize.NoConsistentWorld)."""
+    layout = LAYOUTS[view["variant"]]
+    me, counts = view["seat"], list(view["counts"])
     hand = mask_of(Tile.parse(x) for x in view["hand"])
-    history = list(view["history"])
-    hhl = variant == "hhl"
-    if hhl:
-        laid = 0
-        for a in HHL_ARMS:
-            for x in view["arms"][a]["tiles"]:
-                laid |= 1 << Tile.parse(x["tile"])
-        if view.get("spinner"):
-            laid |= 1 << Tile.parse(view["spinner"])
-        rest_count = view["stock"]
-        hand_size = 6
-    else:
-        laid = mask_of(Tile.parse(x["tile"]) for x in view["line"])
-        rest_count = 3
-        hand_size = 5
+    laid = layout.laid(view)
     unseen = ALL_TILES & ~hand & ~laid
-
     seats: list[SeatKnowledge | None] = [
-        None if s == me else SeatKnowledge(counts[s], [Batch(hand_size)]) for s in range(n)
+        None if s == me else SeatKnowledge(counts[s], [Batch(layout.hand_size)]) for s in range(len(counts))
     ]
-    ends: list[int | None] = [None] * (4 if hhl else 2)
-    opened = False
-    # The opening lead tells what was not dealt (HHL-2 / DOM-2).
-    first_play = next((e for e in history if e["kind"] == "play"), None)
-    if first_play is not None:
-        lead = Tile.parse(first_play["play"])
-        if hhl:
-            below = mask_of(DOUBLE_OF[v] for v in range(HI[lead]))
-            for k in seats:
-                if k is not None:
-                    k.batches[0].excluded |= below  # in the stock at the deal
-        elif view["deal_number"] == 0 and lead in FIRST_LEADS:
-            higher = mask_of(FIRST_LEADS[:FIRST_LEADS.index(lead)])
-            for k in seats:
-                if k is not None:
-                    k.batches[0].excluded |= higher  # sleeping (DOM-2)
-
-    # Seats that ever barricaded do not play heaviest-first: no guess about them.
-    model = [assume_heaviest_first and not any(
-        e.get("kind") == "play" and e.get("seat") == s and e.get("mode") == "barricade" for e in history)
-        for s in range(n)]
+    history = view["history"]
+    _exclude_undealt_leads(view, history, seats)
+    walk = _Walk(view, layout, seats, _heaviest_first_seats(history, len(counts), assume_heaviest_first))
     for idx, e in enumerate(history):
-        kind = e.get("kind")
-        seat = e.get("seat")
-        k = seats[seat] if seat is not None and 0 <= seat < n else None
-        if kind == "play":
-            t = Tile.parse(e["play"])
-            at = e.get("at")
-            if k is not None:
-                if e.get("_drawn"):
-                    pass  # the tile it just drew: never part of a batch
-                else:
-                    fits = tuple(i for i, b in enumerate(k.batches) if not (b.forbidden >> t & 1))
-                    k.played.append((t, fits))
-                    if model[seat] and (at is not None or (not hhl and view["deal_number"] > 0)):
-                        heavier = _listed_before(t, at, ends, hhl)
-                        for b in k.batches:
-                            b.excluded |= heavier
-            if at is None:
-                opened = True
-                if hhl:
-                    ends = [HI[t]] * 4  # HHL-3
-                else:
-                    ends = [HI[t], LO[t]]  # the lead lies high-low (docs/rules.md)
-            else:
-                i = (HHL_ARMS if hhl else DOMENG_ENDS).index(at)
-                v = ends[i]
-                if hhl and e.get("mode") == "barricade":
-                    ends[i] = None  # HHL-5: closed for good
-                else:
-                    ends[i] = OTHER[t][v]
-        elif kind == "draw":
-            if k is None:
-                continue
-            e_bits = _ends_bits(ends)
-            for b in k.batches:
-                b.voids |= e_bits
-            count = e["count"]
-            nxt = history[idx + 1] if idx + 1 < len(history) else None
-            if nxt is not None and nxt.get("kind") == "play" and nxt.get("seat") == seat:
-                # The last tile drawn fit and was played at once; the others did not fit.
-                history[idx + 1] = {**nxt, "_drawn": True}
-                if count > 1:
-                    k.batches.append(Batch(count - 1, e_bits))
-            elif nxt is None and view.get("turn") == seat:
-                # Seen mid-turn: the last tile drawn fits and is still in its hand.
-                if count > 1:
-                    k.batches.append(Batch(count - 1, e_bits))
-                k.batches.append(Batch(1))
-            else:
-                k.batches.append(Batch(count, e_bits))  # the stock ran out: none fit
-        elif kind == "pass":
-            if k is None or not opened:
-                continue
-            e_bits = _ends_bits(ends)
-            for b in k.batches:
-                b.voids |= e_bits
-        # deal_start, deal_over, ...: nothing hidden to learn
+        walk.event(idx, e)
+    _split_hands(seats)
+    drawn = Tile.parse(view["drawn"]) if view.get("drawn") else None
+    know = Knowledge(view["variant"], me, len(counts), hand, laid, unseen, counts, layout.rest_count(view),
+                     walk.ends, seats, drawn)
+    if unseen.bit_count() != know.hidden_slots():
+        raise KnowledgeError(
+            f"{unseen.bit_count()} unseen tiles but {know.hidden_slots()} hidden places in the view"
+        )
+    return know
 
+
+def _split_hands(seats) -> None:
+    """Every seat's possible splits of its hand over its batches (``compositions``)."""
     for s, k in enumerate(seats):
         if k is None:
             continue
         k.compositions = _compositions(k)
         if not k.compositions:
             raise KnowledgeError(f"seat {s}: no split of its {k.count} tiles over its batches fits its plays")
-    drawn = Tile.parse(view["drawn"]) if view.get("drawn") else None
-    know = Knowledge(variant, me, n, hand, laid, unseen, counts, rest_count, ends, seats, drawn)
-    if unseen.bit_count() != know.hidden_slots():
-        raise KnowledgeError(
-            f"{unseen.bit_count()} unseen tiles but {know.hidden_slots()} hidden places in the view"
-        )
-    return know
+
+
+def _exclude_undealt_leads(view, history, seats) -> None:
+    """The opening lead tells what was not dealt: every double below the HHL spinner was in
+    the stock (HHL-2); in a match's first Domeng round every one of 6-6..3-3 above the lead
+    sleeps (DOM-2). Only the dealt batch is bound: a later draw may bring such a double."""
+    first_play = next((e for e in history if e["kind"] == "play"), None)
+    if first_play is None:
+        return
+    lead = Tile.parse(first_play["play"])
+    if view["variant"] == "hhl":
+        undealt = mask_of(DOUBLE_OF[v] for v in range(HI[lead]))
+    elif view["deal_number"] == 0 and lead in FIRST_LEADS:
+        undealt = mask_of(FIRST_LEADS[:FIRST_LEADS.index(lead)])
+    else:
+        return
+    for k in seats:
+        if k is not None:
+            k.batches[0].excluded |= undealt
+
+
+def _heaviest_first_seats(history, n: int, assume: bool) -> list[bool]:
+    """Which seats the heaviest-first guess is made about: none unless assumed, and never a
+    seat that ever barricaded (it does not play heaviest-first)."""
+    barricaded = {e.get("seat") for e in history if e.get("kind") == "play" and e.get("mode") == "barricade"}
+    return [assume and s not in barricaded for s in range(n)]
+
+
+class _Walk:
+    """The history replayed event by event: the open ends at each moment, and what each
+    other seat's plays, draws and passes show of its batches."""
+
+    def __init__(self, view, layout: _Layout, seats, model: list[bool]):
+        self.view, self.layout, self.seats, self.model = view, layout, seats, model
+        self.history = view["history"]
+        self.ends: list[int | None] = [None] * len(layout.places)
+        self.opened = False
+        self.drawn_plays: set[int] = set()   # indices of plays of a tile drawn just before
+
+    def event(self, idx: int, e) -> None:
+        seat = e.get("seat")
+        k = self.seats[seat] if seat is not None and 0 <= seat < len(self.seats) else None
+        kind = e.get("kind")
+        if kind == "play":
+            self.play(idx, e, k)
+        elif kind == "draw" and k is not None:
+            self.draw(idx, e, k)
+        elif kind == "pass" and k is not None and self.opened:
+            self.void(k)
+        # deal_start, deal_over, ...: nothing hidden to learn
+
+    def play(self, idx: int, e, k: SeatKnowledge | None) -> None:
+        t = Tile.parse(e["play"])
+        at = e.get("at")
+        if k is not None and idx not in self.drawn_plays:   # the tile just drawn: in no batch
+            fits = tuple(i for i, b in enumerate(k.batches) if not (b.forbidden >> t & 1))
+            k.played.append((t, fits))
+            if self.model[e["seat"]] and (at is not None or (self.view["variant"] != "hhl"
+                                                             and self.view["deal_number"] > 0)):
+                heavier = _listed_before(t, at, self.ends, self.layout.places)
+                for b in k.batches:
+                    b.excluded |= heavier
+        if at is None:
+            self.opened = True
+            self.ends = self.layout.opening_ends(t)
+        else:
+            i = self.layout.places.index(at)
+            if e.get("mode") == "barricade":
+                self.ends[i] = None  # HHL-5: closed for good
+            else:
+                self.ends[i] = OTHER[t][self.ends[i]]
+
+    def void(self, k: SeatKnowledge) -> int:
+        """The seat could not play on the open ends: none of the tiles it holds shows one
+        (HHL-6, DOM-5). Returns the ends' numbers."""
+        e_bits = _ends_bits(self.ends)
+        for b in k.batches:
+            b.voids |= e_bits
+        return e_bits
+
+    def draw(self, idx: int, e, k: SeatKnowledge) -> None:
+        e_bits = self.void(k)
+        count, seat = e["count"], e["seat"]
+        nxt = self.history[idx + 1] if idx + 1 < len(self.history) else None
+        if nxt is not None and nxt.get("kind") == "play" and nxt.get("seat") == seat:
+            # The last tile drawn fit and was played at once; the others did not fit.
+            self.drawn_plays.add(idx + 1)
+            if count > 1:
+                k.batches.append(Batch(count - 1, e_bits))
+        elif nxt is None and self.view.get("turn") == seat:
+            # Seen mid-turn: the last tile drawn fits and is still in its hand.
+            if count > 1:
+                k.batches.append(Batch(count - 1, e_bits))
+            k.batches.append(Batch(1))
+        else:
+            k.batches.append(Batch(count, e_bits))  # the stock ran out: none fit
 
 
 def _compositions(k: SeatKnowledge) -> list[tuple[int, ...]]:
@@ -319,6 +367,37 @@ def fits_batches(k: SeatKnowledge, tiles) -> bool:
         if _fits(slots, room):
             return True
     return False
+
+
+def placings(slots, room) -> int:
+    """The number of ways to put every item into one of its batches (``slots``: for each
+    item, the indices of the batches that may hold it) so that batch i gets exactly
+    ``room[i]`` items. The items are distinct; orders within a batch are not counted."""
+    slots, room = list(slots), tuple(room)
+    if len(slots) != sum(room) or min(room, default=0) < 0:
+        return 0
+    memo: dict[tuple, int] = {}
+
+    def go(i: int, left: tuple) -> int:
+        if i == len(slots):
+            return 1
+        got = memo.get((i, left))
+        if got is None:
+            got = sum(go(i + 1, left[:b] + (left[b] - 1,) + left[b + 1:])
+                      for b in slots[i] if left[b])
+            memo[(i, left)] = got
+        return got
+
+    return go(0, room)
+
+
+def arrangements(k: SeatKnowledge, tiles) -> int:
+    """In how many ways the seat's tiles can have arrived: the number of splits of these
+    tiles (a guess of its hand) and of the tiles it played out of its batches over its
+    batches, each batch getting exactly its size and each tile only a batch that may hold
+    it. A world's weight in the posterior (worlds.py); 0 when the guess fits no split."""
+    slots = [tuple(i for i, b in enumerate(k.batches) if not (b.forbidden >> t & 1)) for t in tiles]
+    return placings(slots + [fits for _, fits in k.played], [b.size for b in k.batches])
 
 
 def describe(know: Knowledge) -> str:

@@ -11,6 +11,8 @@ from typing import NamedTuple
 
 from . import events as ev
 from .errors import MATCH_OVER, IllegalMove, MalformedInput, shown
+from .events import DEAL_OVER, DEAL_START, Event, new_event
+from .events import MATCH_OVER as MATCH_OVER_EVENT
 from .moves import Move
 from .tiles import FULL_SET, TEXT, TILES, mask_of, parse_tiles, tiles_of
 
@@ -34,6 +36,25 @@ def coerce_move(move) -> Move:
     if isinstance(move, dict):
         return Move.from_dict(move)
     return Move.parse(move)
+
+
+# The shuffle's steps, from the top: (i, n = i + 1, n.bit_length()).
+_SHUFFLE_STEPS = tuple((i, i + 1, (i + 1).bit_length()) for i in range(len(TILES) - 1, 0, -1))
+
+
+def shuffled_tiles(rng: random.Random) -> list:
+    """``rng.shuffle(list(TILES))``, drawing the very same numbers: the same Fisher-Yates
+    from the top, each index by ``Random._randbelow``'s rejection loop on ``getrandbits``,
+    without shuffle's two Python frames per tile (every deal is shuffled, so every seeded
+    match and record depends on this being exact; tests/rules/test_fast_paths.py checks it)."""
+    tiles = list(TILES)
+    bits = rng.getrandbits
+    for i, n, k in _SHUFFLE_STEPS:
+        j = bits(k)
+        while j >= n:
+            j = bits(k)
+        tiles[i], tiles[j] = tiles[j], tiles[i]
+    return tiles
 
 
 def ranking_of(values: list[int], best_high: bool) -> list[list[int]]:
@@ -71,6 +92,11 @@ class Match:
         self.deals: list[Deal] = []
         self.events: list[ev.Event] = []
         self.result: dict | None = None
+        # ``over`` (result is set) and ``to_move`` (the live deal's turn, None once over)
+        # are plain attributes that only play() and the start of a hand change: every
+        # driving loop reads both on every move, and a property there costs a Python call.
+        self.over = False
+        self.to_move: int | None = None
         self._hand_first_event = 0
         self._time_up = False
         self._begin_hand()
@@ -132,12 +158,12 @@ class Match:
         # Shuffle even when the deal is scripted, so that deal i of a seed is the same
         # whether or not the deals before it were given (a replayed record continues
         # exactly like the original match).
-        tiles = list(TILES)
-        self._rng.shuffle(tiles)
+        tiles = shuffled_tiles(self._rng)
         if len(self.deals) < len(self._scripted):
             return self._scripted[len(self.deals)]
-        n, k = self.num_seats, self.hand_size
-        return [tiles[s * k:(s + 1) * k] for s in range(n)], tiles[n * k:]
+        k = self.hand_size
+        cut = range(0, self.num_seats * k, k)
+        return [tiles[i:i + k] for i in cut], tiles[cut.stop:]
 
     # ----- the flow of a match -----------------------------------------------------
     def _begin_hand(self) -> ev.Event:
@@ -145,8 +171,9 @@ class Match:
         state = self._new_state(hands, rest)
         self.deals.append(Deal(hands, rest, state))
         self._state = state
+        self.to_move = state.turn
         info = {"deal": len(self.deals) - 1, "leader": state.turn, **self._start_info()}
-        start = ev.Event(ev.DEAL_START, tiles=tuple(tuple(h) for h in hands), info=info)
+        start = new_event(Event, (DEAL_START, None, None, tuple(map(tuple, hands)), (), info))
         self._hand_first_event = len(self.events)
         self.events.append(start)
         return start
@@ -156,35 +183,35 @@ class Match:
         """The live state of the current deal (an HHL hand, a Domeng round)."""
         return self._state
 
-    @property
-    def over(self) -> bool:
-        return self.result is not None
-
-    @property
-    def to_move(self) -> int | None:
-        return None if self.result is not None else self._state.turn
 
     def legal_moves(self, seat: int) -> list[Move]:
-        if self.result is not None or seat != self._state.turn:
+        state = self._state
+        if seat != state.turn:  # every seat, once over: a finished deal has no turn
             return []
-        return self._state.legal_moves()
+        return state.legal_moves()
 
     def play(self, seat: int, move) -> list[ev.Event]:
         """Apply one chosen move and all that follows automatically; return the events.
 
         Refuses (IllegalMove / MalformedInput) before changing anything.
         """
-        if type(seat) is not int or not 0 <= seat < self.num_seats:
-            raise MalformedInput(f"seat must be 0..{self.num_seats - 1}, got {shown(seat)}")
-        if self.result is not None:
-            raise IllegalMove(MATCH_OVER, "the match is over")
         state = self._state
-        first = len(state.events)
-        state.play(seat, coerce_move(move))
-        new = state.events[first:]
-        self.events.extend(new)
+        if type(seat) is not int or seat != state.turn:
+            # Not the seat to move (the seat to move is a valid seat of a live match: no
+            # more to check for it), or no seat is, the match being over.
+            if type(seat) is not int or not 0 <= seat < self.num_seats:
+                raise MalformedInput(f"seat must be 0..{self.num_seats - 1}, got {shown(seat)}")
+            if self.result is not None:
+                raise IllegalMove(MATCH_OVER, "the match is over")
+        events = state.events
+        first = len(events)
+        state.play(seat, move if type(move) is Move else coerce_move(move))
+        new = events[first:]
+        self.events += new
         if state.over:
-            new.extend(self._finish_hand())
+            new += self._finish_hand()
+            state = self._state  # the next hand's, unless the match is over
+        self.to_move = state.turn
         return new
 
     def time_up(self):
@@ -195,11 +222,12 @@ class Match:
         """Settle the finished hand, then end the match or deal the next hand."""
         deal = self.deals[-1]
         deal.result, extra = self._settle(deal.state)
-        out = [ev.Event(ev.DEAL_OVER, info=deal.result), *extra]
-        self.events.extend(out)
+        out = [new_event(Event, (DEAL_OVER, None, None, (), (), deal.result)), *extra]
+        self.events += out
         if self._match_is_over():
             self.result = self._match_result()
-            out.append(ev.Event(ev.MATCH_OVER, info=self.result))
+            self.over = True
+            out.append(new_event(Event, (MATCH_OVER_EVENT, None, None, (), (), self.result)))
             self.events.append(out[-1])
         else:
             out.append(self._begin_hand())

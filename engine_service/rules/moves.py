@@ -13,7 +13,7 @@ legal, is for the game to say.
 from typing import NamedTuple
 
 from .errors import MalformedInput, shown
-from .tiles import IS_DOUBLE, TILES, Tile
+from .tiles import FITS, IS_DOUBLE, MAX_PIP, TILES, Tile, tiles_of
 
 ARMS = ("left", "right", "up", "down")  # HHL-3: the spinner's four arms
 ENDS = ("left", "right")  # DOM-4: the line's two ends
@@ -84,3 +84,21 @@ DOUBLE_PLACE: tuple[tuple[tuple[Move, Move], ...], ...] = tuple(
     tuple((_MOVES[(t, a, NORMAL)], _MOVES[(t, a, BARRICADE)]) for a in ARMS) if IS_DOUBLE[t] else ()
     for t in TILES
 )
+
+
+def moves_at(i: int, double_modes: bool) -> dict[int, tuple[Move, ...]]:
+    """{mask: the moves laying each tile of ``mask`` at place i}, for every set of tiles
+    that all show one number — what ``hand & FITS[v]`` can be, the empty set included —
+    tiles ascending, a double as normal then barricade when ``double_modes`` (HHL-5).
+    The legal-move generators read one entry per open arm or end instead of walking the
+    tiles: the same moves in the same order."""
+    table = {0: ()}
+    for v in range(MAX_PIP + 1):
+        showing = tiles_of(FITS[v])  # ascending
+        masks, lists = [0], [()]  # subsets of the first j tiles of ``showing``
+        for t in showing:
+            own = DOUBLE_PLACE[t][i] if double_modes and IS_DOUBLE[t] else (PLACE[t][i],)
+            masks += [m | 1 << t for m in masks]
+            lists += [moves + own for moves in lists]  # t is above every tile before it
+        table.update(zip(masks, lists, strict=True))
+    return table

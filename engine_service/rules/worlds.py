@@ -1,5 +1,5 @@
-"""Worlds: the hidden tiles as they may be, drawn uniformly from all that one seat's view
-allows. What the engine serves (Play.SampleWorlds, docs/bots.md "SampleWorlds").
+"""Worlds: the hidden tiles as they may be, drawn from the posterior that one seat's view
+gives them. What the engine serves (Play.SampleWorlds, docs/bots.md "SampleWorlds").
 
 A *world* gives every seat a hand (the asking seat's own as it is) and the rest: the HHL
 stock in a draw order, or the three Domeng sleeping tiles. It is *consistent* with the
@@ -18,22 +18,57 @@ seat's view when
   being in the stock (HHL-2); in a match's first Domeng round it holds the highest of
   6-6..3-3 dealt, the higher ones sleeping (DOM-2).
 
-Distribution: uniform over the consistent worlds, each (hands, rest) equally likely, and
-the stock order uniform. It is exact: the consistent worlds are counted, not searched. The
+Distribution: the posterior of the shuffle given the view. The shuffle is a uniform
+permutation, so before anything is seen every *deal* (the dealt hands as sets, the stock in
+its order) is equally likely; the rules are deterministic given the deal and the moves
+chosen, and no assumption is made about how the seats choose, so the view keeps exactly
+the deals on which the recorded moves replay to it, each with the same chance. A world's
+chance is therefore proportional to the number of deals behind it.
+
+Behind a world, a deal says in addition how each seat's tiles arrived. Take a seat's
+*batches* (knowledge.py): its deal, and for each draw the tiles drawn before the playable
+one (the playable tile, drawn last, sits at a known place: it was played at once, or it is
+the drawn tile the seat must play now; a draw that emptied the stock is one batch). The
+seat's tiles are its hand in the world and the tiles it played out of its batches; a deal
+is, per other seat, a split of those tiles over its batches, each batch getting exactly its
+size, a hand tile only a batch whose voids and exclusions it satisfies, a played tile only a
+batch it may have come from when it was played (knowledge.py ``played``); and then an order
+within each draw batch and of the stock left. Every such choice replays to the view
+(within a draw batch none of the tiles fit, so any order does) and different choices are
+different deals. The orders multiply every world by the same number, and so does a seat
+with no tile left (its split involves public tiles only), so they are dropped: the *weight*
+of a world is the product over the other seats of the number of splits
+(knowledge.arrangements), and its chance is its weight over the sum of all weights.
+
+Nothing else in the view weighs: every other fact it shows is true or false of a world
+whatever the split. The seat to move can play (its hand now, or the drawn tile alone). The
+hand was never found blocked (HHL-8), which follows from the rest: after every turn some
+seat played on the same ends, or is to move holding a tile for them. The opening (HHL-2,
+DOM-2) is a fact about batch 0, so it narrows the splits and is counted inside the weight
+(a lower double in a hand came from a draw). The asking seat's own tiles arrived one known
+way. DOM-3 leads tell nothing of the tiles. In Domeng, and in HHL before any draw, every
+seat has one batch and every consistent world one deal: uniform. The stock left is in a
+uniformly random order.
+
+Counting: exact, the consistent worlds are counted with their weights, not searched. The
 unseen tiles fall into a few *types* (the tiles each seat may hold, and in which of its
 batches), and the tiles of a type are interchangeable; a memoised programme (_Programme)
 counts, type by type and within a type seat by seat, the ways to give the tiles out (C(r,
 c) for c of the r tiles left), and a world is then drawn stage by stage with probabilities
 from those counts (whole numbers: no rounding). A seat's batches are nested (a void binds
 the tiles held at that moment, so an older batch lacks at least every number a newer one
-lacks), which makes "these tiles fit the batches" a condition on how many tiles of each
-*level* (the oldest batch a tile may sit in) the hand holds; the counting keeps those
-numbers per seat. Before the first play the worlds split by the leader's opening double,
-each part counted alike.
+lacks), so a tile's *level* (the oldest batch that may hold it) says every batch it may sit
+in, and a world's weight depends only on how many tiles of each level each hand holds
+(_Seat.weight); the counting keeps those numbers per seat and weighs each end state by
+them. Before the first play the worlds split by the leader's opening double, each part
+counted alike.
 
 Bounded: a programme of more than MAX_STATES states (never seen in play; the test suite
-watches for it) gives way to determinize.py's fast sampler with a consistency check on
-each draw: then ``exact`` is False and the law is the one documented there.
+watches for it) gives way to determinize.py's fast sampler, each of its worlds checked for
+consistency. Then ``exact`` is False and the law is determinize.py's: one split of each
+hand over its batches chosen uniformly among those that fit the plays, then the tiles
+dealt into the batches near uniformly; that weighs a world roughly by its splits, so it is
+near the posterior (test_world_posterior.py measures it) but not exactly it.
 
 It reads the view alone (a dict as ``Match.view(seat)`` makes it), never a match: two true
 deals behind one view give the same worlds for the same seed.
@@ -44,10 +79,11 @@ from __future__ import annotations
 import random
 from bisect import bisect_right
 from dataclasses import dataclass
+from fractions import Fraction
 from math import comb
 
 from . import determinize
-from .knowledge import ALL_TILES, Knowledge, from_view, numbers_mask_fits
+from .knowledge import ALL_TILES, Knowledge, arrangements, from_view, numbers_mask_fits, placings
 from .tiles import DOUBLE_OF, TILES, tiles_of
 
 MAX_STATES = 200_000     # counting states, at most, before the fast sampler takes over
@@ -70,15 +106,26 @@ class World:
 
 class _Seat:
     """One other seat, as the counting sees it: its tile count, the allowed mask of each of
-    its batches (oldest first; nested), the splits of its count over them, and what it must
-    hold of the tiles showing an open end (`fit`): nothing, at least one (it is to move),
-    or exactly one, the tile it just drew (HHL-6)."""
+    its batches (oldest first; nested) and their sizes, the splits of its count over them
+    (knowledge.py ``compositions``), the tiles it played out of them, and what it must hold
+    of the tiles showing an open end (`fit`): nothing, at least one (it is to move), or
+    exactly one, the tile it just drew (HHL-6)."""
 
-    def __init__(self, seat: int, count: int, allowed: list[int], comps: list[tuple],
-                 mode: int = NONE, fit: int = 0):
+    def __init__(self, seat: int, count: int, allowed: list[int], sizes: list[int],
+                 comps: list[tuple], played: list[tuple], mode: int = NONE, fit: int = 0):
         self.seat, self.count, self.mode, self.fit = seat, count, mode, fit
-        self.allowed, self.comps = allowed, comps
-        self._feasible: dict[tuple, bool] = {}
+        self.allowed, self.sizes, self.comps, self.played = allowed, sizes, comps, played
+        # For each split of the hand, the ways the played tiles go back into the room it
+        # leaves: the same whatever the hand holds, so counted once per split.
+        slots = [fits for _, fits in played]
+        back = ((c, placings(slots, [n - x for n, x in zip(sizes, c, strict=True)]))
+                for c in comps)
+        self.back = [(c, n) for c, n in back if n]
+        self._weights: dict[tuple, int] = {}
+
+    def restricted(self, allowed: list[int]) -> _Seat:
+        """The same seat with narrower batches (an opening case), and nothing to hold."""
+        return _Seat(self.seat, self.count, allowed, self.sizes, self.comps, self.played)
 
     def tile_class(self, t: int):
         """(level, shows an open end) of tile t for this seat, or None if it cannot hold it;
@@ -91,28 +138,35 @@ class _Seat:
                 return level, self.mode == AT_LEAST_ONE and bool(self.fit >> t & 1)
         return None
 
-    def accepts(self, levels: tuple, flag: int) -> bool:
-        """Does a hand with `levels[i]` tiles of level i fit the batches, `flag` being
-        whether it shows an open end (AT_LEAST_ONE) or holds the drawn tile (PENDING)?"""
+    def weight(self, levels: tuple, flag: int) -> int:
+        """In how many ways a hand with `levels[i]` tiles of level i (`flag`: it shows an
+        open end under AT_LEAST_ONE, holds the drawn tile under PENDING) and the played
+        tiles can have arrived in the batches, each batch getting its size: the sum over
+        the splits of the hand of the ways to spread the hand (_spreads) times the ways the
+        played tiles go back (knowledge.placings). 0: no such hand."""
         if self.mode != NONE and flag != 1:
-            return False
-        ok = self._feasible.get(levels)
-        if ok is None:
-            ok = self._feasible[levels] = any(_hall(levels, c) for c in self.comps)
-        return ok
+            return 0
+        w = self._weights.get(levels)
+        if w is None:
+            w = self._weights[levels] = sum(_spreads(levels, c) * n for c, n in self.back)
+        return w
 
 
-def _hall(levels: tuple, comp: tuple) -> bool:
-    """Nested batches: a tile of level l may sit in any batch i >= l, so the tiles fit the
-    split `comp` exactly when, for every j, the tiles of level >= j are no more than the
-    room in batches >= j (Hall's condition on suffixes)."""
-    need = room = 0
-    for j in range(len(comp) - 1, -1, -1):
-        need += levels[j]
-        room += comp[j]
-        if need > room:
-            return False
-    return need == room
+def _spreads(levels: tuple, comp: tuple) -> int:
+    """The ways to put a hand of distinct tiles, `levels[l]` of level l, into batches with
+    `comp[j]` tiles each, when a tile of level l may sit in any batch j >= l (nested
+    batches). Batch j takes its comp[j] from the tiles of level <= j not yet placed (a
+    pool that only grows by the tiles of level j), so the count is the product of
+    C(pool_j, comp_j), pool_j = sum(levels[:j+1]) - sum(comp[:j]); a pool smaller than its
+    batch, or tiles left over, give 0."""
+    ways, pool = 1, 0
+    for have, take in zip(levels, comp, strict=True):
+        pool += have
+        if take > pool:
+            return 0
+        ways *= _COMB[pool][take]
+        pool -= take
+    return ways if pool == 0 else 0
 
 
 _COMB = tuple(tuple(comb(n, k) for k in range(n + 1)) for n in range(len(TILES) + 1))
@@ -120,13 +174,15 @@ _COMB = tuple(tuple(comb(n, k) for k in range(n + 1)) for n in range(len(TILES) 
 
 class _Programme:
     """The count of the worlds of one problem (the seats, the rest's count, and each unseen
-    tile's class per seat and whether the rest may take it), and drawing from them.
+    tile's class per seat and whether the rest may take it) with their total weight, and
+    drawing from them by weight.
 
     The tiles of one type are interchangeable, so a world is, type after type, how many of
     its tiles each seat takes (and which ones: C(r, c) ways), the rest taking what is left.
     The programme has one *stage* per (type, seat that may take it) and one per (type, the
     rest); a state is every seat's tiles per level and flag, the rest's tile count and the
-    tiles of the current type still to give. Counting is memoised on (stage, state)."""
+    tiles of the current type still to give. Counting is memoised on (stage, state); an end
+    state weighs the product of the seats' weights (_Seat.weight)."""
 
     def __init__(self, seats: list[_Seat], rest_count: int, tiles: list[int], rest_ok: int):
         self.seats, self.rest_count = seats, rest_count
@@ -151,11 +207,11 @@ class _Programme:
         self.after = [self.after[i + 1] for i in range(n_types)]
         self.after_rest = [self.after_rest[i + 1] for i in range(n_types)]
         self.pending = [s.mode == PENDING for s in seats]
-        self._memo: dict[tuple, int] = {}
+        self._memo: dict[tuple, tuple[int, int]] = {}
         self._draws: dict[tuple, tuple] = {}
         start = tuple(((0,) * len(s.allowed), 0) for s in seats)
         self.start = (0, start, 0, len(self.types[0][1]) if self.types else 0)
-        self.total = self._count(self.start)
+        self.count, self.weight = self._count(self.start)
 
     def _held(self, k: int, h: tuple, f: int) -> int:
         return sum(h) + (f if self.pending[k] else 0)
@@ -197,28 +253,39 @@ class _Programme:
                 new = (h[:level] + (h[level] + c,) + h[level + 1:], 1 if shows else f)
             yield c, ways[c], (j + 1, state[:k] + (new,) + state[k + 1:], rest, r - c)
 
-    def _count(self, key) -> int:
+    def _count(self, key) -> tuple[int, int]:
+        """(the worlds on from `key`, the sum of their weights): both in one pass, the
+        count for ``Sampler.count``, the weights for drawing."""
         got = self._memo.get(key)
         if got is not None:
             return got
         if len(self._memo) > MAX_STATES:
             raise _TooBig()
         if key[0] == len(self.stages):
-            total = int(all(s.accepts(h, f) for s, (h, f) in zip(self.seats, key[1],
-                                                                    strict=True)))
+            weight = 1
+            for s, (h, f) in zip(self.seats, key[1], strict=True):
+                weight *= s.weight(h, f)
+                if not weight:
+                    break
+            total = (1 if weight else 0, weight)
         else:
-            total = sum(ways * self._count(nxt) for _, ways, nxt in self._options(key))
+            worlds = weight = 0
+            for _, ways, nxt in self._options(key):
+                n, w = self._count(nxt)
+                worlds += ways * n
+                weight += ways * w
+            total = (worlds, weight)
         self._memo[key] = total
         return total
 
     def _weighted(self, key):
-        """The ways on from `key` with their running total of worlds, kept: a call draws up
+        """The ways on from `key` with their running total of weight, kept: a call draws up
         to a thousand worlds through the same few states."""
         got = self._draws.get(key)
         if got is None:
             moves, bounds, total = [], [], 0
             for c, ways, nxt in self._options(key):
-                weight = ways * self._count(nxt)
+                weight = ways * self._count(nxt)[1]
                 if weight:
                     total += weight
                     moves.append((c, nxt))
@@ -227,9 +294,11 @@ class _Programme:
         return got
 
     def draw(self, rng: random.Random) -> tuple[list[list[int]], list[int]]:
-        """One world of this problem, each equally likely: (tiles per seat, rest). Each
-        stage's share is drawn with a probability proportional to the worlds it leaves
-        (whole numbers, so exact); each type's tiles are then shuffled into the shares."""
+        """One world of this problem, with a probability proportional to its weight:
+        (tiles per seat, rest). Each stage's share is drawn with a probability proportional
+        to the weight of the worlds it leaves (whole numbers, so exact); each type's tiles
+        are then shuffled into the shares (the tiles of a type are interchangeable, so
+        every world of the same shares has the same weight)."""
         key = self.start
         hands: list[list[int]] = [[] for _ in self.seats]
         rest: list[int] = []
@@ -265,23 +334,50 @@ class _TooBig(Exception):
 
 
 class Sampler:
-    """The worlds of one view, counted once; ``draw(rng)`` gives one. ``exact`` is False
-    only when the fast sampler had to stand in (MAX_STATES); ``count`` is then None, else
-    the number of consistent (hands, rest) assignments, stock orders not counted."""
+    """The worlds of one view, counted once; ``draw(rng)`` gives one, with the probability
+    the posterior gives it (``probability``).
+
+    ``count``: the number of consistent worlds (hands and rest as sets, stock orders not
+    counted), whatever their weights. ``weight``: the sum of their weights, a world's
+    weight being the number of ways its seats' tiles can have arrived (``weight_of``; up
+    to a factor common to every world of the view, the number of deals behind it). Both
+    are None when ``exact`` is False: the fast sampler had to stand in (MAX_STATES)."""
 
     def __init__(self, view):
         self.know = know = from_view(view)
         self.variant, self.seat = know.variant, know.seat
         self.hhl = know.variant == "hhl"
         self.checks = _extra_facts(view, know)
+        self._consistent = checker(view, know)
         self.exact = True
         try:
-            self.parts = [(p, p.total) for p in _problems(view, know)]
+            self.parts = [(p, p.weight) for p in _problems(view, know)]
         except (_TooBig, _NotNested):
             self.exact, self.parts = False, []
-        self.count = sum(n for _, n in self.parts) if self.exact else None
-        if self.exact and not self.count:
+        self.count = sum(p.count for p, _ in self.parts) if self.exact else None
+        self.weight = sum(w for _, w in self.parts) if self.exact else None
+        if self.exact and not self.weight:
             raise NoWorld(f"seat {know.seat}: no world agrees with the view")
+
+    def weight_of(self, world: World) -> int:
+        """The world's weight: 0 when it is not consistent, else the product over the other
+        seats holding tiles of the ways their tiles can have arrived
+        (knowledge.arrangements). Computed from the knowledge directly, not by the
+        counting, so that the two can check each other."""
+        if not self._consistent(world):
+            return 0
+        weight = 1
+        for s, k in enumerate(self.know.seats):
+            if k is not None and k.count:
+                weight *= arrangements(k, world.hands[s])
+        return weight
+
+    def probability(self, world: World) -> Fraction:
+        """The chance that ``draw`` gives this world (stock order aside), exactly; only
+        when ``exact``."""
+        if not self.exact:
+            raise ValueError("the fast sampler stood in: no exact probability")
+        return Fraction(self.weight_of(world), self.weight)
 
     def draw(self, rng: random.Random) -> World:
         know = self.know
@@ -330,7 +426,10 @@ def _seat_models(know: Knowledge, to_move: int | None, pending: bool, fit: int) 
         allowed = [know.unseen & ~b.forbidden for b in batches]
         if any(a & ~b for a, b in zip(allowed, allowed[1:], strict=False)):
             raise _NotNested()   # never with the facts alone; a guard, not a case
-        seats.append(_Seat(s, k.count, allowed, comps, mode, fit))
+        sizes = [b.size for b in batches]
+        if any(i >= len(sizes) for _, fits in k.played for i in fits):
+            raise _NotNested()   # a tile played out of the draw it must still play: never
+        seats.append(_Seat(s, k.count, allowed, sizes, comps, k.played, mode, fit))
     return seats
 
 
@@ -391,7 +490,7 @@ def _problems(view, know: Knowledge) -> list[_Programme]:
             allowed = [a & ~rest_only for a in s.allowed]
             if s is not leader:
                 allowed = [a & ~(1 << lead) for a in allowed]
-            case.append(_Seat(s.seat, s.count, allowed, s.comps))
+            case.append(s.restricted(allowed))
         rest_ok = ALL_TILES & ~(1 << lead if leader is not None else 0)
         out.append(_Programme(case, know.rest_count, unseen, rest_ok))
     return out
@@ -426,9 +525,9 @@ def consistent(view, world: World) -> bool:
     return checker(view)(world)
 
 
-def checker(view):
+def checker(view, know: Knowledge | None = None):
     """consistent(view, .) as a function of the world, the view read once (for tests)."""
-    know = from_view(view)
+    know = from_view(view) if know is None else know
     facts = _extra_facts(view, know)
 
     def check(world: World) -> bool:
@@ -443,7 +542,7 @@ def checker(view):
 
 def sample_worlds(view, count: int, seed: int) -> tuple[list[World], bool]:
     """`count` worlds for the seat whose view this is, from `seed` (the same view and seed
-    give the same worlds); and whether they were drawn exactly uniformly."""
+    give the same worlds); and whether they were drawn exactly from the posterior."""
     sampler = Sampler(view)
     rng = random.Random(seed)
     return [sampler.draw(rng) for _ in range(count)], sampler.exact

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
-import orjson
 from flask import current_app, request, url_for
 
 from domino_proto.domino.v1 import engine_pb2
@@ -14,10 +11,19 @@ from domino_wire.names import MATCH_STATUS, SEAT_KIND, VARIANT
 from .. import convert
 from ..errors import ApiError
 from ..house import pool_of
-from ..requests import malformed, typed_deals, typed_options
+from ..requests import malformed, record_json, typed_deals, typed_options
 from ..schemas import CreateMatchSchema, MatchListSchema, MatchQuerySchema, MatchSchema
 from ..variants import SEATS
-from . import KEY_SECURITY, PREFIX, Blueprint, api_key, documented, engine
+from . import (
+    KEY_REFUSALS,
+    KEY_SECURITY,
+    LOCATION,
+    PREFIX,
+    Blueprint,
+    api_key,
+    documented,
+    engine,
+)
 
 blp = Blueprint("matches", __name__, url_prefix=PREFIX + "/matches",
                 description="Create, list and read matches (public information)")
@@ -77,15 +83,6 @@ def _room_for_a_record():
                        f"{normal} bytes, unless it carries a record to fork")
 
 
-def _compact(value) -> str:
-    """Compact JSON text: orjson's (a megabyte in a few ms), or json's for what orjson
-    does not take (an integer past 64 bits, which the engine then refuses by name)."""
-    try:
-        return orjson.dumps(value).decode()
-    except orjson.JSONEncodeError:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
 @blp.route("", methods=["GET"])
 @blp.arguments(MatchQuerySchema(), location="query")
 @blp.response(200, MatchListSchema())
@@ -105,9 +102,10 @@ def list_matches(query):
 
 @blp.route("", methods=["POST"])
 @blp.arguments(CreateMatchSchema())
-@blp.response(201, MatchSchema())
+@blp.response(201, MatchSchema(), headers=LOCATION)
 @blp.doc(security=KEY_SECURITY)
-@documented(blp, 400, 401, 409, 429)
+@documented(blp, 400, (401, KEY_REFUSALS), (409, ("NO_HOUSE_BOT",)),
+            (429, ("QUOTA_EXCEEDED", "ENGINE_FULL")), body=True)
 def create_match(body):
     """Create a match: bot seats with a strategy are filled by house bots, the others are
     claimed with POST .../seats/{seat}/claim. Needs an operator API key (Authorization:
@@ -125,7 +123,7 @@ def create_match(body):
         request.options.CopyFrom(typed_options(variant, body.get("options")))
         request.deals.extend(typed_deals(variant, body.get("deals")))
     else:   # the engine checks the record (its size, the rules' replay, at)
-        request.fork.record_json = _compact(body["fork"]["record"])
+        request.fork.record_json = record_json(body["fork"]["record"])
         request.fork.at = body["fork"]["at"]
     created = engine().create_match(request, api_key())
     out = convert.match(created.summary)   # no seed: it would tell every hidden tile
@@ -135,7 +133,7 @@ def create_match(body):
 
 @blp.route("/<match_id>")
 @blp.response(200, MatchSchema())
-@documented(blp, 404)
+@documented(blp, 400, 404)
 def get_match(match_id):
     """A match's public summary and spectator view"""
     got = engine().get_match(match_id)

@@ -181,7 +181,7 @@ export async function ladderPage({ main, api, template, id }) {
           what = `counted: ${m.lineup.map((e, s) => `${e} ${m.result.scores[s]}`).join(", ")} ${unit}`;
         }
       }
-      if (m.status === "void") what = "void (broken by the engine; played again)";
+      if (m.status === "voided") what = "voided (broken by the engine; played again)";
       return el("li", {}, el("span", { class: "m-title", text: `Match ${m.index}${set}` }),
         el("span", { class: "m-meta", text: ` — ${m.lineup.join(", ")} · ${what}` }), " ", action);
     });

@@ -3,9 +3,11 @@ choices; it sees only what the seat may see."""
 
 import threading
 
-from bots.runner import Runner, play, runs_inline, seat_hello
+from bots.play import play, seat_hello
+from bots.runner import Runner
 from bots.strategies import make_strategy
 from bots.strategy import Strategy
+from bots.strategy_adapter import runs_inline
 
 
 class Listener(Strategy):

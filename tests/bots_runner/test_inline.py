@@ -4,7 +4,9 @@ choose something that is not a legal move."""
 
 import pytest
 
-from bots import runner as r
+from bots import strategy_adapter as adapter
+from bots.play import seat_hello
+from bots.runner import Runner
 from bots.strategies import make_strategy
 from bots.strategies.greedy import Greedy
 from domino_proto.domino.v1 import common_pb2, game_pb2
@@ -26,11 +28,11 @@ def failing(view, legal_moves):
     raise RuntimeError("a bug in the bot")
 
 
-def answer(choose) -> tuple[list, r.Runner]:
+def answer(choose) -> tuple[list, Runner]:
     """What an inline seat sends for one TurnRequest offering LEGAL (the seat is made
     inline here whatever `choose` is, to reach every branch of the inline path)."""
-    runner = r.Runner("127.0.0.1:1", r.seat_hello("m1", "token"), lambda m, s: None)
-    runner._seated["m1"] = r.Seated("m1", 2, "hhl", r.as_strategy(choose), worker=None,
+    runner = Runner("127.0.0.1:1", seat_hello("m1", "token"), lambda m, s: None)
+    runner._seated["m1"] = adapter.Seated("m1", 2, "hhl", adapter.as_strategy(choose), worker=None,
                                      inline=True)
     state = common_pb2.SeatState(
         match_id="m1", seat=2, version=7, to_move=2,
@@ -56,10 +58,10 @@ def test_an_inline_seat_answers_each_turn_once(choose, move_id, fallbacks):
 
 
 def test_only_known_quick_strategies_run_inline():
-    assert r.runs_inline(make_strategy("greedy", 1))
-    assert r.runs_inline(make_strategy("random", 1))
-    assert r.runs_inline(r.FirstLegal())
-    assert not r.runs_inline(make_strategy("heuristic", 1))
+    assert adapter.runs_inline(make_strategy("greedy", 1))
+    assert adapter.runs_inline(make_strategy("random", 1))
+    assert adapter.runs_inline(adapter.FirstLegal())
+    assert not adapter.runs_inline(make_strategy("heuristic", 1))
 
     class Wrapped(Greedy):      # an overridden choose may take its time
         def choose(self, view, legal_moves):
@@ -69,5 +71,5 @@ def test_only_known_quick_strategies_run_inline():
         def on_event(self, event):
             pass
 
-    assert not r.runs_inline(Wrapped(1))
-    assert not r.runs_inline(Listening(1))
+    assert not adapter.runs_inline(Wrapped(1))
+    assert not adapter.runs_inline(Listening(1))

@@ -10,7 +10,7 @@ from domino_proto.domino.v1 import play_pb2
 from domino_wire.names import VARIANT
 
 
-def _wait_for(condition, timeout=5.0):
+def _wait_for(condition, timeout=30.0):
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"
@@ -52,7 +52,7 @@ def test_a_reached_engine_gets_no_notice_and_a_line_only_when_the_match_moved_on
     p.report()
     p.report()                                  # nothing new: no second line
     assert out.getvalue().splitlines() == [
-        "domino bot: match m1 seat 2: version 40, hand 4, totals +100 -100 +0 +0 (0 s)"]
+        "domino bot: match m1 seat 2: version 40, hand 5, totals +100 -100 +0 +0 (0 s)"]
     over = play_pb2.EngineMessage()
     over.match_over.match_id = "m1"
     p.on_message(_turn("m1", 41, view))
@@ -65,4 +65,4 @@ def test_a_domeng_line_names_the_round_the_cycle_and_the_stones():
     view = {"variant": "domeng", "deal_number": 0, "cycle": 1, "held": [1, 2, 3, 4, 5],
             "table": 10}
     assert describe("m", {0, 1, 2, 3, 4}, 7, view, 12.4) == (
-        "match m seats 0-4: version 7, round 0 (cycle 1), STONES held 1 2 3 4 5, table 10 (12 s)")
+        "match m seats 0-4: version 7, round 1 (cycle 2), STONES held 1 2 3 4 5, table 10 (12 s)")

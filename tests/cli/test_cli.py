@@ -28,19 +28,22 @@ def test_simulate_writes_records_that_replay(tmp_path, variant, bots):
             "--records", str(tmp_path), "--json")
     summary = json.loads(p.stdout)
     assert summary["matches"] == 3 and summary["moves"] > 0
-    assert sum(summary["outcomes"].values()) == summary["hands"]
+    assert sum(summary["outcomes"].values()) == summary["deals"]
     files = sorted(tmp_path.glob("*.json"))
     assert len(files) == 3
     for f in files:
         original = json.loads(f.read_text())
         out = run("replay", str(f), "--json")
         assert json.loads(out.stdout) == original
-        assert "record OK" in run("replay", str(f)).stdout
+        said = run("replay", str(f)).stdout
+        assert "record OK" in said
+        # Deals in the game's own word, numbered from 1 as for people everywhere.
+        assert said.startswith(f"{'hand' if variant == 'hhl' else 'round'} 1: ")
 
 
 def test_simulate_hhl_defaults_to_eight_hands():
     summary = json.loads(run("simulate", "--variant", "hhl", "--matches", "2", "--json").stdout)
-    assert summary["options"]["hands"] == 8 and summary["hands"] == 16
+    assert summary["options"]["hands"] == 8 and summary["deals"] == 16
 
 
 def test_replay_derives_draws_passes_and_results_from_plays_only(tmp_path):

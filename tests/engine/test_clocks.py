@@ -10,7 +10,8 @@ import threading
 
 import grpc
 
-from bots.runner import FirstLegal, play
+from bots.play import play
+from bots.strategy_adapter import FirstLegal
 from domino_proto.domino.v1 import engine_pb2, play_pb2, play_pb2_grpc
 from domino_wire import game
 

@@ -6,7 +6,7 @@ import json
 import grpc
 import pytest
 
-from bots.runner import play
+from bots.play import play
 from bots.strategies import make_strategy
 from domino_proto.domino.v1 import engine_pb2
 from domino_wire import game

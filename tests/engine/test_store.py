@@ -50,7 +50,7 @@ def test_commits_never_checkpoint_the_wal_its_own_thread_does(tmp_path):
         store.add_match(row())
         for v in range(1, 301):
             store.append_move("m1", MoveRow(v, v % 4, "0-0", "seat", float(v)))
-        deadline = time.monotonic() + 5 * CHECKPOINT_S
+        deadline = time.monotonic() + 30    # a loaded machine may hold its thread back
         while store.last_checkpoint[0] < 300 and time.monotonic() < deadline:
             time.sleep(CHECKPOINT_S / 5)
         frames, done = store.last_checkpoint
@@ -219,3 +219,221 @@ def test_a_version_2_sqlite_file_is_brought_up_to_date_and_its_live_match_restor
         assert store.moves(r.id) == [MoveRow(1, 3, "0-0", "seat", 1.0)]
     finally:
         store.close()
+
+
+# A match row's seats as rows stored before per-seat objects hold them: parallel lists, the
+# pools and yardsticks optional (matches/seats.py, seat_specs).
+PARALLEL_SEATS = {"kinds": ["person", "bot", "bot", "bot"], "names": ["ann", "", "", ""],
+                  "clocks_ms": [120_000, 10_000, 10_000, 10_000],
+                  "pools": ["", "house-greedy", "", ""]}
+
+
+def test_seats_stored_as_parallel_lists_restore_like_per_seat_objects(durable_db):
+    from engine_service.core.matches.seats import PERSON, SeatSpec
+
+    engine = Engine.open(durable_db)
+    engine.pools.define("house-greedy")
+    try:
+        made = engine.create_match("hhl", {"hands": 1}, seed=4, seats=[
+            SeatSpec(PERSON, "ann"), SeatSpec(pool="house-greedy"), SeatSpec(), SeatSpec()])
+        stored = engine.store.match(made.id).settings
+        assert stored == {"seats": [
+            {"kind": "person", "name": "ann", "clock_ms": 120_000, "pool": "", "yardstick": ""},
+            {"kind": "bot", "name": "", "clock_ms": 10_000, "pool": "house-greedy",
+             "yardstick": ""},
+            *[{"kind": "bot", "name": "", "clock_ms": 10_000, "pool": "", "yardstick": ""}] * 2]}
+        old = MatchRow("old1", "hhl", {"hands": 1, "minutes": None}, 4, None, PARALLEL_SEATS,
+                       1000.0)
+        engine.store.add_match(old)
+        seats = [[(s.kind, s.name, s.clock_ms, s.pool) for s in r.seats]
+                 for r in (Referee.restore(engine.store.match(i), engine.store, None)
+                           for i in (made.id, old.id))]
+        assert seats[0] == seats[1] == [("person", "ann", 120_000, ""),
+                                        ("bot", "", 10_000, "house-greedy"),
+                                        ("bot", "", 10_000, ""), ("bot", "", 10_000, "")]
+    finally:
+        engine.close()
+
+
+def test_a_ladder_stored_in_the_former_words_reads_in_todays(durable_db):
+    """Ladder rows written before "deals" and "voided" were settled (docs/glossary.md) say
+    "hands" and "void" in each result and "void" as a match's status; they read back in
+    today's words."""
+    from engine_service.core.ladders.director import check_spec
+
+    spec = check_spec({"variant": "hhl", "entrants": ["a", "b"], "matches": 2, "seed": 1})
+    spec.update(key="ladder-old", created_by="open")
+    engine = Engine.open(durable_db)
+    store = engine.ladders.store
+    store.add_ladder("old", spec, 5.0)
+    store.add_match("old", "m0", 0)
+    store.add_match("old", "m1", 1)
+    store.set_match_status("old", "m0", "counted")
+    store.set_match_status("old", "m1", "void")
+    store.add_result("old", 0, {"index": 0, "set": 0, "set_size": 1, "seed": 7,
+                                "lineup": ["a", "b", "a", "b"], "hands": 2,
+                                "scores": [100, -100, 50, -50], "titles": [0] * 4,
+                                "faults": {}, "void": False})
+    store.set_status("old", "done")
+    engine.close()
+
+    engine = Engine.open(durable_db)
+    try:
+        engine.recover()
+        ladder = engine.ladders.get("old")
+        assert [(m["match_id"], m["status"]) for m in ladder.matches()] == [
+            ("m0", "counted"), ("m1", "voided")]
+        result = ladder.matches()[0]["result"]
+        assert (result["deals"], result["voided"]) == (2, False)
+        assert "hands" not in result and "void" not in result
+        standings = ladder.standings()
+        assert (standings["matches"], standings["voided"]) == (1, 1)
+        assert {e["entrant"]: e["mean"] for e in standings["entries"]} == {"a": 37.5, "b": -37.5}
+    finally:
+        engine.close()
+
+
+# ----- a store that fails under a move ---------------------------------------------------
+def outage_error(store):
+    """What the store's own driver raises when it cannot do a statement now: SQLite's
+    disk full (an OperationalError with its code), a PostgreSQL connection gone."""
+    import sqlite3
+
+    import psycopg
+
+    if store.kind == "sqlite":
+        error = sqlite3.OperationalError("database or disk is full")
+        error.sqlite_errorcode = sqlite3.SQLITE_FULL
+        return error
+    return psycopg.OperationalError("server closed the connection unexpectedly")
+
+
+def store_answers(engine) -> None:
+    """A probed store (PostgreSQL) marked down by the failure is up again: its probe saw
+    the server answer (a SQLite store is never marked down)."""
+    from tests.engine.support import wait_for
+
+    wait_for(lambda: engine.store.health.up, timeout=30, what="the store's probe")
+
+
+def seat_moves(engine, referee, tokens):
+    def play_first():
+        seat = referee.match.to_move
+        return engine.submit(referee.id, tokens[seat], referee.version, "0")
+    return play_first
+
+
+@pytest.mark.parametrize("lands", [False, True], ids=["refused", "landed-anyway"])
+def test_a_store_error_under_a_move_refuses_it_and_the_log_decides(store_db, lands):
+    """The store's `_write` raises its driver's "not now" error under a move (SQLite: disk
+    full or an I/O error; PostgreSQL: the connection lost). The move is refused with
+    STORE_UNAVAILABLE, charged to no one, and the match is what its log holds: without
+    the move when the write did not land; with it, as if just played, when it did (a
+    frozen server commits what it had received when it thaws). Play then goes on with no
+    version missing or logged twice."""
+    from engine_service.core.errors import EngineError, Reason
+
+    engine = Engine.open(store_db)
+    if engine.cluster is not None:
+        engine.join("127.0.0.1:1")
+    try:
+        referee = engine.create_match("hhl", {"hands": 1}, seed=3)
+        tokens = [engine.claim_seat(referee.id, s) for s in range(4)]
+        play_first = seat_moves(engine, referee, tokens)
+        play_first()
+        store, write = engine.store, engine.store._write
+
+        def failing(sql, args=()):
+            store._write = write                # once
+            if lands:
+                write(sql, args)
+            raise outage_error(store)
+
+        store._write = failing
+        seat, version = referee.match.to_move, referee.version
+        with pytest.raises(EngineError) as refused:
+            play_first()
+        assert refused.value.reason == Reason.STORE_UNAVAILABLE
+        assert refused.value.code == "UNAVAILABLE"
+        assert referee.version == version            # what the referee knows the log holds
+        assert referee.faults[seat]["illegal"] == 0
+        store_answers(engine)
+        # The same move again, as a bot resubmits it: refused, it is played now; landed,
+        # the log's move stands and the resubmission gets its answer.
+        _, accepted = engine.submit(referee.id, tokens[seat], version, "0")
+        assert accepted.version == version + 1
+        while not referee.match.over:
+            play_first()
+        versions = [m.version for m in store.moves(referee.id)]
+        assert versions == list(range(1, referee.version + 1))   # no gap, none twice
+        replayed = Referee.restore(store.match(referee.id), store, None)
+        assert replayed.match.record() == referee.match.record()
+        assert sum(f["illegal"] for f in referee.faults) == 0
+    finally:
+        engine.close()
+
+
+def test_a_full_sqlite_file_refuses_the_move_and_play_goes_on_once_it_has_room():
+    """A real SQLITE_FULL (the database may not grow: max_page_count), not a stand-in."""
+    from engine_service.core.errors import EngineError, Reason
+
+    engine = Engine.open(":memory:")
+    try:
+        referee = engine.create_match("domeng", {}, seed=4)
+        tokens = [engine.claim_seat(referee.id, s) for s in range(5)]
+        play_first = seat_moves(engine, referee, tokens)
+        (pages,), = engine.store._read("PRAGMA page_count")
+        engine.store._read(f"PRAGMA max_page_count = {pages}")
+        with pytest.raises(EngineError) as refused:
+            for _ in range(10_000):          # until the pages it has are full
+                play_first()
+        assert refused.value.reason == Reason.STORE_UNAVAILABLE
+        assert "full" in refused.value.message
+        version = referee.version
+        engine.store._read(f"PRAGMA max_page_count = {pages * 1000}")
+        play_first()
+        assert referee.version == version + 1
+        versions = [m.version for m in engine.store.moves(referee.id)]
+        assert versions == list(range(1, referee.version + 1))
+    finally:
+        engine.close()
+
+
+def test_a_turn_clock_that_cannot_write_waits_for_the_store_and_then_plays(store_db, caplog):
+    """The clock runs out while the store fails every write: nothing is played, nothing
+    is logged with a traceback, and the clock plays once the store answers (PostgreSQL:
+    when its probe sees it back, the seat's clock starts again; SQLite: retried after
+    RETRY_S)."""
+    import logging
+
+    from engine_service.core.matches.referee import RETRY_S
+    from plumbing.alarms import ManualAlarms
+    from tests.engine.support import wait_for
+
+    alarms = ManualAlarms()
+    engine = Engine.open(store_db, alarms=alarms)
+    try:
+        referee = engine.create_match("hhl", {"hands": 1}, seed=3, bot_clock_ms=1000)
+        for s in range(4):
+            engine.claim_seat(referee.id, s)
+        assert RETRY_S == referee.seats[0].clock_ms / 1000   # the next try is due as soon
+        store, write = engine.store, engine.store._write
+
+        def failing(sql, args=()):
+            raise outage_error(store)
+
+        version = referee.version
+        store._write = failing
+        with caplog.at_level(logging.WARNING):
+            alarms.advance(1.0)                       # the seat's clock runs out
+            assert referee.version == version
+            store._write = write
+            store_answers(engine)
+            wait_for(lambda: any(p <= 1.0 for p in alarms.pending()), timeout=30,
+                     what="the clock armed again")
+            alarms.advance(1.0)
+        assert referee.version == version + 1
+        assert referee.history[-1].accepted.events[0].kind == "timeout"
+        assert not [r for r in caplog.records if r.exc_info], caplog.text
+    finally:
+        engine.close()

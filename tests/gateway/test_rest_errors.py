@@ -35,7 +35,10 @@ def move(client, match_id, token, body):
     ({"variant": "chess"}, "variant"),
     ({"variant": "hhl", "colour": "red"}, "colour"),
     ({"variant": "hhl", "seed": -1}, "seed"),
-    ({"variant": "hhl", "seed": "7"}, "seed"),
+    ({"variant": "hhl", "seed": "7 "}, "seed"),            # a decimal string, or a number
+    ({"variant": "hhl", "seed": "7.0"}, "seed"),
+    ({"variant": "hhl", "seed": str(2**63)}, "seed"),
+    ({"variant": "hhl", "seed": True}, "seed"),
     ({"variant": "hhl", "options": {"hands": 0}}, "options"),
     ({"variant": "hhl", "options": {"hands": "two"}}, "options"),
     ({"variant": "hhl", "seats": [{"kind": "robot"}] * 4}, "kind"),
@@ -92,11 +95,23 @@ def test_no_token_is_401_before_anything_else(client, table):
 @pytest.mark.parametrize("method,path", [
     ("get", "/api/v1/matches/nosuchmatch"),
     ("get", "/api/v1/matches/nosuchmatch/record"),
-    ("get", "/api/v1/matches/nosuchmatch/events"),
     ("post", "/api/v1/matches/nosuchmatch/seats/0/claim"),
 ])
 def test_an_unknown_match_is_404(client, method, path):
     error(getattr(client, method)(path), 404, "UNKNOWN_MATCH")
+
+
+def test_an_unknown_match_is_404_on_the_event_stream_too(live):
+    """The event stream is served by the gateway's own server (gateway/streams.py), not
+    by a Flask route."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    with pytest.raises(urllib.error.HTTPError) as answer:
+        urllib.request.urlopen(f"{live.url}/api/v1/matches/nosuchmatch/events", timeout=10)
+    assert answer.value.code == 404
+    assert json.loads(answer.value.read())["reason"] == "UNKNOWN_MATCH"
 
 
 def test_an_unknown_match_with_a_token_is_still_refused(client):

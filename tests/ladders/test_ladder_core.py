@@ -84,20 +84,20 @@ def test_mean_ci_and_separation():
 
 
 def test_match_ranking_hhl_by_points_domeng_by_titles_then_stones():
-    hhl = {"lineup": ["a", "b", "c", "d"], "scores": [100, -300, 100, 100], "titles": [0] * 4, "hands": 2}
+    hhl = {"lineup": ["a", "b", "c", "d"], "scores": [100, -300, 100, 100], "titles": [0] * 4, "deals": 2}
     assert match_ranking("hhl", hhl) == [["a", "c", "d"], ["b"]]
     dom = {"lineup": ["a", "b", "a", "b", "c"], "scores": [0, 3, 10, 3, 1], "titles": [1, 0, 0, 0, 0],
-           "hands": 9}
+           "deals": 9}
     # a: mean titles 0.5 -> first; c: 1 stone beats b's 3
     assert match_ranking("domeng", dom) == [["a"], ["c"], ["b"]]
 
 
-def test_void_rows_count_for_nothing_and_faults_are_listed():
-    rows = [{"index": 0, "set": 0, "seed": 1, "lineup": ["a", "b", "a", "b"], "hands": 2,
+def test_voided_rows_count_for_nothing_and_faults_are_listed():
+    rows = [{"index": 0, "set": 0, "seed": 1, "lineup": ["a", "b", "a", "b"], "deals": 2,
              "scores": [200, -200, 100, -100], "titles": [0] * 4,
-             "faults": {"b": {"timeouts": 2, "crashes": 1}}, "void": False},
-            {"index": 1, "set": 1, "seed": 2, "lineup": ["b", "a", "b", "a"], "hands": 2,
-             "scores": [900, -900, 900, -900], "titles": [0] * 4, "faults": {}, "void": True}]
+             "faults": {"b": {"timeouts": 2, "crashes": 1}}, "voided": False},
+            {"index": 1, "set": 1, "seed": 2, "lineup": ["b", "a", "b", "a"], "deals": 2,
+             "scores": [900, -900, 900, -900], "titles": [0] * 4, "faults": {}, "voided": True}]
     s = compute("hhl", ["a", "b"], rows)
     assert s["matches"] == 1 and s["voided"] == 1
     by = {e["entrant"]: e for e in s["entries"]}

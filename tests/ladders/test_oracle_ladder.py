@@ -24,7 +24,7 @@ DOMINO = [sys.executable, "-m", "domino_cli"]
 
 def result(index, lineup, scores):
     return {"index": index, "set": index, "set_size": 1, "seed": index, "lineup": lineup,
-            "hands": 1, "scores": scores, "titles": [0] * 4, "faults": {}, "void": False}
+            "deals": 1, "scores": scores, "titles": [0] * 4, "faults": {}, "voided": False}
 
 
 def test_gap_closed_on_a_small_fixed_case():
@@ -89,7 +89,7 @@ def test_a_ladder_with_the_oracle_and_greedy_marks_the_oracle_and_closes_the_gap
     finally:
         for b in bots:
             b.terminate()
-            b.wait(10)
+            b.wait(60)
     by = {e["entrant"]: e for e in s["entries"]}
     assert s["matches"] == 4 and by["oracle"]["matches"] >= 1
     assert [n for n, e in by.items() if e["yardstick"]] == ["oracle"]

@@ -23,6 +23,14 @@ ENDS = ("left", "right")
 TILE_RE = re.compile(r"(?<![0-9])([0-6])-([0-6])(?![0-9])")
 ALL_TILES = tuple(f"{hi}-{lo}" for hi in range(7) for lo in range(hi + 1))
 
+# Upper 0.1% points of the chi-square distribution for 1..30 degrees of freedom, from the
+# standard table (NIST/SEMATECH e-Handbook of Statistical Methods, 1.3.6.7.4 "Critical
+# Values of the Chi-Square Distribution", column 0.999); each checked against the
+# regularized incomplete gamma function when the table was written.
+CHI2_999 = (10.828, 13.816, 16.266, 18.467, 20.515, 22.458, 24.322, 26.124, 27.877, 29.588,
+            31.264, 32.909, 34.528, 36.123, 37.697, 39.252, 40.790, 42.312, 43.820, 45.315,
+            46.797, 48.268, 49.728, 51.179, 52.620, 54.052, 55.476, 56.892, 58.301, 59.703)
+
 
 # ----- notation ---------------------------------------------------------------------
 def canon(text: str) -> str:

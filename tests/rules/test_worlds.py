@@ -4,9 +4,12 @@
   every seat agrees with that seat's view, checked here with plain sets (sizes, no tile
   twice, no tile the seat sees, the voids of passes and draws, the union is exactly the
   hidden tiles) and by ``worlds.consistent``; the true deal is always consistent too;
-* exactness: on small positions the counted number of worlds equals a brute-force count;
-* uniformity: a chi-square test on small positions where every consistent world can be
-  enumerated;
+  while no other seat has drawn, every consistent world weighs the same (uniform);
+* exactness: on small positions the counted number of worlds equals a brute-force count,
+  and the counted total weight the sum of the weights of the enumerated worlds;
+* the draws follow the weights: a chi-square test on small positions where every
+  consistent world can be enumerated (that the weights are the posterior's, deal by
+  deal, is test_world_posterior.py's);
 * it reads the view only: the same view and seed give the same worlds.
 """
 
@@ -16,20 +19,13 @@ from collections import Counter
 from itertools import combinations
 from math import comb
 
+from rules_helpers import CHI2_999
+
 from bots.strategies.greedy import Greedy
 from engine_service.rules import new_match, worlds
 from engine_service.rules.tiles import TILES, Tile, tiles_of
 
 ARMS = ("left", "right", "up", "down")
-
-# Upper 0.1% points of the chi-square distribution for 1..30 degrees of freedom, from the
-# standard table (NIST/SEMATECH e-Handbook of Statistical Methods, 1.3.6.7.4 "Critical
-# Values of the Chi-Square Distribution", column 0.999); each checked against the
-# regularized incomplete gamma function when this test was written.
-CHI2_999 = (10.828, 13.816, 16.266, 18.467, 20.515, 22.458, 24.322, 26.124, 27.877, 29.588,
-            31.264, 32.909, 34.528, 36.123, 37.697, 39.252, 40.790, 42.312, 43.820, 45.315,
-            46.797, 48.268, 49.728, 51.179, 52.620, 54.052, 55.476, 56.892, 58.301, 59.703)
-
 
 def positions(variant, seed, greedy_share=0.5):
     """Every position of a short random/greedy match, as the match (mutated in place)."""
@@ -115,10 +111,12 @@ def test_every_world_agrees_with_the_view_over_thousands_of_positions():
                     assert consistent(real)                    # the truth is possible
                     sampler = worlds.Sampler(view)
                     assert sampler.exact and sampler.count >= 1
+                    if not any(e["kind"] == "draw" and e["seat"] != seat for e in view["history"]):
+                        assert sampler.weight == sampler.count    # one deal behind each world
                     rng = random.Random(seed * 7 + seat)
                     w = sampler.draw(rng)
                     plain_check(view, w)
-                    assert consistent(w)
+                    assert consistent(w) and sampler.weight_of(w) >= 1
                     views += 1
     assert views >= 3000, views
 
@@ -179,21 +177,29 @@ def key(w: worlds.World, hhl: bool):
     return (w.hands, tuple(sorted(w.rest)) if hhl else w.rest)
 
 
-def test_the_count_is_the_brute_force_count_and_the_draws_are_uniform():
-    tested = 0
+def test_the_counts_are_the_brute_force_ones_and_the_draws_follow_the_weights():
+    """The draws used to be uniform over the consistent worlds; they now follow the
+    posterior, each world in proportion to its weight (the deals behind it), so the
+    expected count of a world is its share of the total weight, not 1/k. Uniform is the
+    special case where every weight is the same (no other seat has drawn, or its draws
+    weigh every world alike); some of these positions are not."""
+    tested = uneven = 0
     for view, good in small_positions(limit=8):
         hhl = view["variant"] == "hhl"
         sampler = worlds.Sampler(view)
         assert sampler.exact and sampler.count == len(good), (sampler.count, len(good))
-        k = len(good)
-        n = 60 * k                       # 60 expected per world: the chi-square law holds
+        weights = {key(w, hhl): sampler.weight_of(w) for w in good}
+        assert min(weights.values()) >= 1 and sum(weights.values()) == sampler.weight
+        uneven += len(set(weights.values())) > 1
+        k, total = len(good), sampler.weight
+        n = 60 * total // min(weights.values())   # 60 expected for the least likely world
         rng = random.Random(k)
         seen = Counter(key(sampler.draw(rng), hhl) for _ in range(n))
-        assert set(seen) <= {key(w, hhl) for w in good}
-        stat = sum((seen.get(key(w, hhl), 0) - n / k) ** 2 / (n / k) for w in good)
-        assert stat < CHI2_999[k - 2], f"chi-square {stat:.1f} with {k - 1} df: not uniform"
+        assert set(seen) <= set(weights)
+        stat = sum((seen.get(w, 0) - n * x / total) ** 2 / (n * x / total) for w, x in weights.items())
+        assert stat < CHI2_999[k - 2], f"chi-square {stat:.1f} with {k - 1} df: not the weights"
         tested += 1
-    assert tested == 16, tested
+    assert tested == 16 and uneven >= 1, (tested, uneven)
 
 
 def test_the_stock_order_is_uniform():
@@ -220,7 +226,7 @@ def test_the_same_view_and_seed_give_the_same_worlds():
     assert a == b and a != c
 
 
-def test_past_its_bound_the_counting_gives_way_to_the_near_uniform_sampler(monkeypatch):
+def test_past_its_bound_the_counting_gives_way_to_the_fast_sampler(monkeypatch):
     monkeypatch.setattr(worlds, "MAX_STATES", -1)     # no programme fits
     for variant in ("hhl", "domeng"):
         for m in positions(variant, 4):
@@ -228,7 +234,7 @@ def test_past_its_bound_the_counting_gives_way_to_the_near_uniform_sampler(monke
                 break
         view = json.loads(json.dumps(m.view(m.to_move)))
         sampler = worlds.Sampler(view)
-        assert not sampler.exact and sampler.count is None
+        assert not sampler.exact and sampler.count is None and sampler.weight is None
         consistent, rng = worlds.checker(view), random.Random(2)
         for _ in range(50):
             w = sampler.draw(rng)

@@ -106,11 +106,11 @@ def test_a_contradictory_view_is_refused_not_sampled():
         knowledge.from_view(view)
 
 
-def test_no_consistent_deal_raises():
+def test_no_consistent_world_raises():
     m = new_match("domeng", {"round_cap": 1}, 5)
     know = knowledge.from_view(m.view(0))
     for k in know.seats:
         if k is not None:
             k.batches[0].voids = 0x7F  # lacks every number: impossible
-    with pytest.raises(determinize.NoConsistentDeal):
+    with pytest.raises(determinize.NoConsistentWorld):
         determinize.sample(know, random.Random(0))

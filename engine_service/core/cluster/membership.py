@@ -26,6 +26,7 @@ import time
 from collections import Counter
 
 from .. import metrics
+from ..storage.rows import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,6 @@ class Cluster:
         self.engine_id = secrets.token_hex(6)
         self.address = ""
         self.draining = False
-        self.owner_changes = 0          # matches and ladders taken over by this engine
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._orphans_seen: dict[str, float] = {}   # id -> when first seen as an orphan
@@ -88,12 +88,19 @@ class Cluster:
     # ----- the heartbeat --------------------------------------------------------------
     def _run(self) -> None:
         last_forget = time.monotonic()
+        away = False    # the store is away: said once, not at every beat
         while not self._stop.wait(HEARTBEAT_S):
             try:
                 self._beat()
+                away = False
                 if time.monotonic() - last_forget > FORGET_S / 10:
                     self.store.forget_dead(FORGET_S)
                     last_forget = time.monotonic()
+            except StoreUnavailable as e:
+                if not away:
+                    log.warning("engine %s: no heartbeat while the store is away: %s",
+                                self.engine_id, e)
+                away = True
             except Exception:   # never silent; the next beat tries again
                 log.exception("engine %s: a heartbeat failed", self.engine_id)
 
@@ -144,7 +151,6 @@ class Cluster:
             elif self.store.take("matches", key, epoch) is not None:
                 if self.engine.adopt_match(key):
                     taken.append(key)
-                    self.owner_changes += 1
                     metrics.owner_changed("match")
         return taken
 
@@ -157,7 +163,6 @@ class Cluster:
                 if self.engine.adopt_match(match_id):
                     taken.append(match_id)
         self.engine.ladders.adopt(ladder_id)
-        self.owner_changes += 1 + len(taken)
         metrics.owner_changed("ladder")
         metrics.owner_changed("match", len(taken))
         return taken

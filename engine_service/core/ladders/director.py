@@ -23,24 +23,27 @@ import threading
 import time
 
 from ladders.formats import FORMATS, ROTATION, schedule, set_size
-from ladders.results import ladder_result
+from ladders.results import ladder_result, read_stored
 from ladders.standings import compute
 
 from ... import rules
 from ...rules.errors import shown
 from ..errors import EngineError, Reason
 from ..matches.referee import LIVE, WAITING
-from ..matches.seats import BOT, DEFAULT_CLOCK_MS
+from ..matches.seats import BOT, DEFAULT_CLOCK_MS, SeatSpec
 from ..matches.updates import Update
 from ..security import limits
 from ..security.keys import OPEN, OPEN_PRINCIPAL, Principal
-from ..storage.rows import Fenced
+from ..storage.rows import Fenced, store_away
 from ..storage.sql import SQLLadderStore
 
 log = logging.getLogger(__name__)
 
 RUNNING, DONE, CANCELLED, FAILED = "running", "done", "cancelled", "failed"
-PLAYING, COUNTED, VOID = "playing", "counted", "void"
+# What became of a match the ladder started (LadderMatchStatus); rows stored before the
+# word was settled say "void" for voided.
+PLAYING, COUNTED, VOIDED = "playing", "counted", "voided"
+_FORMER_STATUS = {"void": VOIDED}
 DEFAULT_OPTIONS = {"hhl": {"hands": 4}, "domeng": {"cycles": 1}}
 SEATS = rules.NUM_SEATS
 POLL_S = 0.5
@@ -116,16 +119,16 @@ class Director:
         self.error = error
         self.seats = SEATS[spec["variant"]]
         self.set_size = set_size(spec["format"], spec["entrants"], self.seats)
-        self.results: list[dict] = store.results(ladder_id)
+        self.results: list[dict] = [read_stored(r) for r in store.results(ladder_id)]
         self.counted = {r["index"] for r in self.results}
         self.playing: dict[str, tuple[int, float]] = {}  # match id -> (index, last change)
         self.replay: list[int] = []  # voided slots to play again
-        started = store.matches(ladder_id)
+        started = self._started()
         for match_id, idx, st in started:
             if st == PLAYING:
                 self.playing[match_id] = (idx, time.time())
-        voided = {idx for _, idx, st in started if st == VOID}
-        self.voided = sum(1 for _, _, st in started if st == VOID)
+        voided = {idx for _, idx, st in started if st == VOIDED}
+        self.voided = sum(1 for _, _, st in started if st == VOIDED)
         self.next_index = max((idx for _, idx, _ in started), default=-1) + 1
         self.replay = sorted(voided - self.counted - {idx for idx, _ in self.playing.values()})
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
@@ -134,6 +137,11 @@ class Director:
         self._standings = self._compute()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+
+    def _started(self) -> list[tuple[str, int, str]]:
+        """(match id, schedule index, status) of every match the ladder started, in order."""
+        return [(match_id, idx, _FORMER_STATUS.get(status, status))
+                for match_id, idx, status in self.store.matches(self.id)]
 
     def _compute(self) -> dict:
         s = self.spec
@@ -157,15 +165,22 @@ class Director:
 
     def _run(self) -> None:
         failures = 0
+        away = False     # waiting for the store: said once per outage
         while not self._stop.is_set():
             try:
                 if self._step():
                     return
-                failures = 0
+                failures, away = 0, False
             except Fenced:           # another engine owns the ladder now: it carries on
                 self.engine.ladders.drop(self.id, "another engine owns the ladder now")
                 return
             except Exception as e:   # never silent, and it stops this ladder only
+                if store_away(e):   # not the ladder's failure: it waits for the store
+                    if not away:
+                        log.warning("ladder %s: waiting for the store: %s", self.id, e)
+                    away = True
+                    self._stop.wait(POLL_S)
+                    continue
                 failures += 1
                 log.exception("ladder %s: a step failed (%d in a row)", self.id, failures)
                 if failures >= FAIL_AFTER:
@@ -212,11 +227,11 @@ class Director:
         s = self.spec
         lineup, seed, _ = schedule(s["format"], s["entrants"], self.seats, s["seed"], idx)
         yardsticks = s.get("yardsticks", ())
+        seats = [SeatSpec(BOT, name, yardstick=name) if name in yardsticks
+                 else SeatSpec(BOT, name, pool_of(s["key"], name)) for name in lineup]
         referee = self.engine.create_match(
-            s["variant"], s["options"], seed, names=list(lineup), bot_clock_ms=s["clock_ms"],
-            pools=["" if name in yardsticks else pool_of(s["key"], name) for name in lineup],
-            ladder=True, principal=Principal(self.created_by, OPEN_PRINCIPAL.quotas),
-            yardsticks=[name if name in yardsticks else "" for name in lineup])
+            s["variant"], s["options"], seed, seats=seats, bot_clock_ms=s["clock_ms"],
+            ladder=True, principal=Principal(self.created_by, OPEN_PRINCIPAL.quotas))
         self.store.add_match(self.id, referee.id, idx)
         self.playing[referee.id] = (idx, time.time())
         self._watch(referee.id)
@@ -257,7 +272,7 @@ class Director:
                 return
             idx, _ = self.playing.pop(match_id)
             self._unwatch(match_id)
-            self.store.set_match_status(self.id, match_id, VOID)
+            self.store.set_match_status(self.id, match_id, VOIDED)
             self.voided += 1
             self.replay.append(idx)
             log.warning("ladder %s: match %s voided (%s); slot %d is played again", self.id,
@@ -320,7 +335,7 @@ class Director:
         by_index = {r["index"]: r for r in self.results}
         out = []
         s = self.spec
-        for match_id, idx, status in self.store.matches(self.id):
+        for match_id, idx, status in self._started():
             lineup, _, set_no = schedule(s["format"], s["entrants"], self.seats, s["seed"], idx)
             out.append({"index": idx, "set": set_no, "match_id": match_id, "lineup": lineup,
                         "status": status, "result": by_index.get(idx) if status == COUNTED else None})

@@ -15,6 +15,7 @@ import json
 import logging
 import threading
 import time
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,11 +27,11 @@ from ...rules.errors import shown
 from .. import metrics
 from ..errors import EngineError, Reason
 from ..security import limits
-from ..storage.rows import Fenced, MatchRow, MoveRow, StoreUnavailable
+from ..storage.rows import Fenced, LogConflict, MatchRow, MoveRow, StoreUnavailable
 from ..storage.sql import SQLStore
 from . import forking
-from .seats import ABSENT_AFTER, Seat, hash_token, new_token, seat_of
-from .updates import EngineEvent, Subscriber, Update, UpdateQueue
+from .seats import ABSENT_AFTER, Seat, hash_token, new_token, seat_of, seat_specs
+from .updates import EngineEvent, Subscriber, TurnAgain, Update, UpdateQueue
 
 log = logging.getLogger(__name__)
 
@@ -58,12 +59,20 @@ class SeatView:
     version: int
     to_move: int | None
     view: dict               # the rules' view, without its history (below) and legal moves
-    history: list            # the deal's rules events, uncut; .to_dict(seat) cuts each
+    # The deal's events, uncut (.to_dict(seat) cuts each): the rules' events, and the
+    # engine's own (timeout, absent, returned, time_up) where a watcher heard them.
+    history: list
     legal_moves: list        # [(id, text)]; ids are the move's index in the legal list
     deadline: float          # Unix seconds when the clock plays for the seat; 0 if none
     # Encodings made from this match by the rpc layer, shared by all its streams (the
     # layout at a version, each history event per recipient); the rpc layer bounds it.
     cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def rules_history(self) -> list:
+        """The history without the engine's events: the deal as Match.view tells it, which
+        is what the rules core's reasoning about hidden tiles reads."""
+        return [e for e in self.history if not isinstance(e, EngineEvent)]
 
 
 @dataclass(frozen=True)
@@ -79,12 +88,16 @@ def legal_ids(moves) -> list[tuple[str, str]]:
     return [(str(i), str(m)) for i, m in enumerate(moves)]
 
 
-# A clock callback that failed (a bug, or the store away) tries again after this long.
+# A clock callback that failed (a bug; a store nothing probes, away) tries again after this
+# long. While a probed store (PostgreSQL) is away the clocks wait for it instead: its
+# return restarts them (store_back).
 RETRY_S = 1.0
 # Accepted moves whose resubmission is answered again, as accepted (a client that lost
 # the answer sends its move again); older ones are refused as stale. A window, so that a
 # long match does not keep every move's answer.
 RESUBMITS_KEPT = 16
+# Refusals that are the engine's state, not the seat's mistake: no fault is charged.
+ENGINE_SIDE = {Reason.STORE_UNAVAILABLE, Reason.NOT_OWNER}
 
 
 class Referee:
@@ -102,10 +115,9 @@ class Referee:
         self.history: deque[Turn] = deque(maxlen=RESUBMITS_KEPT)
         self._time_told = False   # the rules were told the time is up (HHL-10)
         s = row.settings
-        pools = s.get("pools") or [""] * len(s["kinds"])
-        self.seats = [Seat(kind, name, clock_ms, pool=pool)
-                      for kind, name, clock_ms, pool in zip(s["kinds"], s["names"],
-                                                            s["clocks_ms"], pools, strict=True)]
+        specs = seat_specs(s)
+        self.seats = [Seat(spec.kind, spec.name, clock_ms, pool=spec.pool)
+                      for spec, clock_ms in specs]
         for seat, digest in (token_hashes or {}).items():
             self.seats[seat].token_hash = digest
         self._store = store
@@ -122,7 +134,17 @@ class Referee:
         self._legal_cache: tuple | None = None
         self.cache: dict = {}    # SeatView.cache
         self.released = False   # another engine plays the match now (release)
+        self._closed = False    # the engine is shutting down (close)
+        # The store stopped answering in the middle of a write: the log may hold a move
+        # this referee was told had failed (_settle reads it back before the next one).
+        self._unsure = False
+        self._held = False      # a clock action waits for the store to answer again
+        self._over_unsaved = False   # over, but the store has not heard of it yet
         self._log: list[MoveRow] = []   # the moves in the store's log, as played here
+        # The engine's own events, each with its place among the rules' events (the index
+        # in match.events it came before), so that a view's history holds them where
+        # every watcher heard them: a history read after a reload is the one seen live.
+        self._engine_events: list[tuple[int, EngineEvent]] = []
         # Faults per seat that the move log does not show (ladders charge them): refused
         # moves, streams that ended while seated, seats nobody came to play.
         self.faults = [{"illegal": 0, "disconnects": 0, "no_show": 0, "spam": 0}
@@ -131,8 +153,8 @@ class Referee:
             self._apply(seat, text, FORKED, durable=False)
         # The seats the engine plays itself: seat -> a strategy (made when a clock needs
         # it; a finished match read back from the store plays nothing).
-        self._yardstick_names = {i: name for i, name in enumerate(s.get("yardsticks", ()))
-                                 if name}
+        self._yardstick_names = {i: spec.yardstick for i, (spec, _) in enumerate(specs)
+                                 if spec.yardstick}
         self._yardstick_makers = yardsticks or {}
         self._yardsticks: dict = {}
 
@@ -148,8 +170,10 @@ class Referee:
                       yardsticks)
         for seat, name in store.seat_names(row.id).items():
             referee.seats[seat].name = name
+        in_a_row = [0] * len(referee.seats)
         for move in store.moves(row.id):
-            referee._apply(move.seat, move.move_text, move.cause, durable=False)
+            referee._apply(move.seat, move.move_text, move.cause, durable=False,
+                           extra=logged_events(move, in_a_row))
         referee._alarms = alarms
         if referee.match.over:
             referee.status = OVER
@@ -213,7 +237,7 @@ class Referee:
             held.absent, held.timeouts_in_a_row = False, 0
             # Absent seats are played at once, so the returning seat is not the one to
             # move and no clock needs re-arming.
-            self._publish((EngineEvent("returned", seat=seat),))
+            self._publish_engine_event(EngineEvent("returned", seat=seat))
 
     def note_disconnect(self, seat: int) -> None:
         """The stream playing this seat ended while the match was on."""
@@ -237,7 +261,7 @@ class Referee:
                 return
             self.seats[seat].absent = True
             self.faults[seat]["no_show"] += 1
-            self._publish((EngineEvent("absent", seat=seat),))
+            self._publish_engine_event(EngineEvent("absent", seat=seat))
             self.claim(seat, by_pool=True)
 
     def faults_by_name(self) -> dict:
@@ -284,7 +308,24 @@ class Referee:
         legal = self._legal(seat)[1]
         deadline = self._deadline if (legal and self._alarm) else 0.0
         return SeatView(seat, self.version, match.to_move, match.view(seat, history=False),
-                        match.deal_events, legal, deadline, self.cache)
+                        self._deal_history(), legal, deadline, self.cache)
+
+    def _deal_history(self) -> list:
+        """The deal's rules events with the engine's events of the deal put in their places.
+        Within a deal it only grows at its end, as the rules' own list does (the codec's
+        cache of encoded history parts relies on that)."""
+        deal = self.match.deal_events
+        start = len(self.match.events) - len(deal)
+        first = bisect_left(self._engine_events, start, key=lambda kept: kept[0])
+        if first == len(self._engine_events):
+            return deal
+        out, done = [], 0
+        for at, event in self._engine_events[first:]:
+            out += deal[done:at - start]
+            out.append(event)
+            done = at - start
+        out += deal[done:]
+        return out
 
     def check_over(self) -> None:
         if not self.match.over:
@@ -307,6 +348,12 @@ class Referee:
         """Play a move for `seat` chosen at `version`; refuses with EngineError (nothing
         changed). Resubmitting an accepted move at its version returns the same answer."""
         with self._lock:
+            self._settle()
+            if not move_id and not move_text:   # (a MoveChoice or SubmitMove with no move)
+                self.faults[seat]["illegal"] += 1
+                raise EngineError(Reason.MALFORMED_MOVE, "give a legal-move id or the move "
+                                  "text", self.version, legal_ids(self.match.legal_moves(seat)),
+                                  field="move")
             if version != self.version:
                 again = self._resubmission(seat, version, move_id, move_text)
                 if again:
@@ -321,10 +368,12 @@ class Referee:
                 legal = self._legal(seat)[0]
                 move_id = str(legal.index(move)) if move in legal else ""
                 accepted = self._apply(seat, move, BY_SEAT, move_id=move_id)
-            except EngineError:
-                self.faults[seat]["illegal"] += 1
+            except EngineError as err:
+                # (a version moved on by _settle, a store away: not the seat's doing)
+                if err.reason not in ENGINE_SIDE and self.version == version:
+                    self.faults[seat]["illegal"] += 1
                 raise
-            self._autoplay_and_arm()
+            self._continue()
             return accepted
 
     def _resubmission(self, seat, version, move_id, move_text) -> Accepted | None:
@@ -369,9 +418,13 @@ class Referee:
                            f"seat {seat}'s", self.version)
 
     def _apply(self, seat: int, move, cause: str, move_id: str = "", durable: bool = True,
-               extra: tuple = ()) -> Accepted:
-        """Apply one move (or the time_up action): rules, then log, then publish."""
+               extra: tuple = (), stored: bool = False) -> Accepted:
+        """Apply one move (or the time_up action): rules, then log, then publish. `extra`
+        are the engine's events that come with it, heard before the rules' events. Not
+        `durable`: replayed from the log, nothing written or published. `stored`: a move
+        the log has already, published now (_settle)."""
         version = self.version
+        place = len(self.match.events)    # where `extra` goes among the rules' events
         try:
             events = [] if cause == TIME_UP else self.match.play(seat, move)
         except rules.IllegalMove as e:
@@ -385,18 +438,30 @@ class Referee:
             self._time_told = True
         text = "" if cause == TIME_UP else str(move)
         logged = MoveRow(version + 1, seat, text, cause, self._now())
-        if durable:
+        if durable and not stored:
             try:
                 self._owned_write(self._store.append_move, self.id, logged)
-            except Exception:
+            except Exception as e:
                 # The log is the truth: back to what it holds, then fail. From the moves
                 # kept here, not from the store, which may be what failed (PostgreSQL
                 # down): a move must never stay played on a state the log does not have.
                 self._rebuild()
+                if isinstance(e, LogConflict):
+                    # It has a row at this version already (a write refused earlier that
+                    # reached it after all): read the log back, and this move is stale.
+                    self._unsure = True
+                    self._settle()
+                    raise EngineError(Reason.STALE_VERSION, f"the match is at version "
+                                      f"{self.version}: a move the store took late came "
+                                      "first", self.version) from None
+                if isinstance(e, EngineError) and e.reason == Reason.STORE_UNAVAILABLE:
+                    self._unsure = True   # sent, maybe taken: unknown until it answers
                 raise
+        if durable:
             metrics.move_committed(self.row.variant)
         if cause != FORKED:
             self._log.append(logged)
+        self._engine_events += [(place, e) for e in extra]
         self.version = version + 1
         accepted = Accepted(self.version, text, (*extra, *events))
         if seat >= 0:
@@ -416,6 +481,9 @@ class Referee:
         match now (cluster/membership.py: a failover while this one was paused or cut off): the
         match is given up here (on_lost) and the caller is told where it went. A store
         that does not answer refuses the move with STORE_UNAVAILABLE."""
+        if self.released:
+            raise EngineError(Reason.NOT_OWNER, f"match {self.id} is played by another "
+                              "engine now: connect again", self.version)
         try:
             return write(*args)
         except StoreUnavailable as e:
@@ -438,15 +506,61 @@ class Referee:
 
     def _finish(self) -> None:
         self.status = OVER
-        self._owned_write(self._store.set_status, self.id, OVER, self.match.result,
-                          self.version)
-        self._cancel_alarm()
-        if self._time_alarm:
-            self._time_alarm.cancel()
+        self._stop_clocks()
+        try:
+            self._owned_write(self._store.set_status, self.id, OVER, self.match.result,
+                              self.version)
+        except EngineError as e:
+            if e.reason != Reason.STORE_UNAVAILABLE:
+                raise
+            # The last move is in the log, so the match is over whatever its row says
+            # (a replay ends it too); the row is written once the store answers, and until
+            # then the match stays among the engine's live ones.
+            self._over_unsaved = True
+            log.warning("match %s over at version %d; the store will be told when it "
+                        "answers", self.id, self.version)
+            self._hold_or_retry(self._save_over_later)
+            return
+        self._over_unsaved = False
         log.info("match %s over at version %d: %s", self.id, self.version,
                  json.dumps(self.match.result))
         if self._on_over is not None:
             self._on_over(self)
+
+    def _save_over_later(self) -> None:
+        self._on_clock("writing that the match is over failed", self._save_over,
+                       self._save_over_later)
+
+    def _save_over(self) -> None:
+        with self._lock:
+            if self._over_unsaved and not self.released:
+                self._finish()
+
+    def _settle(self) -> None:
+        """Make the match what its log holds, after a write whose fate is unknown (the
+        store stopped answering in the middle of it; a frozen server commits what it had
+        received when it thaws): a move that reached the log stands, and is published as
+        if played now. Caller holds the lock. Refuses (STORE_UNAVAILABLE) while the log
+        cannot be read: nothing may be played on a state that may not be the log's."""
+        if not self._unsure:
+            return
+        try:
+            stored = self._store.moves(self.id)
+        except StoreUnavailable as e:
+            raise EngineError(Reason.STORE_UNAVAILABLE, f"{e}", self.version) from None
+        self._unsure = False
+        late = [m for m in stored if m.version > self.version]
+        for row in late:
+            log.warning("match %s: the move of version %d, refused when the store did not "
+                        "answer, reached its log after all: it stands", self.id, row.version)
+            move, move_id = None, ""
+            if row.cause != TIME_UP:
+                move = rules.Move.parse(row.move_text)
+                legal = self._legal(row.seat)[0]
+                move_id = str(legal.index(move)) if move in legal else ""
+            self._apply(row.seat, move, row.cause, move_id=move_id, stored=True)
+        if late:
+            self._autoplay_and_arm()
 
     # ----- clocks ---------------------------------------------------------------------
     def _autoplay_and_arm(self) -> None:
@@ -471,11 +585,92 @@ class Referee:
         if seat in self._yardstick_names:
             # On the clock's thread, one move per alarm: the match's lock is not held
             # through a whole deal, and a restored match moves on the same way.
-            self._alarm = self._alarms.set(0.0, lambda: self._engine_turn(seat, version))
+            self._alarm = self._arm(0.0, lambda: self._engine_turn(seat, version))
             return
         seconds = self.seats[seat].clock_ms / 1000
-        self._deadline = self._now() + seconds
-        self._alarm = self._alarms.set(seconds, lambda: self._timeout(seat, version))
+        self._alarm = self._arm(seconds, lambda: self._timeout(seat, version))
+        if self._alarm is not None:
+            self._deadline = self._now() + seconds
+
+    def _arm(self, seconds: float, callback) -> Alarm | None:
+        """Every alarm of this match is armed here (caller holds the lock): none once the
+        match is released to another engine or closed, so none outlives its match."""
+        if self.released or self._closed or self._alarms is None:
+            return None
+        return self._alarms.set(seconds, callback)
+
+    def _continue(self) -> None:
+        """After an accepted move: play the absent seats and start the next clock. The move
+        stands whatever happens here: a store away puts the rest on hold."""
+        try:
+            self._autoplay_and_arm()
+        except EngineError as e:
+            if e.reason == Reason.STORE_UNAVAILABLE:
+                self._hold_or_retry(self._continue_later)
+            elif e.reason != Reason.NOT_OWNER:
+                raise
+
+    def _continue_later(self) -> None:
+        self._on_clock("playing its absent seats failed", self._locked_continue,
+                       self._continue_later)
+
+    def _locked_continue(self) -> None:
+        with self._lock:
+            self._alarm = None
+            self._autoplay_and_arm()
+
+    def _hold_or_retry(self, again, slot: str = "_alarm") -> None:
+        """A clock action failed with the store away (caller holds the lock). A probed store
+        says when it is back, and then store_back does it; a store nothing probes is tried
+        again after RETRY_S (`slot`: the alarm it takes, the turn's or the time limit's)."""
+        health = self._store.health
+        if health.probing and not health.up:
+            # Down now, so its return is still to come, and store_back takes this
+            # match's lock, held here: it will see the hold.
+            self._held = True
+        else:
+            self._retry(again, slot)   # (or it answered again already: just try again)
+
+    def _retry(self, again, slot: str) -> None:
+        """Arm `again` after RETRY_S in `slot`, in place of what it held (caller holds the
+        lock): an alarm is never left armed where nothing can cancel it."""
+        old = getattr(self, slot)
+        if old is not None:
+            old.cancel()
+        setattr(self, slot, self._arm(RETRY_S, again))
+
+    def _on_clock(self, what: str, act, again, slot: str = "_alarm",
+                  version: int | None = None) -> None:
+        """Run a clock callback (one for `version`: none once the match has moved on).
+        Once the match is released (another engine plays it) or closed: nothing, quietly.
+        With the store away: the clock waits for it (_hold_or_retry), in one line of log.
+        Any other failure is a bug: logged with its traceback and tried again after
+        RETRY_S; it holds up this match only."""
+        if self.released or self._closed:
+            return
+        failure = None
+        try:
+            act()
+            return
+        except EngineError as e:
+            if e.reason == Reason.NOT_OWNER:
+                return       # dropped meanwhile (a fenced write): the new owner plays on
+            if e.reason != Reason.STORE_UNAVAILABLE:
+                failure = e
+        except Exception as e:   # noqa: BLE001 - logged below, with its traceback
+            failure = e
+        with self._lock:
+            if self.released or self._closed or version not in (None, self.version):
+                return
+            if failure is None:
+                log.warning("match %s: %s: the store did not answer; %s", self.id, what,
+                            "the clock waits for it" if self._store.health.probing else
+                            f"trying again in {RETRY_S:.0f} s")
+                self._hold_or_retry(again, slot)
+                return
+            log.error("match %s: %s; trying again in %.0f s", self.id, what, RETRY_S,
+                      exc_info=failure)
+            self._retry(again, slot)
 
     def _cancel_alarm(self) -> None:
         if self._alarm:
@@ -483,52 +678,44 @@ class Referee:
         self._alarm, self._deadline = None, 0.0
 
     def _timeout(self, seat: int, version: int) -> None:
-        """The clock ran out: play the documented default move, the first legal move. A
-        failure is logged and tried again shortly: it holds up this match only."""
-        try:
-            self._play_for(seat, version)
-        except Exception:
-            log.exception("match %s: the turn clock could not play for seat %d at version "
-                          "%d; trying again in %.0f s", self.id, seat, version, RETRY_S)
-            with self._lock:
-                if self.version == version and self._alarms is not None:
-                    self._alarm = self._alarms.set(RETRY_S, lambda: self._timeout(seat, version))
+        """The clock ran out: play the documented default move, the first legal move."""
+        self._on_clock(f"the turn clock could not play for seat {seat} at version {version}",
+                       lambda: self._play_for(seat, version),
+                       lambda: self._timeout(seat, version), version=version)
 
     def _play_for(self, seat: int, version: int) -> None:
         with self._lock:
+            self._settle()
             if self.version != version or self.match.over or self.status != LIVE:
                 return   # the seat moved in time; this alarm lost the race
             self._alarm = None
             held = self.seats[seat]
-            held.timeouts_in_a_row += 1
+            streak = held.timeouts_in_a_row + 1
             move = self._legal(seat)[0][0]
             extra = [EngineEvent("timeout", seat=seat, move=str(move),
-                                 timeouts_in_a_row=held.timeouts_in_a_row)]
-            if held.timeouts_in_a_row >= ABSENT_AFTER and not held.absent:
-                held.absent = True
+                                 timeouts_in_a_row=streak)]
+            absent = streak >= ABSENT_AFTER and not held.absent
+            if absent:
                 extra.append(EngineEvent("absent", seat=seat))
             self._apply(seat, move, BY_TIMEOUT, extra=tuple(extra))
+            # Counted once the move stands (a refused one is tried again, not counted twice).
+            held.timeouts_in_a_row = streak
+            held.absent = held.absent or absent
             metrics.timed_out(self.row.variant)
-            self._autoplay_and_arm()
+            self._continue()
 
     def _engine_turn(self, seat: int, version: int) -> None:
-        """A clock callback, guarded like _timeout: a failure (the store away) is logged and
-        tried again shortly, holding up this match only."""
-        try:
-            self._engine_plays(seat, version)
-        except Exception:
-            log.exception("match %s: the engine could not play seat %d at version %d; trying "
-                          "again in %.0f s", self.id, seat, version, RETRY_S)
-            with self._lock:
-                if self.version == version and self._alarms is not None:
-                    self._alarm = self._alarms.set(RETRY_S,
-                                                  lambda: self._engine_turn(seat, version))
+        """A clock callback, guarded like _timeout."""
+        self._on_clock(f"the engine could not play seat {seat} at version {version}",
+                       lambda: self._engine_plays(seat, version),
+                       lambda: self._engine_turn(seat, version), version=version)
 
     def _engine_plays(self, seat: int, version: int) -> None:
         """Play a yardstick seat: its strategy chooses, in process, from the true match
         (the oracle reads every hand through attach). A strategy that fails plays the
         first legal move, as the clock would, and says so in the log."""
         with self._lock:
+            self._settle()
             if self.version != version or self.match.over or self.status != LIVE:
                 return
             self._alarm = None
@@ -540,7 +727,7 @@ class Referee:
                               "first legal move", self.id, self._yardstick_names[seat], version)
                 move = legal[0]
             self._apply(seat, move, BY_ENGINE)
-            self._autoplay_and_arm()
+            self._continue()
 
     def _choose_for(self, seat: int, legal: list):
         strategy = self._yardsticks.get(seat)
@@ -564,32 +751,57 @@ class Referee:
         if self._time_told:
             return   # already told (restored from the log)
         left = self.row.created + minutes * 60 - self._now()
-        self._time_alarm = self._alarms.set(max(left, 0.0), self._time_up)
+        self._time_alarm = self._arm(max(left, 0.0), self._time_up)
 
     def _time_up(self) -> None:
-        try:
-            with self._lock:
-                if not self.match.over:
-                    self._apply(-1, None, TIME_UP, extra=(EngineEvent("time_up"),))
-                    self._autoplay_and_arm()
-        except Exception:
-            log.exception("match %s: ending it at its time limit failed; trying again in "
-                          "%.0f s", self.id, RETRY_S)
-            if self._alarms is not None:
-                self._time_alarm = self._alarms.set(RETRY_S, self._time_up)
+        self._on_clock("ending it at its time limit failed", self._end_at_time_limit,
+                       self._time_up, slot="_time_alarm")
+
+    def _end_at_time_limit(self) -> None:
+        with self._lock:
+            self._time_alarm = None
+            self._settle()
+            if not self.match.over and not self._time_told:
+                self._apply(-1, None, TIME_UP, extra=(EngineEvent("time_up"),))
+                self._continue()
+
+    def store_back(self) -> None:
+        """The store answers again (Engine, told by the store's health): read back what it
+        may have taken while this referee was told it had not (_settle), write what it
+        could not be told, restart what the clocks held for it, and ask each seat whose
+        move it refused to move again (TurnAgain). Raises EngineError while it is away
+        again (the next return does it all)."""
+        with self._lock:
+            if self.released or self._closed:
+                return
+            self._settle()
+            if self._over_unsaved:
+                self._finish()
+            if self._held and not self.match.over:
+                self._autoplay_and_arm()   # the seat to move has its clock again, in full
+            self._held = False
+            self._arm_time_limit()        # (when its alarm was spent while away)
+            to_move = self.match.to_move if not self.match.over else None
+            for sub in self._subscribers:
+                if sub.seat is not None and sub.seat == to_move:
+                    sub.put(TurnAgain(self.id, self.version))
 
     def close(self) -> None:
         """Stop the clocks and end every watcher's stream (engine shutdown)."""
         with self._lock:
+            self._closed = True
             self._stop_clocks()
             for sub in self._subscribers:
                 sub.close()
 
     def release(self) -> None:
-        """Another engine plays the match now: stop the clocks and tell every watcher, so
-        that their streams of this match end (and no move is played here any more)."""
+        """Another engine plays the match now: stop every clock of it here (the turn clock,
+        the time limit, a yardstick's turn, a retry), so that an alarm that fires after
+        this finds the match released and does nothing; and tell every watcher, so that
+        their streams of this match end (and no move is played here any more)."""
         with self._lock:
             self.released = True
+            self._held = False
             self._stop_clocks()
             for sub in self._subscribers:
                 sub.moved(self.id)
@@ -599,6 +811,7 @@ class Referee:
         self._cancel_alarm()
         if self._time_alarm:
             self._time_alarm.cancel()
+        self._time_alarm = None
 
     # ----- watchers -------------------------------------------------------------------
     def subscribe(self, seat: int | None, queue: UpdateQueue,
@@ -614,6 +827,12 @@ class Referee:
     def unsubscribe(self, sub: Subscriber) -> None:
         with self._lock:
             self._subscribers.discard(sub)
+
+    def _publish_engine_event(self, event: EngineEvent) -> None:
+        """An engine event that comes with no move (a return, a no-show): kept for the
+        history, and heard at the current version."""
+        self._engine_events.append((len(self.match.events), event))
+        self._publish((event,))
 
     def _publish(self, events: tuple) -> None:
         update = Update(self.id, self.version, tuple(events), self.match.to_move,
@@ -641,6 +860,29 @@ class Referee:
                 "options": self.match.options, "created": self.row.created,
                 "result": self.match.result,
             }
+
+
+def logged_events(move: MoveRow, in_a_row: list[int]) -> tuple:
+    """The engine's events a logged move came with, as far as the log tells them (a
+    restored match's history holds them too): the clock's `timeout`, counted in a row from
+    the seat's last own move, with the `absent` of the ABSENT_AFTER-th, and the time
+    limit's `time_up`. A return and a no-show are no moves, so the log has neither: a
+    history rebuilt from it lacks them, and a returned seat's later timeouts count on.
+    `in_a_row` is the count by seat, updated here."""
+    if move.cause == TIME_UP:
+        return (EngineEvent("time_up"),)
+    if move.seat < 0:
+        return ()
+    if move.cause in (BY_SEAT, BY_ENGINE):
+        in_a_row[move.seat] = 0
+    if move.cause != BY_TIMEOUT:
+        return ()
+    in_a_row[move.seat] += 1
+    timeout = EngineEvent("timeout", seat=move.seat, move=move.move_text,
+                          timeouts_in_a_row=in_a_row[move.seat])
+    if in_a_row[move.seat] == ABSENT_AFTER:
+        return (timeout, EngineEvent("absent", seat=move.seat))
+    return (timeout,)
 
 
 def _same_move(text: str, applied: str) -> bool:

@@ -45,6 +45,15 @@ class Moved:
     match_id: str
 
 
+@dataclass(frozen=True)
+class TurnAgain:
+    """The store answers again after refusing a move of this seat's (STORE_UNAVAILABLE): a
+    Play stream that was refused sends its TurnRequest again, with the clock's deadline
+    now. Only the seat to move hears it."""
+    match_id: str
+    version: int
+
+
 class UpdateQueue(Protocol):
     """Where a watcher's updates go: a stream's Inbox (plumbing/inbox.py) or
     a ladder director's queue. put never blocks, so a slow watcher costs memory, never the

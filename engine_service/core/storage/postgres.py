@@ -23,6 +23,7 @@ import psycopg
 import psycopg_pool
 from psycopg_pool import ConnectionPool
 
+from .health import StoreHealth
 from .rows import StoreUnavailable
 from .sql import SQLStore
 
@@ -119,36 +120,87 @@ MIGRATION_LOCK = 0x646F6D696E6F   # "domino": the advisory lock engines take to 
 POOL_MIN, POOL_MAX = 2, 16
 OPEN_TIMEOUT_S = 15.0            # how long a starting engine waits for the database
 
+# Every wait on the server is bounded, so that no call can hang the engine's event loop
+# (where moves and their commits run) on a server that is away. A stopped server refuses
+# at once; a frozen one (SIGSTOP, a network black hole) answers nothing at all, and its
+# host's kernel may even acknowledge every packet, so neither TCP keepalives nor a
+# server-side statement_timeout can end such a wait: only the client's own clock can.
+# A server slower than WAIT_S (a commit is ~0.2 ms, p99 0.4 ms: make bench) is taken for
+# away: that one move is refused, and the probe lets calls through again at its next
+# answer (within PROBE_S). Longer would stall the loop longer at the start of an outage.
+WAIT_S = 0.5                     # one round trip on a connection
+POOL_WAIT_S = 0.5                # for a connection of the pool
+# libpq's own bounds, for what the bounds above do not cover (a connection being opened,
+# an idle one whose peer vanished). The DSN may set any of them itself. libpq takes
+# connect_timeout in whole seconds, 2 at least.
+CONNECTION_DEFAULTS = {"connect_timeout": "2", "keepalives": "1", "keepalives_idle": "5",
+                       "keepalives_interval": "1", "keepalives_count": "3",
+                       "tcp_user_timeout": "5000"}
+# The server gives up a statement its client gave up long ago (a lock wait, say).
+SERVER_STATEMENT_TIMEOUT = "5s"
+
+
+class BoundedConnection(psycopg.Connection):
+    """A connection whose every wait on the server lasts at most `wait_s`. One that runs
+    out is closed, since it is in the middle of the protocol, and raises
+    psycopg.OperationalError; the pool replaces it."""
+
+    wait_s = WAIT_S
+
+    def wait(self, gen, interval: float = 0.1, timeout: float | None = None):
+        try:
+            return super().wait(gen, interval=interval,
+                                timeout=self.wait_s if timeout is None else timeout)
+        except psycopg.errors._WaitTimeout:   # (psycopg >= 3.3 gives wait a timeout)
+            self.close()
+            raise psycopg.OperationalError(f"the server did not answer within "
+                                           f"{self.wait_s:g} s") from None
+
 
 def _configure(conn: psycopg.Connection) -> None:
+    dsn = conn.info.dsn or ""
     with conn.cursor() as cur:
         cur.execute("SHOW synchronous_commit")
         given = cur.fetchone()[0]
         # "on" is PostgreSQL's default: keep it only where the DSN asked for it.
-        if given == "on" and "synchronous_commit" not in (conn.info.dsn or ""):
+        if given == "on" and "synchronous_commit" not in dsn:
             cur.execute("SET synchronous_commit = off")
+        if "statement_timeout" not in dsn:
+            cur.execute(f"SET statement_timeout = '{SERVER_STATEMENT_TIMEOUT}'")
 
 
 class PostgresStore(SQLStore):
     """The store on a PostgreSQL database, for one engine or several. Besides the rows
     every store keeps, it has the cluster's: the engines' heartbeats, and the owner and
-    epoch of every match and ladder (cluster/membership.py)."""
+    epoch of every match and ladder (cluster/membership.py).
+
+    Its health (health.py) is kept by a probe on a connection of its own: while the
+    server does not answer, every call is refused at once (StoreUnavailable)."""
 
     # A commit is a round trip to the server (about 0.2 ms here) made on the event loop,
     # like SQLite's. Playing moves on threads instead, so other matches go on during the
     # wait, was measured and dropped: it cost 0.5 ms of CPU per move more than the wait
     # (thread hops, the GIL), and 50 matches ran at 0.6x the inline rate (make bench).
+    # What keeps the loop from waiting on a server that is away is the bounds above and
+    # the store's health.
     kind = "postgresql"
     shared = True      # engines on one database make a cluster (engine.py, cluster/)
     ladder_match_order = "seq"
+    unavailable = (psycopg.OperationalError,)   # PoolTimeout, the bounds above, AdminShutdown...
+    conflicts = (psycopg.errors.UniqueViolation,)
 
     def __init__(self, dsn: str):
         super().__init__()
         self.dsn = dsn
         self.path = _safe(dsn)       # how logs and messages name it: no password
+        given = psycopg.conninfo.conninfo_to_dict(dsn)
+        self._defaults = {k: v for k, v in CONNECTION_DEFAULTS.items() if k not in given}
         self.pool = ConnectionPool(dsn, min_size=POOL_MIN, max_size=POOL_MAX,
-                                   kwargs={"autocommit": True}, configure=_configure,
-                                   name="store", open=False)
+                                   kwargs={"autocommit": True, **self._defaults},
+                                   configure=_configure, connection_class=BoundedConnection,
+                                   timeout=POOL_WAIT_S, name="store", open=False)
+        self._probe_conn: BoundedConnection | None = None
+        self.health = StoreHealth(self.path, self._probe)
         try:
             self.pool.open(wait=True, timeout=OPEN_TIMEOUT_S)
             self._migrate()
@@ -159,44 +211,66 @@ class PostgresStore(SQLStore):
         except BaseException:
             self.pool.close()
             raise
+        self.health.start()
 
     def _migrate(self) -> None:
-        with self.pool.connection() as conn, conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-            conn.execute(SCHEMA)      # version 1, for a new database; then the migrations
-            row = conn.execute("SELECT version FROM schema_version").fetchone()
-            version = row[0] if row else 1
-            if row is None:
-                conn.execute("INSERT INTO schema_version VALUES (1)")
-            if version > SCHEMA_VERSION:
-                raise RuntimeError(f"store {self.path} has schema version {version}, newer "
-                                   f"than this engine's {SCHEMA_VERSION}: upgrade the engine")
-            while version < SCHEMA_VERSION:
-                conn.execute(MIGRATIONS[version])
-                version += 1
-                conn.execute("UPDATE schema_version SET version = %s", (version,))
+        # Another engine may hold the lock while it migrates: this one waits for it.
+        with self.pool.connection(timeout=OPEN_TIMEOUT_S) as conn:
+            conn.wait_s = OPEN_TIMEOUT_S
+            try:
+                with conn.transaction():
+                    conn.execute("SET LOCAL statement_timeout = 0")
+                    self._migrate_on(conn)
+            finally:
+                conn.wait_s = WAIT_S
+
+    def _migrate_on(self, conn: psycopg.Connection) -> None:
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        conn.execute(SCHEMA)      # version 1, for a new database; then the migrations
+        row = conn.execute("SELECT version FROM schema_version").fetchone()
+        version = row[0] if row else 1
+        if row is None:
+            conn.execute("INSERT INTO schema_version VALUES (1)")
+        if version > SCHEMA_VERSION:
+            raise RuntimeError(f"store {self.path} has schema version {version}, newer "
+                               f"than this engine's {SCHEMA_VERSION}: upgrade the engine")
+        while version < SCHEMA_VERSION:
+            conn.execute(MIGRATIONS[version])
+            version += 1
+            conn.execute("UPDATE schema_version SET version = %s", (version,))
 
     # The statements shared with SQLite (sql.py) are written with `?`; psycopg's is `%s`.
-    # None of ours has a `?` of its own (no JSON operators).
+    # None of ours has a `?` of its own (no JSON operators). Errors go up as psycopg's:
+    # sql.py makes them StoreUnavailable.
     def _write(self, sql: str, args: tuple = ()) -> int:
-        try:
-            with self.pool.connection() as conn:
-                return conn.execute(sql.replace("?", "%s"), args).rowcount
-        except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as e:
-            raise StoreUnavailable(f"the store {self.path} did not answer: "
-                                   f"{str(e).splitlines()[0][:200]}") from None
+        with self.pool.connection() as conn:
+            return conn.execute(sql.replace("?", "%s"), args).rowcount
 
     def _read(self, sql: str, args: tuple = ()) -> list[tuple]:
+        with self.pool.connection() as conn:
+            return conn.execute(sql.replace("?", "%s"), args).fetchall()
+
+    def _probe(self, was_up: bool) -> None:
+        """One round trip on the probe's own connection (opened again when it broke): the
+        pool's may all be busy, or broken, and it must not queue behind them. Back from
+        an outage, the pool's idle connections are checked (a restarted server broke
+        them all) before any call is let through."""
         try:
-            with self.pool.connection() as conn:
-                return conn.execute(sql.replace("?", "%s"), args).fetchall()
-        except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as e:
-            raise StoreUnavailable(f"the store {self.path} did not answer: "
-                                   f"{str(e).splitlines()[0][:200]}") from None
+            if self._probe_conn is None or self._probe_conn.closed:
+                self._probe_conn = BoundedConnection.connect(self.dsn, autocommit=True,
+                                                             **self._defaults)
+            self._probe_conn.execute("SELECT 1")
+        except BaseException:
+            if self._probe_conn is not None:
+                self._probe_conn.close()
+            self._probe_conn = None
+            raise
+        if not was_up:
+            self.pool.check()
 
     def check(self) -> None:
         """PostgreSQL keeps its own files whole; a store that answers is usable."""
-        self._read("SELECT 1")
+        self.read("SELECT 1")
 
     # ----- the cluster (cluster/membership.py) ----------------------------------------------------
     # Times are the database's own clock (now()), the one clock every engine shares.
@@ -204,23 +278,23 @@ class PostgresStore(SQLStore):
         # One address is one listening socket: an engine joining at it means the engine
         # that was there is gone (restarted after kill -9, say). Its row goes, so its
         # matches are orphans at once instead of after a lease.
-        self._write("DELETE FROM engines WHERE address = %s AND id != %s", (address, engine_id))
-        self._write("INSERT INTO engines (id, address, started, heartbeat) VALUES "
+        self.write("DELETE FROM engines WHERE address = %s AND id != %s", (address, engine_id))
+        self.write("INSERT INTO engines (id, address, started, heartbeat) VALUES "
                     "(%s, %s, %s, now())", (engine_id, address, started))
         self.engine_id = engine_id
 
     def beat(self, live_matches: int, draining: bool) -> bool:
         """This engine's heartbeat; False when its row is gone (it was taken for dead)."""
-        return self._write("UPDATE engines SET heartbeat = now(), live_matches = %s, "
+        return self.write("UPDATE engines SET heartbeat = now(), live_matches = %s, "
                            "draining = %s WHERE id = %s",
                            (live_matches, draining, self.engine_id)) == 1
 
     def leave(self) -> None:
-        self._write("DELETE FROM engines WHERE id = %s", (self.engine_id,))
+        self.write("DELETE FROM engines WHERE id = %s", (self.engine_id,))
 
     def members(self, lease_s: float) -> list[dict]:
         """Every engine with a row, the live ones (heartbeat within the lease) first."""
-        rows = self._read(
+        rows = self.read(
             "SELECT id, address, extract(epoch FROM now() - heartbeat), live_matches, "
             "draining FROM engines ORDER BY id")
         out = [{"engine_id": i, "address": a, "heartbeat_age_s": float(age),
@@ -230,14 +304,14 @@ class PostgresStore(SQLStore):
 
     def forget_dead(self, older_than_s: float) -> None:
         """Rows of engines silent for long: gone for good (their matches were taken)."""
-        self._write("DELETE FROM engines WHERE heartbeat < now() - make_interval(secs => %s) "
+        self.write("DELETE FROM engines WHERE heartbeat < now() - make_interval(secs => %s) "
                     "AND id != %s", (older_than_s, self.engine_id))
 
     def owner(self, table: str, key: str, lease_s: float) -> tuple[str | None, str, bool] | None:
         """(owner id, its address, alive) of an unfinished match or running ladder
         (`table` "matches" or "ladders"); None when there is no such one."""
         unfinished = "m.status != 'over'" if table == "matches" else "m.status = 'running'"
-        rows = self._read(
+        rows = self.read(
             f"SELECT m.owner, e.address, e.heartbeat >= now() - make_interval(secs => %s) "
             f"FROM {table} m LEFT JOIN engines e ON e.id = m.owner WHERE m.id = %s AND "
             f"{unfinished}", (lease_s, key))
@@ -251,10 +325,10 @@ class PostgresStore(SQLStore):
         running ladder's matches are its own: they go with it, not on their own."""
         dead = ("(m.owner IS NULL OR e.id IS NULL OR "
                 "e.heartbeat < now() - make_interval(secs => %s))")
-        ladders = self._read(
+        ladders = self.read(
             f"SELECT m.id, m.epoch FROM ladders m LEFT JOIN engines e ON e.id = m.owner "
             f"WHERE m.status = 'running' AND {dead} ORDER BY m.created", (lease_s,))
-        matches = self._read(
+        matches = self.read(
             f"SELECT m.id, m.epoch FROM matches m LEFT JOIN engines e ON e.id = m.owner "
             f"WHERE m.status != 'over' AND {dead} AND NOT EXISTS (SELECT 1 FROM "
             f"ladder_matches lm JOIN ladders l ON l.id = lm.ladder_id WHERE "
@@ -264,7 +338,7 @@ class PostgresStore(SQLStore):
     def take(self, table: str, key: str, epoch: int) -> int | None:
         """Own the match or ladder whose epoch is `epoch` (compare and set): its new epoch,
         or None when another engine took it first."""
-        rows = self._read(f"UPDATE {table} SET owner = %s, epoch = epoch + 1 WHERE id = %s "
+        rows = self.read(f"UPDATE {table} SET owner = %s, epoch = epoch + 1 WHERE id = %s "
                           "AND epoch = %s RETURNING epoch", (self.engine_id, key, epoch))
         if not rows:
             return None
@@ -273,15 +347,15 @@ class PostgresStore(SQLStore):
 
     def ladder_match_epochs(self, ladder_id: str) -> list[tuple[str, int]]:
         """(match id, epoch) of a ladder's unfinished matches: taken with the ladder."""
-        return self._read("SELECT m.id, m.epoch FROM ladder_matches lm JOIN matches m ON "
+        return self.read("SELECT m.id, m.epoch FROM ladder_matches lm JOIN matches m ON "
                           "m.id = lm.match_id WHERE lm.ladder_id = %s AND m.status != 'over'",
                           (ladder_id,))
 
     def owned(self) -> tuple[set[str], set[str]]:
         """(match ids, ladder ids) this engine owns by the database now."""
-        matches = self._read("SELECT id, epoch FROM matches WHERE owner = %s AND "
+        matches = self.read("SELECT id, epoch FROM matches WHERE owner = %s AND "
                              "status != 'over'", (self.engine_id,))
-        ladders = self._read("SELECT id, epoch FROM ladders WHERE owner = %s AND "
+        ladders = self.read("SELECT id, epoch FROM ladders WHERE owner = %s AND "
                              "status = 'running'", (self.engine_id,))
         return ({i for i, e in matches if self.epochs.get(i) == e},
                 {i for i, e in ladders if self.ladder_epochs.get(i) == e})
@@ -289,14 +363,17 @@ class PostgresStore(SQLStore):
     def release(self) -> None:
         """Let go of every match and ladder this engine owns (draining): another engine
         takes them at its next look."""
-        self._write("UPDATE matches SET owner = NULL, epoch = epoch + 1 WHERE owner = %s AND "
+        self.write("UPDATE matches SET owner = NULL, epoch = epoch + 1 WHERE owner = %s AND "
                     "status != 'over'", (self.engine_id,))
-        self._write("UPDATE ladders SET owner = NULL, epoch = epoch + 1 WHERE owner = %s AND "
+        self.write("UPDATE ladders SET owner = NULL, epoch = epoch + 1 WHERE owner = %s AND "
                     "status = 'running'", (self.engine_id,))
         self.epochs.clear()
         self.ladder_epochs.clear()
 
     def close(self) -> None:
+        self.health.close()
+        if self._probe_conn is not None:
+            self._probe_conn.close()
         self.pool.close()
 
 

@@ -5,8 +5,9 @@ factory.py opens the one a `--db` names.
 
 What is stored is exactly what replays a match (the rules core is deterministic):
 the creation parameters (variant, options, seed, explicit deals), the engine settings
-(seat kinds, names, clocks), the seat token hashes, and an append-only log of accepted
-moves; besides, the hashes of the operators' API keys and of the pools' enlist secrets.
+(each seat's kind, name, clock, pool and yardstick), the seat token hashes, and an
+append-only log of accepted moves; besides, the hashes of the operators' API keys and of
+the pools' enlist secrets.
 A move row is committed before the move is acknowledged, so a kill -9 at any moment loses
 no acknowledged move.
 """
@@ -16,6 +17,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from ..errors import EngineError, Reason
+
 
 @dataclass(frozen=True)
 class MatchRow:
@@ -24,7 +27,11 @@ class MatchRow:
     options: dict
     seed: int
     deals: list | None
-    settings: dict                 # per seat: "kinds", "names", "clocks_ms", "pools" (lists)
+    # "seats": one object per seat {kind, name, clock_ms, pool, yardstick}; "prefix": a
+    # fork's first plays. Rows stored before per-seat objects hold parallel lists instead
+    # ("kinds", "names", "clocks_ms", "pools", "yardsticks"); both read back the same
+    # (matches/seats.py, seat_specs).
+    settings: dict
     created: float                 # Unix seconds
     status: str = "waiting"        # "waiting" | "live" | "over"
     result: dict | None = None
@@ -78,3 +85,17 @@ class StoreDamaged(Exception):
 class StoreUnavailable(Exception):
     """The store cannot be reached (a PostgreSQL server away, refusing, unknown): the
     message names it, without its password, and why."""
+
+
+class LogConflict(Exception):
+    """The move log already has a row at that version: a write this engine was told had
+    failed reached the store after all (a frozen server commits what it had received
+    when it thaws). The log is the truth: the referee reads it back (referee._settle)."""
+
+
+def store_away(e: BaseException) -> bool:
+    """Is `e` the store not answering, as a store raises it or as the engine refuses with it
+    (STORE_UNAVAILABLE)? Work that runs by itself (a ladder's director, an arena) waits for
+    the store then, with one log line, instead of counting it as its own failure."""
+    return isinstance(e, StoreUnavailable) or (isinstance(e, EngineError)
+                                               and e.reason == Reason.STORE_UNAVAILABLE)

@@ -143,6 +143,10 @@ class SQLiteStore(SQLStore):
     truncated, so the file stays small however long the engine runs."""
 
     kind = "sqlite"
+    # A disk full, an I/O error, a file locked past BUSY_TIMEOUT_S: the move is refused
+    # (STORE_UNAVAILABLE) and the match goes back to its log, like PostgreSQL away.
+    unavailable = (sqlite3.OperationalError,)
+    conflicts = (sqlite3.IntegrityError,)
 
     def __init__(self, path: str = ":memory:"):
         super().__init__()
@@ -282,6 +286,12 @@ class SQLiteStore(SQLStore):
 
     def _write(self, sql: str, args: tuple = ()) -> int:
         return self._execute(sql, args, fetch=False)
+
+    def outage(self, error: Exception) -> bool:
+        """SQLITE_ERROR is a statement of ours that is wrong (a bug); the other codes are
+        the file's or the disk's state now."""
+        code = getattr(error, "sqlite_errorcode", None)
+        return code is None or code & 0xFF != sqlite3.SQLITE_ERROR
 
     def _read(self, sql: str, args: tuple = ()) -> list[tuple]:
         return self._execute(sql, args, fetch=True)
