@@ -22,12 +22,29 @@ from ..errors import EngineError, Reason
 from .keys import Principal
 
 
-def charge_match(store, who: Principal, row, now: float) -> None:
+def charge_match(store, who: Principal, row, now: float, per_minute: bool = True) -> None:
     """Store `row`, a new match created by `who`, if `who` is within its match quotas;
-    QUOTA_EXCEEDED (nothing stored) if not. `store` is the SQLStore."""
+    QUOTA_EXCEEDED (nothing stored) if not. `store` is the SQLStore. per_minute=False: its
+    minute was charged already (charge_work), only its live quota is counted now."""
     q = who.quotas
-    refused = store.add_charged_match(row, {"live_matches": q.live_matches,
-                                            "matches_per_minute": q.matches_per_minute}, now)
+    refused = store.add_charged_match(row, {
+        "live_matches": q.live_matches,
+        "matches_per_minute": q.matches_per_minute if per_minute else None}, now)
+    _refuse(who, refused)
+
+
+def charge_work(store, who: Principal, match_id: str, now: float) -> None:
+    """Charge `who` for a match before the work of making it (a fork's replay), which it
+    costs even when refused: QUOTA_EXCEEDED if over either match quota, else the charge
+    counts in its minute from now; charge_match(..., per_minute=False) then stores the
+    match under the same id, counted once."""
+    q = who.quotas
+    _refuse(who, store.add_charged("match", match_id, who.name, now, q.live_matches,
+                                   q.matches_per_minute, None))
+
+
+def _refuse(who: Principal, refused: tuple[str, int] | None) -> None:
+    q = who.quotas
     if refused is not None and refused[0] == "per_minute":
         raise EngineError(Reason.QUOTA_EXCEEDED, f"{who.name} created {refused[1]} matches "
                           f"in the last minute, its quota is {q.matches_per_minute}; try again "

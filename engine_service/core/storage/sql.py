@@ -53,9 +53,10 @@ _LIVE = {
 # Each looks up only the principal's own charges (its index) and their rows by key, never
 # the whole matches table.
 _SPENT = {
+    # (a match's charge with no match: a fork refused after its work was charged)
     "match": "DELETE FROM quota_charges WHERE kind = 'match' AND name = ? AND created < ? "
-             "AND EXISTS (SELECT 1 FROM matches m WHERE m.id = quota_charges.id AND "
-             "m.status = 'over')",
+             "AND NOT EXISTS (SELECT 1 FROM matches m WHERE m.id = quota_charges.id AND "
+             "m.status != 'over')",
     "ladder": "DELETE FROM quota_charges WHERE kind = 'ladder' AND name = ? AND created < ? "
               "AND EXISTS (SELECT 1 FROM ladders l WHERE l.id = quota_charges.id AND "
               "l.status != 'running')",
@@ -263,12 +264,15 @@ class SQLStore:
         return refused
 
     def add_charged(self, kind: str, item_id: str, name: str, now: float, live_max: int,
-                    per_minute_max: int | None, insert: Callable) -> tuple[str, int] | None:
+                    per_minute_max: int | None, insert: Callable | None
+                    ) -> tuple[str, int] | None:
         """The one place quotas are counted (docs/security.md, "Quotas"): in a
         transaction holding `name`'s lock, count what `name` has live of `kind` ("match" or
         "ladder") and, per_minute_max given, what it was charged in the last 60 s; within
-        both, `insert(run)` adds the item and its charge row is written with it. Returns
-        None when added, else ("live" or "per_minute", the count) and nothing is added.
+        both, `insert(run)` adds the item and its charge row is written with it (`insert`
+        None: the charge alone, for work done before the item is added; a charge of the
+        same id already written is not written again). Returns None when added, else
+        ("live" or "per_minute", the count) and nothing is added.
         Two engines charging one principal at once take turns on its lock, so the second
         counts the first one's item: a quota holds across the cluster."""
         with self.transaction() as run:
@@ -281,9 +285,10 @@ class SQLStore:
                              "AND created > ?", (kind, name, now - 60))[0][0]
                 if recent >= per_minute_max:
                     return "per_minute", recent
-            insert(run)
-            run("INSERT INTO quota_charges (kind, id, name, created) VALUES (?, ?, ?, ?)",
-                (kind, item_id, name, now))
+            if insert is not None:
+                insert(run)
+            run("INSERT INTO quota_charges (kind, id, name, created) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (kind, id) DO NOTHING", (kind, item_id, name, now))
             run(_SPENT[kind], (name, now - 60))
         return None
 
