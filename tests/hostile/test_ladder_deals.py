@@ -173,6 +173,9 @@ def told(spy_deals, seen, live) -> tuple[int, int]:
     return whole, tiles
 
 
+# Its matches are played by their clocks alone (no bot enlists), which a machine loaded
+# many times over its cores slows down: it is given the minutes they may take there.
+@pytest.mark.timeout(600)
 def test_nothing_public_tells_a_hidden_tile_of_a_running_duplicate_ladder(served):
     engine, stub, ladders, gateway = served
     d, _ = engine.ladders.create({
@@ -196,14 +199,14 @@ def test_nothing_public_tells_a_hidden_tile_of_a_running_duplicate_ladder(served
                 return counted, live
         return None
     found = []
-    wait_for(lambda: found.append(finished_and_live_in_one_set()) or found[-1], timeout=90,
+    wait_for(lambda: found.append(finished_and_live_in_one_set()) or found[-1], timeout=240,
              what="a set with a finished and a live match")
     counted, live = found[-1]
     spy = Spy(stub, ladders, gateway, d.id)
     ids = spy.read_everything()
-    # Each live match, as it was when the spy had finished reading (all of it is hidden).
-    live = [r for r in live if not r.match.over]
-    assert live, "the live match ended while the spy read"
+    # The matches live when the spy began (on a loaded machine one may end while it reads:
+    # its set, with matches still to play, stays hidden all the same).
+    assert d.active, "the ladder ended while the spy read"
 
     # Nothing the spy got tells a hidden tile: (live deals held whole, hidden tiles placed).
     assert told(spy.candidate_deals(), spy.seen_in_hand(), live) == (0, 0)
@@ -229,7 +232,7 @@ def test_nothing_public_tells_a_hidden_tile_of_a_running_duplicate_ladder(served
 
     # Once the ladder is over (cancelled here) and its last matches too, all is public.
     d.cancel(engine.keys.principal(""))
-    wait_for(lambda: all(engine.get(i).match.over for i in ids), timeout=90,
+    wait_for(lambda: all(engine.get(i).match.over for i in ids), timeout=300,
              what="the ladder's matches to end")
     after = Spy(stub, ladders, gateway, d.id)
     after.read_everything()
