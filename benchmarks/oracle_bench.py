@@ -25,11 +25,7 @@ import statistics
 import tempfile
 import time
 
-try:  # benchmarks.sized: the smoke mode every section has (benchmarks/__init__.py)
-    from benchmarks import sized
-except ImportError:  # pragma: no cover - before that helper is merged
-    def sized(full, tiny):
-        return tiny if os.environ.get("DOMINO_BENCH_SMOKE") == "1" else full
+from benchmarks import sized
 
 from bots import pisearch
 from bots.arena import play_match

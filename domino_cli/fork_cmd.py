@@ -11,12 +11,13 @@ from engine_service.rules import MalformedInput, ReplayError, fork_of
 
 from .argtypes import SEED, integer
 from .failures import USAGE, Failure
+from .records import numeric_seed
 
 
 def read_record(path: str) -> dict:
     try:
         with open(path) as f:
-            return json.load(f)
+            return numeric_seed(json.load(f))
     except OSError as e:
         raise Failure(f"cannot read {path}: {e.strerror}", USAGE) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:

@@ -11,6 +11,7 @@ from . import narrate
 from .argtypes import POSITIVE, SEED, integer
 from .failures import USAGE, Failure
 from .options import OPTION_HELP, options_help, parse_options
+from .records import numeric_seed
 
 
 def cmd_simulate(args) -> int:
@@ -46,7 +47,7 @@ def cmd_simulate(args) -> int:
 def cmd_replay(args) -> int:
     try:
         with open(args.record) as f:
-            record = json.load(f)
+            record = numeric_seed(json.load(f))
     except OSError as e:
         print(f"domino replay: cannot read {args.record}: {e.strerror}", file=sys.stderr)
         return 2

@@ -31,6 +31,8 @@ from .tiles import (
 )
 
 Event = game_pb2.Event
+# The kinds the engine adds to the rules' events (a body of Event each).
+ENGINE_KINDS = ("timeout", "absent", "returned", "time_up")
 
 
 def event_pb(d: dict, version: int) -> game_pb2.Event:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from domino_proto.domino.v1 import game_pb2
 
-from .events import event, event_pb
+from .events import ENGINE_KINDS, event, event_pb
 from .names import VARIANT
 from .parts import frame
 from .results import deal_result, deal_result_pb, match_result, match_result_pb
@@ -169,16 +169,24 @@ _LATER = {
     "last_result": lambda pb, st: (deal_result(pb.last_result)
                                    if pb.HasField("last_result") else None),
 }
+# A strategy's view is the rules' (Match.view): its history without the engine's events,
+# which the rules' reasoning about hidden tiles does not expect (a timeout may stand
+# between a draw and the play of the drawn tile).
+_RULES_HISTORY = {"history": lambda pb, st: [event(e) for e in pb.history
+                                             if e.WhichOneof("body") not in ENGINE_KINDS]}
 _SEAT = {"hand": lambda pb, st: tiles_text(pb.hand)}
 _DRAWN = {"drawn": lambda pb, st: tile_text(pb.hhl.drawn)}
 _LEGAL = {"legal_moves": lambda pb, st: [m.text for m in st.legal_moves]}
 _RESULT = {"result": lambda pb, st: match_result(pb.result)}
 
 
-def _readers(pb: game_pb2.View, state=None) -> dict:
-    """key -> reader for the keys this view has, in the rules' order."""
+def _readers(pb: game_pb2.View, state=None, rules_only: bool = False) -> dict:
+    """key -> reader for the keys this view has, in the rules' order; `rules_only`: a
+    history of the rules' events alone."""
     hhl = pb.WhichOneof("layout") == "hhl"
     readers = {**_COMMON, **(_HHL if hhl else _DOMENG), **_LATER}
+    if rules_only:
+        readers.update(_RULES_HISTORY)
     if pb.seat >= 0:
         readers.update(_SEAT)
         if state is not None:
@@ -192,26 +200,28 @@ def _readers(pb: game_pb2.View, state=None) -> dict:
 
 def view(pb: game_pb2.View) -> dict:
     """The view's dict, as the rules made it (docs/views.md), without the legal moves
-    (SeatState.legal_moves holds them; seat_view adds them)."""
+    (SeatState.legal_moves holds them; seat_view adds them). Its history holds the
+    engine's events too, where they happened."""
     return {key: read(pb, None) for key, read in _readers(pb).items()}
 
 
 def seat_view(state) -> dict:
     """A SeatState's view as the rules give a seat (Match.view(seat)): with its legal
-    moves' texts."""
+    moves' texts, and the engine's events in its history where they happened."""
     return {key: read(state.view, state)
             for key, read in _readers(state.view, state).items()}
 
 
 class LazyView(Mapping):
-    """seat_view(state), each key read from the message on first use: a strategy that
-    looks only at its legal moves, or its hand, pays for nothing else."""
+    """A strategy's view: seat_view(state) as the rules give it (Match.view(seat), its
+    history without the engine's events), each key read from the message on first use: a
+    strategy that looks only at its legal moves, or its hand, pays for nothing else."""
 
     __slots__ = ("_state", "_readers", "_got")
 
     def __init__(self, state):
         self._state = state
-        self._readers = _readers(state.view, state)
+        self._readers = _readers(state.view, state, rules_only=True)
         self._got: dict = {}
 
     def __getitem__(self, key):

@@ -9,7 +9,7 @@ from flask import Flask, request
 from flask_smorest import Api
 from werkzeug.routing import Rule
 
-from . import errors, metrics, schemas_game, streams
+from . import errors, metrics, schemas_game, schemas_record, schemas_stream, streams
 from .engine_client import EngineClient
 from .house import DEFAULT_STRATEGIES
 from .json_body import StrictJSONProvider
@@ -69,6 +69,9 @@ class DominoApi(Api):
     def _register_error_handlers(self):
         errors.register(self._app)
 
+    def _register_pagination_header(self):
+        """No route pages its answers: no PaginationMetadata in the document."""
+
 
 def create_app(config: dict | None = None) -> Flask:
     app = GatewayFlask(__name__, static_folder="static", static_url_path="/static")
@@ -84,8 +87,11 @@ def create_app(config: dict | None = None) -> Flask:
     api = DominoApi(app, spec_kwargs={
         "info": {"description": API_DESCRIPTION},
         "servers": [{"url": "/"}],
+        "extra_plugins": [schemas_game.SchemaKeywords()],
     })
     schemas_game.register(api.ma_plugin.converter)
+    schemas_record.register(api.spec)
+    schemas_stream.register(api.spec)
     api.spec.components.security_scheme(
         "seatToken", {"type": "http", "scheme": "bearer",
                       "description": "the seat token from POST .../seats/{seat}/claim"})

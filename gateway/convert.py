@@ -36,9 +36,14 @@ def match(summary: common_pb2.MatchSummary) -> dict:
 
 
 def seat_state(state: common_pb2.SeatState) -> dict:
+    """A seat's state. Its legal moves are [{id, text}] in the view too, as beside it: one
+    shape wherever REST sends them, with the id a move is submitted by."""
+    legal = [{"id": m.id, "text": m.text} for m in state.legal_moves]
+    view = game.seat_view(state)
+    if "legal_moves" in view:
+        view["legal_moves"] = legal
     return {"match_id": state.match_id, "seat": _seat_or_none(state.seat), "version": state.version,
-            "to_move": _seat_or_none(state.to_move), "view": game.seat_view(state),
-            "legal_moves": [{"id": m.id, "text": m.text} for m in state.legal_moves],
+            "to_move": _seat_or_none(state.to_move), "view": view, "legal_moves": legal,
             "deadline_unix_ms": state.deadline_unix_ms or None}
 
 

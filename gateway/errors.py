@@ -5,7 +5,8 @@
 
 `code` is the HTTP status, `status` its name, `reason` a stable code (the engine's, or one
 of the gateway's below), `version` the match's current version when the engine said it
-(else null), `legal_moves` the seat's legal moves for a rules refusal (else empty).
+(else null), `legal_moves` the seat's legal moves when a move made during its turn is refused
+(a rules refusal, MALFORMED_MOVE, UNKNOWN_MOVE_ID; else empty: common.proto's Refusal).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ GATEWAY_REASONS = {
     401: "NO_TOKEN",
     404: "NO_SUCH_ROUTE",
     405: "METHOD_NOT_ALLOWED",
-    406: "NOT_ACCEPTABLE",
     413: "BODY_TOO_LARGE",
     415: "UNSUPPORTED_MEDIA_TYPE",
     500: "INTERNAL",

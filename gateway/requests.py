@@ -7,10 +7,17 @@ engine's to say (it names the field at fault too).
 
 from __future__ import annotations
 
+import json
+
+from marshmallow import ValidationError
+
 from domino_proto.domino.v1 import engine_pb2, game_pb2
 from domino_wire import game
 
+from . import int64
 from .errors import ApiError
+
+MAX_SEED = 2**63 - 1
 
 
 def malformed(field: str, message: str) -> ApiError:
@@ -40,3 +47,15 @@ def typed_deals(variant: str, deals: list | None) -> list[engine_pb2.Deal]:
         except ValueError as e:
             raise malformed(where, str(e)) from None
     return out
+
+
+def record_json(record: dict, field: str = "fork.record") -> str:
+    """A record a request gives (a fork's) as the engine's JSON text. Its seed may be a
+    decimal string, as GET .../record sends it; the record's file format, which the
+    engine reads, has a number."""
+    if "seed" in record and record["seed"] is not None:
+        try:
+            record = {**record, "seed": int64.parse(record["seed"], 0, MAX_SEED)}
+        except ValidationError as e:
+            raise malformed(f"{field}.seed", e.messages[0]) from None
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False)

@@ -1,7 +1,8 @@
 """The wire: marshmallow schemas for every request and answer (and so the OpenAPI document).
 
-The game's own shapes (views, events, results, options) are typed in schemas_game.py; only
-the match record stays a free document here (a file format, docs/records.md).
+The game's own shapes (views, events, results, options) are typed in schemas_game.py, the
+match record (a file format, docs/records.md) in schemas_record.py, the messages of the
+event stream in schemas_stream.py.
 """
 
 from __future__ import annotations
@@ -10,7 +11,19 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from domino_wire.names import MATCH_STATUS, SEAT_KIND, VARIANT
 
-from .schemas_game import event_field, match_result_field, options_field, tile, view_field
+from .int64 import Int64
+from .schemas_game import (
+    LegalMoveSchema,
+    OneOf,
+    OptionsInput,
+    event_field,
+    match_result_field,
+    options_by_variant,
+    options_field,
+    tile,
+    view_field,
+)
+from .schemas_record import DEALS_INPUT
 
 VARIANT_IDS = VARIANT.words
 STATUSES = MATCH_STATUS.words
@@ -19,19 +32,32 @@ MAX_SEED = 2**63 - 1
 MAX_CLOCK_MS = 3_600_000
 MAX_WORLDS = 1000            # engine_service/core/sampling/service.py MAX_WORLDS
 MAX_WORLD_SEED = 2**64 - 1   # SampleWorldsRequest.seed is a uint64
+MAX_WORLDS_COUNTED = 2**64 - 1   # SampleWorldsAnswer.consistent_worlds is a uint64
 
 
 def _d(text: str, **extra) -> dict:
     return {"metadata": {"description": text, **extra}}
 
 
-class OptionsField(fields.Dict):
-    """Rules options: an object of integers. Which names and ranges a variant takes is the
-    engine's to say (it names the option at fault), so only the shape is checked here."""
+def seed_input(text: str) -> Int64:
+    """A seed a request gives: 0..2^63-1, a decimal string or a number."""
+    return Int64(0, MAX_SEED, request=True, **_d(f"{text}; 0..2^63-1, as a decimal string "
+                                                 "(a JavaScript number holds integers "
+                                                 "exactly only to 2^53) or a number"))
 
-    def __init__(self, **kwargs):
-        super().__init__(keys=fields.String(), values=fields.Raw(allow_none=True),
-                         validate=validate.Length(max=8), **kwargs)
+
+class DealInput(OneOf):
+    """An explicit deal of a request: the deal of a record of the request's variant. Only
+    its shape is checked here; the engine checks its tiles make the full set."""
+
+    def __init__(self, **kw):
+        super().__init__(DEALS_INPUT, **kw)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, dict):
+            raise ValidationError("a deal is an object with 'hands' and 'stock' (hhl) or "
+                                  "'sleeping' (domeng)")
+        return value
 
 
 # ----- requests -------------------------------------------------------------------------
@@ -66,8 +92,9 @@ MAX_FORK_AT = 100_000
 class ForkSchema(Schema):
     record = fields.Dict(required=True,
                          **_d("the domino-record/1 document to fork (docs/records.md), e.g. "
-                              "GET /matches/{match_id}/record; at most 1 MB as compact JSON. "
-                              "The engine replays it in full"))
+                              "GET /matches/{match_id}/record (its seed a decimal string or a "
+                              "number), or one written by hand; at most 1 MB as compact "
+                              "JSON. The engine replays it in full"))
     at = fields.Integer(required=True, strict=True, validate=validate.Range(0, MAX_FORK_AT),
                         **_d("keep the record's first `at` plays (its play entries, counted "
                              "across deals): 0..plays-1 for a finished record. The new "
@@ -75,17 +102,21 @@ class ForkSchema(Schema):
 
 
 class CreateMatchSchema(Schema):
+    # The variant says which options and deals apply (JSON Schema if/then).
+    OPENAPI = options_by_variant(DEALS_INPUT)
     variant = fields.String(validate=validate.OneOf(VARIANT_IDS),
                             **_d("the game: hhl (Homo Homini Lupus) or domeng. Required, "
                                  "unless fork is given (then it is the record's)"))
-    options = OptionsField(**_d('rules options (GET /variants), e.g. {"hands": 2}; absent '
-                                'options take their defaults. The engine checks each name '
-                                'and range, and names the one at fault (options.hands)'))
-    seed = fields.Integer(strict=True, validate=validate.Range(0, MAX_SEED),
-                          **_d("seed of the shuffle; absent: the engine picks one"))
-    deals = fields.List(fields.Dict(), validate=validate.Length(1, 50),
-                        **_d("explicit deals in the domino-record/1 format (docs/records.md), "
-                             "first hand first; absent: shuffled from the seed"))
+    options = OptionsInput(**_d('rules options of the variant (GET /variants): '
+                                'HHLOptionsInput for hhl, DomengOptionsInput for domeng, e.g. '
+                                '{"hands": 2}; absent options take their defaults. The engine '
+                                'checks each name and range, and names the one at fault '
+                                '(options.hands)'))
+    seed = seed_input("seed of the shuffle; absent: the engine picks one")
+    deals = fields.List(DealInput(), validate=validate.Length(1, 50),
+                        **_d("explicit deals of the variant in the domino-record/1 format "
+                             "(docs/records.md: hands and stock or sleeping), first hand "
+                             "first; absent: shuffled from the seed"))
     seats = fields.List(fields.Nested(SeatSpecSchema), validate=validate.Length(1, 5),
                         **_d("who sits where, one entry per seat (4 for hhl, 5 for domeng); "
                              "absent: every seat is a person's seat"))
@@ -126,14 +157,9 @@ class MoveRequestSchema(Schema):
 class WorldsQuerySchema(Schema):
     count = fields.Integer(required=True, validate=validate.Range(1, MAX_WORLDS),
                            **_d(f"how many worlds, 1..{MAX_WORLDS}"))
-    seed = fields.Integer(load_default=0, validate=validate.Range(0, MAX_WORLD_SEED),
-                          **_d("the random seed, 0..2^64-1 (default 0); the same seed and "
-                               "view give the same worlds"))
-
-
-class LegalMoveSchema(Schema):
-    id = fields.String(required=True, **_d("short id, valid only at the version it was offered"))
-    text = fields.String(required=True, **_d('the move in text notation, e.g. "3-1 left"'))
+    seed = Int64(0, MAX_WORLD_SEED, request=True, load_default=0,
+                 **_d("the random seed, 0..2^64-1 (default 0); the same seed and view give "
+                      "the same worlds"))
 
 
 class SeatSchema(Schema):
@@ -207,10 +233,10 @@ class WorldsSchema(Schema):
                               "shuffle given the seat's view"))
     exact = fields.Boolean(required=True,
                            **_d("true: exactly the posterior; false: the fallback, near it"))
-    consistent_worlds = fields.Integer(required=True,
-                                       **_d("how many consistent worlds there are, each "
-                                            "counted once whatever its chance (0: not "
-                                            "known); may exceed 2^53"))
+    consistent_worlds = Int64(0, MAX_WORLDS_COUNTED, required=True,
+                              **_d("how many consistent worlds there are, each counted once "
+                                   "whatever its chance (0: not known); a decimal string, "
+                                   "since it may exceed 2^53"))
 
 
 class MoveResultSchema(Schema):
@@ -225,8 +251,8 @@ class OptionSchema(Schema):
     type = fields.String(required=True, **_d('always "integer"'))
     default = fields.Integer(required=True, allow_none=True,
                              **_d("its value when not given; null: off unless given"))
-    min = fields.Integer(required=True, **_d("the least value"))
-    max = fields.Integer(required=True, **_d("the greatest value"))
+    min = fields.Integer(required=True, **_d("the least value the engine takes"))
+    max = fields.Integer(required=True, **_d("the greatest value the engine takes"))
     description = fields.String(required=True)
 
 
@@ -261,17 +287,6 @@ class EngineListSchema(Schema):
                           **_d("the live ones first"))
 
 
-class RecordSchema(Schema):
-    """The domino-record/1 document (docs/records.md); replays with `domino replay`."""
-    format = fields.String(required=True, **_d('always "domino-record/1"'))
-    variant = fields.String(required=True)
-    options = fields.Dict(required=True)
-    seed = fields.Integer(required=True, allow_none=True)
-    seats = fields.List(fields.Raw(), required=True, **_d("a name per seat"))
-    deals = fields.List(fields.Dict(), required=True, **_d("every hand: deal, moves, result"))
-    result = fields.Dict(allow_none=True, **_d("the match result"))
-
-
 class ErrorSchema(Schema):
     code = fields.Integer(required=True, **_d("the HTTP status"))
     status = fields.String(required=True, **_d("the HTTP status name"))
@@ -281,7 +296,9 @@ class ErrorSchema(Schema):
     version = fields.Integer(required=True, allow_none=True,
                              **_d("the match's current version when the engine told it"))
     legal_moves = fields.List(fields.Nested(LegalMoveSchema), required=True,
-                              **_d("for a rules refusal: the seat's legal moves now"))
+                              **_d("the seat's legal moves now when a move made during its "
+                                    "turn is refused (a rules refusal, MALFORMED_MOVE, "
+                                    "UNKNOWN_MOVE_ID); else empty"))
     errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()),
                          **_d("on a 400 only: each field at fault by its dotted path "
                               "(\"seats.0.kind\", \"options.hands\", \"body\"), "

@@ -10,9 +10,13 @@ holds every answer of whole matches to these schemas.
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from apispec import BasePlugin
+from marshmallow import Schema, ValidationError, fields, validate
 
 from domino_wire.game import CAPPU_KIND, MODE, PLACE
+
+from .int64 import int642properties
+from .variants import OPTIONS
 
 SEATS = validate.Range(0, 4)
 TILE = validate.Regexp(r"^[0-6]-[0-6]$", error="a tile is written like 6-4")
@@ -96,26 +100,106 @@ def payer2properties(self, field, **kwargs) -> dict:
 
 
 def register(converter) -> None:
-    """Teach the OpenAPI converter the two field types of this module."""
+    """Teach the OpenAPI converter the field types of the wire: this module's two, and
+    gateway/int64.py's."""
     converter.add_attribute_function(oneof2properties)
     converter.add_attribute_function(payer2properties)
+    converter.add_attribute_function(int642properties)
+
+
+class SchemaKeywords(BasePlugin):
+    """apispec plugin: the JSON Schema keywords a schema class gives in its OPENAPI
+    attribute (minProperties, an allOf of if/then) join its definition in the document."""
+
+    def schema_helper(self, name, *_, **kwargs):
+        schema = kwargs.get("schema")
+        cls = schema if isinstance(schema, type) else type(schema)
+        return dict(getattr(cls, "OPENAPI", {}))
 
 
 # ----- options ----------------------------------------------------------------------------
+def _option(variant: str, name: str, text: str, **kw) -> fields.Integer:
+    lo, hi, _ = OPTIONS[variant][name]
+    return fields.Integer(strict=True, validate=validate.Range(lo, hi), **kw,
+                          **_d(f"{text}; {lo}..{hi}"))
+
+
 class HHLOptionsSchema(Schema):
-    minutes = fields.Integer(required=True, allow_none=True,
-                             **_d("time limit in minutes, 1..1440; null when hands is set (HHL-10)"))
-    hands = fields.Integer(required=True, allow_none=True,
-                           **_d("hands to play, 1..1000; null: the time limit ends the match"))
+    minutes = _option("hhl", "minutes", "time limit in minutes; null when hands is set "
+                      "(HHL-10)", required=True, allow_none=True)
+    hands = _option("hhl", "hands", "hands to play; null: the time limit ends the match "
+                    "(HHL-10)", required=True, allow_none=True)
 
 
 class DomengOptionsSchema(Schema):
-    cycles = fields.Integer(required=True, **_d("game cycles, 1..100 (DOM-11)"))
-    round_cap = fields.Integer(required=True, **_d("rounds per cycle at most, 1..1000 (DOM-11)"))
+    cycles = _option("domeng", "cycles", "game cycles (DOM-11)", required=True)
+    round_cap = _option("domeng", "round_cap", "rounds per cycle at most (DOM-11)",
+                        required=True)
 
 
 def options_field(**kw) -> OneOf:
     return OneOf({"hhl": HHLOptionsSchema, "domeng": DomengOptionsSchema}, **kw)
+
+
+# A request names only the options it sets; null or absent is the option's default (told
+# in words: a JSON Schema `default` makes generators type the option as always there). At
+# least one (an empty object is no options at all, and would match both games).
+def _given(variant: str, name: str, text: str) -> fields.Integer:
+    default = OPTIONS[variant][name][2]
+    return _option(variant, name, f"{text}. Null or absent: "
+                   f"{'none' if default is None else default}", allow_none=True)
+
+
+class HHLOptionsInputSchema(Schema):
+    OPENAPI = {"minProperties": 1}
+    minutes = _given("hhl", "minutes", "time limit in minutes of play, from the match's "
+                     "creation; the hand in progress is finished (HHL-10); none when only "
+                     "hands is given")
+    hands = _given("hhl", "hands", "play this many hands, then end (HHL-10)")
+
+
+class DomengOptionsInputSchema(Schema):
+    OPENAPI = {"minProperties": 1}
+    cycles = _given("domeng", "cycles", "game cycles in the match (DOM-11)")
+    round_cap = _given("domeng", "round_cap", "rounds per cycle at most (DOM-11)")
+
+
+OPTIONS_INPUT = {"hhl": HHLOptionsInputSchema, "domeng": DomengOptionsInputSchema}
+MAX_OPTIONS = 8    # names in one request's options, at most
+
+
+class OptionsInput(OneOf):
+    """A request's rules options: the options of the request's variant (OPTIONS_INPUT),
+    each name once. Loaded as the object it is: which names and ranges a variant takes
+    the engine checks, naming the option at fault (options.hands)."""
+
+    def __init__(self, **kw):
+        super().__init__(OPTIONS_INPUT, **kw)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, dict):
+            raise ValidationError("must be an object of options")
+        if len(value) > MAX_OPTIONS:
+            raise ValidationError(f"at most {MAX_OPTIONS} options")
+        return value
+
+
+def options_by_variant(deals: dict[str, type[Schema]] | None = None) -> dict:
+    """JSON Schema keywords for a request whose `variant` says which options it takes
+    (and, given `deals` by variant, which deals): an allOf of if (that variant) then (its
+    schemas). Generators of types read the oneOf of the field; validators read these."""
+    def ref(cls) -> dict:
+        return {"$ref": f"#/components/schemas/{cls.__name__.removesuffix('Schema')}"}
+
+    def then(variant: str) -> dict:
+        properties = {"options": ref(OPTIONS_INPUT[variant])}
+        if deals:
+            properties["deals"] = {"items": ref(deals[variant])}
+        return {"properties": properties}
+
+    return {"allOf": [
+        {"if": {"properties": {"variant": {"const": variant}}, "required": ["variant"]},
+         "then": then(variant)} for variant in OPTIONS_INPUT]}
 
 
 # ----- results ----------------------------------------------------------------------------
@@ -280,6 +364,11 @@ def event_field(**kw) -> OneOf:
 
 
 # ----- views ------------------------------------------------------------------------------
+class LegalMoveSchema(Schema):
+    id = fields.String(required=True, **_d("short id, valid only at the version it was offered"))
+    text = fields.String(required=True, **_d('the move in text notation, e.g. "3-1 left"'))
+
+
 class ViewBase(Schema):
     seat = fields.Integer(required=True, allow_none=True, validate=SEATS,
                           **_d("the seat this view is for; null for a spectator"))
@@ -288,10 +377,14 @@ class ViewBase(Schema):
     over = fields.Boolean(required=True)
     counts = by_seat(fields.Integer(), "tiles in each hand")
     history = fields.List(event_field(), required=True,
-                          **_d("this deal's events so far, as this seat may see them"))
+                          **_d("this deal's events so far, as this seat may see them: the "
+                               "rules' and the engine's (timeout, absent, returned, time_up), "
+                               "in the order the event stream sent them"))
     hand = fields.List(tile(), **_d("this seat's tiles; absent for a spectator"))
-    legal_moves = fields.List(fields.String(), **_d("this seat's legal moves as text; empty "
-                                                    "unless its turn; absent for a spectator"))
+    legal_moves = fields.List(fields.Nested(LegalMoveSchema),
+                              **_d("this seat's legal moves, as SeatState.legal_moves: each "
+                                   "with the id to submit; empty unless its turn; absent for "
+                                   "a spectator"))
 
 
 class ArmTileSchema(Schema):

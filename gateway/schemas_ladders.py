@@ -7,8 +7,9 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from domino_wire.names import LADDER_FORMAT, LADDER_MATCH_STATUS, LADDER_STATUS
 
-from .schemas import MAX_CLOCK_MS, MAX_SEED, VARIANT_IDS, OptionsField, _d
-from .schemas_game import options_field
+from .int64 import Int64
+from .schemas import MAX_CLOCK_MS, MAX_SEED, VARIANT_IDS, _d, seed_input
+from .schemas_game import OptionsInput, options_by_variant, options_field
 
 FORMATS = LADDER_FORMAT.words
 LADDER_STATUSES = LADDER_STATUS.words
@@ -25,11 +26,13 @@ YARDSTICKS = ("oracle",)   # what `domino engine` plays itself (domino_cli/engin
 
 # ----- requests -------------------------------------------------------------------------
 class CreateLadderSchema(Schema):
+    OPENAPI = options_by_variant()     # the variant says which options apply
     variant = fields.String(required=True, validate=validate.OneOf(VARIANT_IDS),
                             **_d("the game of every match: hhl or domeng"))
-    options = OptionsField(**_d('match options (GET /variants); absent: {"hands": 4} for '
-                                'hhl, {"cycles": 1} for domeng, so every match ends without '
-                                'a wall clock'))
+    options = OptionsInput(**_d('match options of the variant (GET /variants): '
+                                'HHLOptionsInput for hhl, DomengOptionsInput for domeng; '
+                                'absent: {"hands": 4} for hhl, {"cycles": 1} for domeng, so '
+                                'every match ends without a wall clock'))
     entrants = fields.List(
         fields.String(validate=validate.Regexp(ENTRANT_NAME, error="use 1-40 letters, digits, "
                                                                    "'-', '_' or '.'")),
@@ -51,8 +54,7 @@ class CreateLadderSchema(Schema):
     max_matches = fields.Integer(strict=True, validate=validate.Range(1, MAX_MATCHES),
                                  **_d("cap on counted matches with until_separated "
                                       "(default 2000)"))
-    seed = fields.Integer(strict=True, validate=validate.Range(0, MAX_SEED),
-                          **_d("seed of the schedule and the deals; absent: the engine picks"))
+    seed = seed_input("seed of the schedule and the deals; absent: the engine picks")
     concurrency = fields.Integer(strict=True, validate=validate.Range(1, MAX_CONCURRENCY),
                                  **_d("matches played at once (default 4)"))
     clock_ms = fields.Integer(strict=True, validate=validate.Range(100, MAX_CLOCK_MS),
@@ -129,9 +131,9 @@ class LadderSchema(Schema):
                                     **_d("counted matches to play; null with until_separated"))
     until_separated = fields.Boolean(required=True)
     max_matches = fields.Integer(required=True, **_d("the cap when until_separated"))
-    seed = fields.Integer(required=True, allow_none=True,
-                          **_d("seed of the schedule and the deals; null while the ladder "
-                               "runs (it would tell the hidden tiles of its live matches)"))
+    seed = Int64(0, MAX_SEED, required=True, allow_none=True,
+                 **_d("seed of the schedule and the deals, as a decimal string; null while "
+                      "the ladder runs (it would tell the hidden tiles of its live matches)"))
     status = fields.String(required=True, validate=validate.OneOf(LADDER_STATUSES),
                            **_d("running: matches are scheduled and played; done: the target "
                                 "(or the cap) was reached and the standings are final; "
@@ -215,7 +217,7 @@ class LadderResultSchema(Schema):
     index = fields.Integer(required=True, **_d("place in the schedule"))
     set = fields.Integer(required=True, **_d("duplicate set number (rotation: the index)"))
     set_size = fields.Integer(required=True, **_d("matches in its set (rotation: 1)"))
-    seed = fields.Integer(required=True, **_d("the match's seed"))
+    seed = Int64(0, MAX_SEED, required=True, **_d("the match's seed, as a decimal string"))
     lineup = fields.List(fields.String(), required=True, **_d("entrant by seat"))
     deals = fields.Integer(required=True, **_d("deals played (HHL hands, Domeng rounds)"))
     scores = fields.List(fields.Integer(), required=True,

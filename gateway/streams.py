@@ -25,7 +25,7 @@ import grpc
 from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 from domino_wire.routing import GIVE_UP_S, RETRY_S, addresses_of, where_next
 
-from . import convert, metrics, sse
+from . import convert, metrics, schemas_stream, sse
 from .engine_client import CHANNEL_OPTIONS, api_error
 from .errors import ApiError
 
@@ -69,6 +69,11 @@ class Fanout:
         self.queues.discard(queue)
         if not self.queues and not self.task.done():
             self.task.cancel()               # nobody watches any more
+            # The task ends only at its next turn on the loop: a spectator arriving before
+            # that would join this Fanout and be sent its END (a stream cut, events lost
+            # until the browser reconnects). The next one gets a Fanout of its own.
+            if self.streams.fanouts.get(self.match_id) is self:
+                del self.streams.fanouts[self.match_id]
 
     def _broadcast(self, item) -> None:
         for queue in list(self.queues):
@@ -347,11 +352,15 @@ def openapi_operation(error_response) -> dict:
         # A seat token is optional: without one the stream is the spectators'.
         "security": [{"seatToken": []}, {}],
         "responses": {
+            # x-sse-events: each SSE event name, and the schema of its data JSON
+            # (schemas_stream.py); the parsed messages are StreamMessage.
             "200": {"description": f"text/event-stream, each message's `id` its match "
-                                   f"version: {events}",
+                                   f"version: {events}. Parsed, each message is a "
+                                   f"StreamMessage",
                     "content": {"text/event-stream": {
                         "schema": {"type": "string"},
-                        "x-sse-events": {name: dict(e) for name, e in sse.EVENTS.items()}}}},
+                        "x-sse-events": {name: {**e, "schema": schemas_stream.ref(name)}
+                                         for name, e in sse.EVENTS.items()}}}},
             **{str(status): error_response(status) for status in ERRORS},
             "default": {"$ref": "#/components/responses/DEFAULT_ERROR"},
         },

@@ -1,9 +1,17 @@
 """What the gateway knows of the games without asking the engine: each game's seat count
-(a default seat list is made before the engine is called) and its rules link, an anchor of
-the rules page (GET /rules). Names and rules options come from the engine (ListVariants);
-tests/gateway checks these against the rules core."""
+(a default seat list is made before the engine is called), its rules link, an anchor of
+the rules page (GET /rules), and its rules options with their ranges, for the OpenAPI
+document. The engine tells the options too (ListVariants, GET /variants) and is the one
+that checks them; tests/gateway/test_options.py checks these against both the engine's
+answer and the rules core."""
 
 from .rules_page import ANCHORS
 
 SEATS = {"hhl": 4, "domeng": 5}           # what CreateMatch needs before it asks the engine
 RULES = {v: "/rules#" + ANCHORS[v] for v in SEATS}
+# Each game's rules options: name -> (least, greatest, default). A request may also give
+# null, which is the default (HHL: minutes 60 unless hands is given; hands none).
+OPTIONS = {
+    "hhl": {"minutes": (1, 1440, 60), "hands": (1, 1000, None)},
+    "domeng": {"cycles": (1, 100, 1), "round_cap": (1, 1000, 200)},
+}

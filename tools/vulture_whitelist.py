@@ -7,14 +7,33 @@ Each entry says who uses it. Dead code goes; it does not come here.
 from html.parser import HTMLParser
 
 from bots.remote_worlds import RemoteWorlds
+from engine_service.rpc.arena_service import ArenaServicer
 from engine_service.rpc.server import EngineServicer
-from gateway import app, errors, metrics, rules_page, schemas, schemas_game, schemas_ladders, web
+from gateway import (
+    app,
+    errors,
+    int64,
+    metrics,
+    rules_page,
+    schemas,
+    schemas_game,
+    schemas_ladders,
+    schemas_record,
+    web,
+)
 from gateway.api import _Parser, matches
 from gateway.server import GatewayServer
 
 # gRPC: the generated add_*Servicer_to_server calls each method by its RPC's name.
 EngineServicer.ListVariants
 EngineServicer.GetPool
+ArenaServicer.RotateBotKey
+ArenaServicer.RetireBot
+ArenaServicer.ListArenas
+ArenaServicer.GetLeaderboard
+ArenaServicer.GetBot
+ArenaServicer.ListBotMatches
+ArenaServicer.GetRatingHistory
 
 # Imported by the bot script a test starts in a process of its own (tests/engine/
 # test_search_remote.py): a search strategy's source of worlds from the engine.
@@ -37,6 +56,10 @@ matches.request.max_content_length  # flask.Request: the body bound of this requ
 # flask-smorest reads these on its Api class.
 app.DominoApi.ERROR_SCHEMA
 app.DominoApi._register_error_handlers
+app.DominoApi._register_pagination_header
+
+# apispec calls a plugin's helpers by name.
+schemas_game.SchemaKeywords.schema_helper
 
 # marshmallow: @validates_schema hooks, and fields it reads and writes by their names.
 schemas.SeatSpecSchema._strategy_only_for_bots
@@ -50,6 +73,8 @@ schemas_game.StonesSchema.from_
 schemas_game.ArmsSchema.up
 schemas_ladders.FaultsSchema.disconnects
 schemas_game.OneOf._serialize.attr, schemas_game.OneOf._serialize.obj   # marshmallow's signature
+schemas_record.HHLPassTurnSchema.pass_, schemas_record.DomengPassTurnSchema.pass_
+int64.Int64._deserialize, schemas.DealInput._deserialize, schemas_game.OptionsInput._deserialize
 
 # Part of the cache key of the rendered rules page (an edited file shows at once).
 rules_page._render.mtime_ns

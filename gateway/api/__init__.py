@@ -43,40 +43,98 @@ class _Parser(type(ArgumentsMixin.ARGUMENTS_PARSER)):
 class Blueprint(flask_smorest.Blueprint):
     ARGUMENTS_PARSER = _Parser()
 
-ERROR_TEXT = {
-    400: "malformed request (MALFORMED_REQUEST, MALFORMED_MOVE, UNKNOWN_MOVE_ID, BAD_SEAT)",
-    401: "no or wrong secret: seat token (NO_TOKEN, BAD_TOKEN) or API key (NO_KEY, BAD_KEY)",
-    403: "the key may not act on what another key created (NOT_YOURS)",
-    404: "unknown match (UNKNOWN_MATCH)",
-    409: "refused here and now: a rules refusal (NOT_YOUR_TURN, END_MISMATCH, ...; with the "
-         "legal moves), STALE_VERSION, SEAT_TAKEN, POOL_SEAT, MATCH_NOT_OVER, or NO_HOUSE_BOT "
-         "(no house bot of that strategy is connected)",
-    413: "request body too large (BODY_TOO_LARGE)",
-    502: "the engine failed the call, or ended a stream at once (ENGINE_ERROR)",
-    429: "over a quota of the key (QUOTA_EXCEEDED) or of the engine (ENGINE_FULL), or a "
-         "seat over its rate (RATE_LIMITED)",
-    503: "engine unreachable (ENGINE_UNAVAILABLE)",
-    504: "the engine did not answer in time (ENGINE_TIMEOUT)",
+# What each error status means, and the reasons it answers unless an operation says
+# which of its own it can (a 409 always does: its reasons differ by operation). The
+# error table of docs/gateway.md lists them all; tests/gateway/test_openapi_declared.py
+# checks the table against every reason the gateway can answer.
+STATUS_TEXT = {
+    400: "malformed request",
+    401: "no or wrong secret",
+    403: "the key may not act on what another key created",
+    404: "unknown match, or no such route",
+    405: "not a method of this path (the answer's Allow header lists them)",
+    409: "refused here and now",
+    413: "request body too large",
+    415: "the body was not sent as JSON (Content-Type: application/json)",
+    429: "over a quota or a rate",
+    502: "the engine failed the call, or ended a stream at once",
+    503: "the engine is unreachable, or its store or the match's owner is, for now",
+    504: "the engine did not answer in time",
 }
+REASONS = {
+    400: ("MALFORMED_REQUEST",),
+    401: ("NO_TOKEN", "BAD_TOKEN"),
+    403: ("NOT_YOURS",),
+    404: ("UNKNOWN_MATCH", "NO_SUCH_ROUTE"),
+    405: ("METHOD_NOT_ALLOWED",),
+    413: ("BODY_TOO_LARGE",),
+    415: ("UNSUPPORTED_MEDIA_TYPE",),
+    429: ("QUOTA_EXCEEDED",),
+    502: ("ENGINE_ERROR", "INTERNAL"),
+    503: ("ENGINE_UNAVAILABLE", "STORE_UNAVAILABLE", "NOT_OWNER"),
+    504: ("ENGINE_TIMEOUT",),
+}
+KEY_REFUSALS = ("NO_KEY", "BAD_KEY")          # 401 of a route that takes an API key
+# The rules' refusals of a move (engine_service/rules/errors.py REASONS; a test checks
+# they agree) and a stale version: the 409s of POST .../moves, and nothing else.
+RULES_REFUSALS = ("NOT_YOUR_TURN", "TILE_NOT_IN_HAND", "END_MISMATCH", "ARM_CLOSED",
+                  "MUST_PLAY_DRAWN_TILE", "MUST_OPEN_WITH", "OPENING_HAS_NO_PLACE",
+                  "PLACE_REQUIRED", "MODE_REQUIRED", "MODE_NOT_ALLOWED", "MATCH_OVER")
+MOVE_REFUSALS = (*RULES_REFUSALS, "STALE_VERSION")
+HEADERS = {
+    401: {"WWW-Authenticate": {"description": 'Bearer realm="seat" for a seat token',
+                               "schema": {"type": "string"}}},
+    405: {"Allow": {"description": "the methods of this path", "schema": {"type": "string"}}},
+}
+LOCATION = {"Location": {"description": "the path of what was created",
+                         "schema": {"type": "string"}}}
 
 
 def engine() -> EngineClient:
     return current_app.extensions["engine"]
 
 
-def error_response(code: int) -> dict:
+def error_schema(reasons) -> dict:
+    """The one error body, its `reason` one of `reasons`."""
+    return {"allOf": [ErrorSchema, {"type": "object", "required": ["reason"], "properties": {
+        "reason": {"type": "string", "enum": list(reasons)}}}]}
+
+
+def error_text(code: int, reasons) -> str:
+    return f"{STATUS_TEXT[code]}: {', '.join(reasons)}"
+
+
+def error_response(code: int, reasons=None) -> dict:
     """An error answer as the OpenAPI document writes it, for an operation documented by
     hand (the event stream: gateway/streams.py)."""
-    return {"description": ERROR_TEXT[code],
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    reasons = reasons or REASONS[code]
+    answer = {"description": error_text(code, reasons),
+              "content": {"application/json": {"schema": {
+                  "allOf": [{"$ref": "#/components/schemas/Error"},
+                            error_schema(reasons)["allOf"][1]]}}}}
+    if code in HEADERS:
+        answer["headers"] = HEADERS[code]
+    return answer
 
 
-def documented(blp, *codes):
-    """Document the error answers an operation can give (the body is always ErrorSchema)."""
+def documented(blp, *codes, body: bool = False):
+    """Document the error answers an operation can give (the body is always ErrorSchema,
+    its reason one of those listed). A code alone answers the reasons of REASONS; (code,
+    reasons) says which. Every operation can answer 405 and 503/504 (and 502); one that
+    reads a JSON `body`, 413 and 415 too."""
+    listed = dict(REASONS)
+    given = set()
+    for code in codes:
+        code, reasons = code if isinstance(code, tuple) else (code, REASONS[code])
+        listed[code] = reasons
+        given.add(code)
+    given |= {405, 502, 503, 504} | ({413, 415} if body else set())
+
     def wrap(view):
-        for code in sorted({*codes, 503, 504}):
-            view = blp.alt_response(code, schema=ErrorSchema, description=ERROR_TEXT[code],
-                                    success=False)(view)
+        for code in sorted(given):
+            view = blp.alt_response(code, schema=error_schema(listed[code]),
+                                    description=error_text(code, listed[code]),
+                                    headers=HEADERS.get(code), success=False)(view)
         return view
     return wrap
 

@@ -1,7 +1,7 @@
 """GET /engines: the engines behind the gateway and their load (a cluster's members)."""
 
 from ..schemas import EngineListSchema
-from . import PREFIX, Blueprint, engine
+from . import PREFIX, Blueprint, documented, engine
 
 blp = Blueprint("engines", __name__, url_prefix=PREFIX + "/engines",
                 description="The engines that play the matches (docs/cluster.md)")
@@ -11,6 +11,7 @@ FIELDS = ("engine_id", "address", "live", "live_matches", "draining", "heartbeat
 
 @blp.route("")
 @blp.response(200, EngineListSchema())
+@documented(blp)
 def list_engines():
     """Every engine on the store, the live ones first, with the matches each plays now.
     A lone engine (no cluster) is listed with an empty engine_id."""

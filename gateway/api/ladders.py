@@ -18,7 +18,6 @@ from domino_wire.ladders import ladder_result
 from domino_wire.names import LADDER_FORMAT, LADDER_MATCH_STATUS, LADDER_STATUS, VARIANT
 
 from ..requests import typed_options
-from ..schemas import ErrorSchema
 from ..schemas_ladders import (
     CreateLadderSchema,
     LadderListSchema,
@@ -27,32 +26,20 @@ from ..schemas_ladders import (
     LadderSchema,
     StandingsSchema,
 )
-from . import KEY_SECURITY, PREFIX, Blueprint, api_key, engine
+from . import KEY_REFUSALS, KEY_SECURITY, LOCATION, PREFIX, Blueprint, api_key, engine
+from . import documented as api_documented
 
 blp = Blueprint("ladders", __name__, url_prefix=PREFIX + "/ladders",
                 description="Bot ladders: the engine schedules, plays and rates matches "
                             "among enlisted bots")
 
-ERROR_TEXT = {
-    400: "malformed request (MALFORMED_REQUEST): a bad field, entrant name or target",
-    401: "no or unknown operator API key (NO_KEY, BAD_KEY)",
-    403: "another key created this ladder (NOT_YOURS)",
-    404: "unknown ladder (UNKNOWN_LADDER)",
-    409: "the ladder is over already (LADDER_OVER)",
-    429: "over the key's quota of running ladders (QUOTA_EXCEEDED)",
-    503: "engine unreachable (ENGINE_UNAVAILABLE)",
-    504: "the engine did not answer in time (ENGINE_TIMEOUT)",
-}
+UNKNOWN = (404, ("UNKNOWN_LADDER", "NO_SUCH_ROUTE"))
 
 
-def documented(*codes):
-    """The error answers of a ladder operation (the body is always ErrorSchema)."""
-    def wrap(view):
-        for code in sorted({*codes, 503, 504}):
-            view = blp.alt_response(code, schema=ErrorSchema, description=ERROR_TEXT[code],
-                                    success=False)(view)
-        return view
-    return wrap
+def documented(*codes, body: bool = False):
+    """The error answers of a ladder operation (api.documented): an unknown ladder is
+    UNKNOWN_LADDER, and a key is the secret a 401 is about."""
+    return api_documented(blp, *codes, body=body)
 
 
 # ----- protobuf -> the REST objects ------------------------------------------------------
@@ -95,9 +82,9 @@ def list_ladders(query):
 
 @blp.route("", methods=["POST"])
 @blp.arguments(CreateLadderSchema())
-@blp.response(201, LadderSchema())
+@blp.response(201, LadderSchema(), headers=LOCATION)
 @blp.doc(security=KEY_SECURITY)
-@documented(400, 401, 429)
+@documented(400, (401, KEY_REFUSALS), 429, body=True)
 def create_ladder(body):
     """Create a ladder; the engine starts scheduling its matches at once. Each entrant's
     seats wait in the bot pool '<key>/<entrant>' of the answer until its bots enlist with
@@ -125,7 +112,7 @@ def create_ladder(body):
 @blp.route("/<ladder_id>/cancel", methods=["POST"])
 @blp.response(200, LadderSchema())
 @blp.doc(security=KEY_SECURITY)
-@documented(401, 403, 404, 409)
+@documented(400, (401, KEY_REFUSALS), 403, UNKNOWN, (409, ("LADDER_OVER",)))
 def cancel_ladder(ladder_id):
     """Cancel a running ladder: no match is scheduled any more, those in play are voided.
     Only the key that created it may"""
@@ -134,7 +121,7 @@ def cancel_ladder(ladder_id):
 
 @blp.route("/<ladder_id>")
 @blp.response(200, LadderSchema())
-@documented(404)
+@documented(400, UNKNOWN)
 def get_ladder(ladder_id):
     """One ladder: its definition, status and progress"""
     return ladder(engine().get_ladder(ladder_id))
@@ -142,7 +129,7 @@ def get_ladder(ladder_id):
 
 @blp.route("/<ladder_id>/standings")
 @blp.response(200, StandingsSchema())
-@documented(404)
+@documented(400, UNKNOWN)
 def get_standings(ladder_id):
     """The leaderboard, recomputed from the ladder's results: by mu - 3 sigma, with matches,
     mean per hand/round and its 95% interval, faults, separation from the next row, and the
@@ -152,7 +139,7 @@ def get_standings(ladder_id):
 
 @blp.route("/<ladder_id>/matches")
 @blp.response(200, LadderMatchListSchema())
-@documented(404)
+@documented(400, UNKNOWN)
 def list_ladder_matches(ladder_id):
     """The ladder's matches (playing, counted and voided), in the order they were started;
     watch one at GET /matches/{match_id} and its events"""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from flask import current_app, request, url_for
 
 from domino_proto.domino.v1 import engine_pb2
@@ -13,10 +11,19 @@ from domino_wire.names import MATCH_STATUS, SEAT_KIND, VARIANT
 from .. import convert
 from ..errors import ApiError
 from ..house import pool_of
-from ..requests import malformed, typed_deals, typed_options
+from ..requests import malformed, record_json, typed_deals, typed_options
 from ..schemas import CreateMatchSchema, MatchListSchema, MatchQuerySchema, MatchSchema
 from ..variants import SEATS
-from . import KEY_SECURITY, PREFIX, Blueprint, api_key, documented, engine
+from . import (
+    KEY_REFUSALS,
+    KEY_SECURITY,
+    LOCATION,
+    PREFIX,
+    Blueprint,
+    api_key,
+    documented,
+    engine,
+)
 
 blp = Blueprint("matches", __name__, url_prefix=PREFIX + "/matches",
                 description="Create, list and read matches (public information)")
@@ -94,9 +101,10 @@ def list_matches(query):
 
 @blp.route("", methods=["POST"])
 @blp.arguments(CreateMatchSchema())
-@blp.response(201, MatchSchema())
+@blp.response(201, MatchSchema(), headers=LOCATION)
 @blp.doc(security=KEY_SECURITY)
-@documented(blp, 400, 401, 409, 429)
+@documented(blp, 400, (401, KEY_REFUSALS), (409, ("NO_HOUSE_BOT",)),
+            (429, ("QUOTA_EXCEEDED", "ENGINE_FULL")), body=True)
 def create_match(body):
     """Create a match: bot seats with a strategy are filled by house bots, the others are
     claimed with POST .../seats/{seat}/claim. Needs an operator API key (Authorization:
@@ -114,8 +122,7 @@ def create_match(body):
         request.options.CopyFrom(typed_options(variant, body.get("options")))
         request.deals.extend(typed_deals(variant, body.get("deals")))
     else:   # the engine checks the record (its size, the rules' replay, at)
-        request.fork.record_json = json.dumps(body["fork"]["record"], separators=(",", ":"),
-                                              ensure_ascii=False)
+        request.fork.record_json = record_json(body["fork"]["record"])
         request.fork.at = body["fork"]["at"]
     created = engine().create_match(request, api_key())
     out = convert.match(created.summary)   # no seed: it would tell every hidden tile
@@ -125,7 +132,7 @@ def create_match(body):
 
 @blp.route("/<match_id>")
 @blp.response(200, MatchSchema())
-@documented(blp, 404)
+@documented(blp, 400, 404)
 def get_match(match_id):
     """A match's public summary and spectator view"""
     got = engine().get_match(match_id)

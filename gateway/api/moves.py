@@ -3,7 +3,16 @@
 
 from .. import convert
 from ..schemas import MoveRequestSchema, MoveResultSchema
-from . import PREFIX, SECURITY, Blueprint, bearer_token, documented, engine, needs_token
+from . import (
+    MOVE_REFUSALS,
+    PREFIX,
+    SECURITY,
+    Blueprint,
+    bearer_token,
+    documented,
+    engine,
+    needs_token,
+)
 
 blp = Blueprint("moves", __name__, url_prefix=PREFIX + "/matches/<match_id>/moves",
                 description="Make a move (needs the seat's token)")
@@ -14,10 +23,11 @@ blp = Blueprint("moves", __name__, url_prefix=PREFIX + "/matches/<match_id>/move
 @blp.arguments(MoveRequestSchema())
 @blp.response(200, MoveResultSchema())
 @blp.doc(security=SECURITY)
-@documented(blp, 400, 401, 404, 409)
+@documented(blp, (400, ("MALFORMED_REQUEST", "MALFORMED_MOVE", "UNKNOWN_MOVE_ID")), 401,
+            404, (409, MOVE_REFUSALS), body=True)
 def submit_move(body, match_id):
     """Submit {version, move_id} or {version, move_text}; answers the new version and the events
-    the move set off. A refusal changes nothing; a rules refusal lists the legal moves"""
+    the move set off. A refusal changes nothing; one during the seat's turn lists its legal moves"""
     done = engine().submit_move(match_id, bearer_token(), body["version"],
                                 body.get("move_id", ""), body.get("move_text", ""))
     return {"version": done.version, "move_text": done.move_text,

@@ -11,7 +11,8 @@ blp = Blueprint("seats", __name__, url_prefix=PREFIX + "/matches/<match_id>/seat
 
 @blp.route("/<int(signed=True):seat>/claim", methods=["POST"])
 @blp.response(200, ClaimSchema())
-@documented(blp, 400, 404, 409)
+@documented(blp, (400, ("BAD_SEAT", "MALFORMED_REQUEST")), 404,
+            (409, ("SEAT_TAKEN", "POOL_SEAT")))
 def claim_seat(match_id, seat):
     """Claim an open seat; answers its token once (a seat already claimed is 409 SEAT_TAKEN,
     a house bot's seat 409 POOL_SEAT)"""

@@ -6,7 +6,7 @@ from domino_wire.names import VARIANT
 
 from ..schemas import VariantListSchema
 from ..variants import RULES
-from . import PREFIX, Blueprint, engine
+from . import PREFIX, Blueprint, documented, engine
 
 blp = Blueprint("variants", __name__, url_prefix=PREFIX + "/variants",
                 description="The games this server runs")
@@ -14,6 +14,7 @@ blp = Blueprint("variants", __name__, url_prefix=PREFIX + "/variants",
 
 @blp.route("")
 @blp.response(200, VariantListSchema())
+@documented(blp)
 def list_variants():
     """The games, their seat counts and rules options (with their ranges), and the house
     bot strategies"""

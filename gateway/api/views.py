@@ -13,7 +13,7 @@ blp = Blueprint("views", __name__, url_prefix=PREFIX + "/matches/<match_id>/view
 @needs_token()
 @blp.response(200, SeatStateSchema())
 @blp.doc(security=SECURITY)
-@documented(blp, 401, 404)
+@documented(blp, 400, 401, 404)
 def get_view(match_id):
     """The seat's view: its hand, the table, counts, scores, whose turn, and its legal
     moves (each with an id) when it is to move"""

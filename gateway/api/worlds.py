@@ -15,7 +15,7 @@ blp = Blueprint("worlds", __name__, url_prefix=PREFIX + "/matches/<match_id>/wor
 @blp.arguments(WorldsQuerySchema(), location="query")
 @blp.response(200, WorldsSchema())
 @blp.doc(security=SECURITY)
-@documented(blp, 400, 401, 404, 409, 429)
+@documented(blp, 400, 401, 404, (409, ("MATCH_OVER",)), (429, ("RATE_LIMITED",)))
 def sample_worlds(query, match_id):
     """`count` worlds (every other seat's hand and the stock or sleeping tiles) drawn
     from the posterior of the shuffle given the seat's own view (counts, the layout, the

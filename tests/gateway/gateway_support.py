@@ -156,3 +156,33 @@ def play_until(client, match_id: str, auths: list[dict], choose, stop) -> dict:
                         json={"version": state["version"], "move_text": text})
         assert r.status_code == 200, r.get_json()
     raise AssertionError("no stop in 200 moves")
+
+
+def sse_messages(url: str, headers: dict | None = None, until: str = "match_over",
+                 timeout: float = 60.0, opened=None):
+    """The messages of a real event stream, parsed as a client's EventSource would hand
+    them: [{"event", "id"?, "data"}], up to the first `until` (the stream's `retry` line,
+    a block of no event, is skipped). `opened`, a threading.Event, is set at the first."""
+    import urllib.request
+
+    out: list[dict] = []
+    block: dict = {}
+    request = urllib.request.Request(url, headers=headers or {})
+    with urllib.request.urlopen(request, timeout=timeout) as stream:
+        for raw in stream:
+            line = raw.decode().rstrip("\n")
+            if line:
+                name, _, value = line.partition(": ")
+                block[name] = value
+                continue
+            if "event" in block:
+                message = {"event": block["event"], "data": json.loads(block["data"])}
+                if "id" in block:
+                    message["id"] = block["id"]
+                out.append(message)
+                if opened is not None:
+                    opened.set()
+                if message["event"] == until:
+                    return out
+            block = {}
+    raise AssertionError(f"the stream ended before {until!r}: {[m['event'] for m in out]}")

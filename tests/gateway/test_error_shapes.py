@@ -45,7 +45,7 @@ CREATE = "/api/v1/matches"
     ({"variant": "chess"}, "variant"),
     ({"variant": "hhl", "colour": "red"}, "colour"),
     ({"variant": "hhl", "seed": -1}, "seed"),
-    ({"variant": "hhl", "seed": "7"}, "seed"),
+    ({"variant": "hhl", "seed": "0x7"}, "seed"),
     ({"variant": "hhl", "options": {"hands": 0}}, "options.hands"),
     ({"variant": "hhl", "options": {"hands": "two"}}, "options.hands"),
     ({"variant": "hhl", "options": {"hands": {"value": 2}}}, "options.hands"),

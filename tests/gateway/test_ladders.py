@@ -46,7 +46,7 @@ class Bots:
             p.terminate()
         for p in self.procs:
             try:
-                p.wait(10)
+                p.wait(60)
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
@@ -95,7 +95,7 @@ def test_a_ladder_created_over_rest_plays_out_with_enlisted_bots(client, bots):
 
     bots.enlist(created)
     info = wait_done(client, ladder_id)
-    assert info["seed"] == 5                       # over: the seed may be told
+    assert info["seed"] == "5"     # over: the seed may be told (a 64-bit integer: a string)
     assert info["matches_counted"] == 4 and info["matches_playing"] == 0
     assert info["matches_voided"] == 0 and info["leader"] in ENTRANTS
 
@@ -135,7 +135,9 @@ def test_a_ladder_created_over_rest_plays_out_with_enlisted_bots(client, bots):
         played = client.get(f"/api/v1/matches/{m['match_id']}").get_json()
         assert played["status"] == "over"
         assert [seat["name"] for seat in played["seats"]] == m["lineup"]
-        assert client.get(f"/api/v1/matches/{m['match_id']}/record").status_code == 200
+        record = client.get(f"/api/v1/matches/{m['match_id']}/record")
+        assert record.status_code == 200
+        assert m["result"]["seed"] == record.get_json()["seed"] and m["result"]["seed"].isdigit()
     # the standings are what the result rows say (recomputed here from the REST answer)
     again = compute("hhl", ENTRANTS, [m["result"] for m in matches])
     assert [r["entrant"] for r in again["entries"]] == [r["entrant"] for r in rows]
@@ -187,6 +189,8 @@ def test_an_unknown_ladder_is_404(client, path):
     ({"options": {"cycles": 1}}, "cycles"),
     ({"options": {"hands": 0}}, "options"),
     ({"seed": -1}, "seed"),
+    ({"seed": "five"}, "seed"),
+    ({"seed": str(2**63)}, "seed"),
     ({"concurrency": 0}, "concurrency"),
     ({"clock_ms": 5}, "clock_ms"),
     ({"colour": "red"}, "colour"),
@@ -217,7 +221,10 @@ def test_ladders_are_in_the_openapi_document(client):
     for sub in ("", "/standings", "/matches"):
         get = paths["/api/v1/ladders/{ladder_id}" + sub]["get"]
         assert {"200", "404"} <= set(get["responses"])
-        assert get["responses"]["404"]["content"]["application/json"]["schema"]["$ref"].endswith("/Error")
+        schema = get["responses"]["404"]["content"]["application/json"]["schema"]
+        assert schema["allOf"][0]["$ref"].endswith("/Error")
+        assert "UNKNOWN_LADDER" in schema["allOf"][1]["properties"]["reason"]["enum"]
+    assert "Location" in post["responses"]["201"]["headers"]
     schemas = doc["components"]["schemas"]
     row = schemas["StandingsEntry"]["properties"]
     assert {"place", "entrant", "mu", "sigma", "score", "matches", "mean", "ci95", "faults",
@@ -297,11 +304,13 @@ def test_the_ladder_view_shows_standings_and_a_chart_updating_live(browser, live
 
 
 def test_a_ladder_is_cancelled_by_its_creator_over_rest(client):
-    created = create(client, entrants=["nobody-x", "nobody-y"], seat_wait_s=600)
+    # A seed past 2^53, as a string (a JavaScript number would round it): it comes back whole.
+    created = create(client, entrants=["nobody-x", "nobody-y"], seat_wait_s=600,
+                     seed="5893219166477011277")
     r = client.post(f"/api/v1/ladders/{created['ladder_id']}/cancel")
     assert r.status_code == 200, r.get_json()
     cancelled = r.get_json()
-    assert cancelled["status"] == "cancelled" and cancelled["seed"] == SMALL["seed"]
+    assert cancelled["status"] == "cancelled" and cancelled["seed"] == "5893219166477011277"
     assert all(m["status"] == "voided" for m in
                client.get(f"/api/v1/ladders/{created['ladder_id']}/matches").get_json()["matches"])
     error(client.post(f"/api/v1/ladders/{created['ladder_id']}/cancel"), 409, "LADDER_OVER")

@@ -35,7 +35,10 @@ def move(client, match_id, token, body):
     ({"variant": "chess"}, "variant"),
     ({"variant": "hhl", "colour": "red"}, "colour"),
     ({"variant": "hhl", "seed": -1}, "seed"),
-    ({"variant": "hhl", "seed": "7"}, "seed"),
+    ({"variant": "hhl", "seed": "7 "}, "seed"),            # a decimal string, or a number
+    ({"variant": "hhl", "seed": "7.0"}, "seed"),
+    ({"variant": "hhl", "seed": str(2**63)}, "seed"),
+    ({"variant": "hhl", "seed": True}, "seed"),
     ({"variant": "hhl", "options": {"hands": 0}}, "options"),
     ({"variant": "hhl", "options": {"hands": "two"}}, "options"),
     ({"variant": "hhl", "seats": [{"kind": "robot"}] * 4}, "kind"),

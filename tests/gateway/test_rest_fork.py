@@ -70,3 +70,16 @@ def test_a_record_may_be_larger_than_other_bodies_but_is_bounded(client):
     error(client.post("/api/v1/matches/nope/moves", data="x" * 100_000,
                       content_type="application/json", headers={"Authorization": "Bearer x"}),
           413, "BODY_TOO_LARGE")
+
+
+def test_a_record_as_rest_sends_it_forks_its_seed_a_string(client):
+    """GET .../record writes the seed as a decimal string (a 64-bit integer); a fork takes
+    the record back so, and a seed that is neither a number nor digits is named."""
+    original = recorded("hhl", seed=2)
+    r = client.post("/api/v1/matches", json={"fork": {"record": {**original, "seed": "2"},
+                                                      "at": 1}})
+    assert r.status_code == 201, r.get_json()
+    for bad in ("2.5", "-2", str(2**63), True):
+        body = error(client.post("/api/v1/matches", json={"fork": {
+            "record": {**original, "seed": bad}, "at": 1}}), 400, "MALFORMED_REQUEST")
+        assert list(body["errors"]) == ["fork.record.seed"], bad

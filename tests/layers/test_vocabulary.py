@@ -23,7 +23,8 @@ from domino_wire.names import (
 from engine_service import rules
 from engine_service.core.ladders import director as ladder_director
 from engine_service.core.matches import referee, seats
-from gateway import schemas, schemas_game, schemas_ladders
+from engine_service.rules.match import RECORD_FORMAT
+from gateway import schemas, schemas_game, schemas_ladders, schemas_record, schemas_stream
 from ladders.formats import FORMATS
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -39,6 +40,7 @@ TABLES = {
     "cappu kind": game.CAPPU_KIND.words,
     "event kind": tuple(f.name for f in game_pb2.Event.DESCRIPTOR.oneofs_by_name["body"].fields),
     "yardstick": schemas_ladders.YARDSTICKS,
+    "record format": (RECORD_FORMAT,),
 }
 STATUS_TABLES = {k: TABLES[k] for k in ("match status", "ladder status", "ladder match status")}
 
@@ -72,13 +74,13 @@ def _choices(field, where: str):
             if part is not None:
                 yield from _choices(part, where + "{}")
     for v in field.validators:
-        if isinstance(v, validate.OneOf):
-            yield where, tuple(v.choices)
+        if isinstance(v, validate.OneOf) and all(isinstance(c, str) for c in v.choices):
+            yield where, tuple(v.choices)      # words (a record's `"pass": true` is none)
 
 
 def rest_words():
     """(schema.field, its words) of every REST field that takes or gives a closed set."""
-    for module in (schemas, schemas_game, schemas_ladders):
+    for module in (schemas, schemas_game, schemas_ladders, schemas_record, schemas_stream):
         for name, cls in vars(module).items():
             if inspect.isclass(cls) and issubclass(cls, Schema) and cls.__module__ == module.__name__:
                 for field_name, field in cls._declared_fields.items():

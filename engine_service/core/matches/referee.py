@@ -15,6 +15,7 @@ import json
 import logging
 import threading
 import time
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -55,12 +56,20 @@ class SeatView:
     version: int
     to_move: int | None
     view: dict               # the rules' view, without its history (below) and legal moves
-    history: list            # the deal's rules events, uncut; .to_dict(seat) cuts each
+    # The deal's events, uncut (.to_dict(seat) cuts each): the rules' events, and the
+    # engine's own (timeout, absent, returned, time_up) where a watcher heard them.
+    history: list
     legal_moves: list        # [(id, text)]; ids are the move's index in the legal list
     deadline: float          # Unix seconds when the clock plays for the seat; 0 if none
     # Encodings made from this match by the rpc layer, shared by all its streams (the
     # layout at a version, each history event per recipient); the rpc layer bounds it.
     cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def rules_history(self) -> list:
+        """The history without the engine's events: the deal as Match.view tells it, which
+        is what the rules core's reasoning about hidden tiles reads."""
+        return [e for e in self.history if not isinstance(e, EngineEvent)]
 
 
 @dataclass(frozen=True)
@@ -123,6 +132,10 @@ class Referee:
         self._held = False      # a clock action waits for the store to answer again
         self._over_unsaved = False   # over, but the store has not heard of it yet
         self._log: list[MoveRow] = []   # the moves in the store's log, as played here
+        # The engine's own events, each with its place among the rules' events (the index
+        # in match.events it came before), so that a view's history holds them where
+        # every watcher heard them: a history read after a reload is the one seen live.
+        self._engine_events: list[tuple[int, EngineEvent]] = []
         # Faults per seat that the move log does not show (ladders charge them): refused
         # moves, streams that ended while seated, seats nobody came to play.
         self.faults = [{"illegal": 0, "disconnects": 0, "no_show": 0, "spam": 0}
@@ -148,8 +161,10 @@ class Referee:
                       yardsticks)
         for seat, name in store.seat_names(row.id).items():
             referee.seats[seat].name = name
+        in_a_row = [0] * len(referee.seats)
         for move in store.moves(row.id):
-            referee._apply(move.seat, move.move_text, move.cause, durable=False)
+            referee._apply(move.seat, move.move_text, move.cause, durable=False,
+                           extra=logged_events(move, in_a_row))
         referee._alarms = alarms
         if referee.match.over:
             referee.status = OVER
@@ -213,7 +228,7 @@ class Referee:
             held.absent, held.timeouts_in_a_row = False, 0
             # Absent seats are played at once, so the returning seat is not the one to
             # move and no clock needs re-arming.
-            self._publish((EngineEvent("returned", seat=seat),))
+            self._publish_engine_event(EngineEvent("returned", seat=seat))
 
     def note_disconnect(self, seat: int) -> None:
         """The stream playing this seat ended while the match was on."""
@@ -237,7 +252,7 @@ class Referee:
                 return
             self.seats[seat].absent = True
             self.faults[seat]["no_show"] += 1
-            self._publish((EngineEvent("absent", seat=seat),))
+            self._publish_engine_event(EngineEvent("absent", seat=seat))
             self.claim(seat, by_pool=True)
 
     def faults_by_name(self) -> dict:
@@ -284,7 +299,24 @@ class Referee:
         legal = self._legal(seat)[1]
         deadline = self._deadline if (legal and self._alarm) else 0.0
         return SeatView(seat, self.version, match.to_move, match.view(seat, history=False),
-                        match.deal_events, legal, deadline, self.cache)
+                        self._deal_history(), legal, deadline, self.cache)
+
+    def _deal_history(self) -> list:
+        """The deal's rules events with the engine's events of the deal put in their places.
+        Within a deal it only grows at its end, as the rules' own list does (the codec's
+        cache of encoded history parts relies on that)."""
+        deal = self.match.deal_events
+        start = len(self.match.events) - len(deal)
+        first = bisect_left(self._engine_events, start, key=lambda kept: kept[0])
+        if first == len(self._engine_events):
+            return deal
+        out, done = [], 0
+        for at, event in self._engine_events[first:]:
+            out += deal[done:at - start]
+            out.append(event)
+            done = at - start
+        out += deal[done:]
+        return out
 
     def record(self) -> dict:
         with self._lock:
@@ -299,6 +331,11 @@ class Referee:
         changed). Resubmitting an accepted move at its version returns the same answer."""
         with self._lock:
             self._settle()
+            if not move_id and not move_text:   # (a MoveChoice or SubmitMove with no move)
+                self.faults[seat]["illegal"] += 1
+                raise EngineError(Reason.MALFORMED_MOVE, "give a legal-move id or the move "
+                                  "text", self.version, legal_ids(self.match.legal_moves(seat)),
+                                  field="move")
             if version != self.version:
                 again = self._resubmission(seat, version, move_id, move_text)
                 if again:
@@ -363,10 +400,12 @@ class Referee:
 
     def _apply(self, seat: int, move, cause: str, move_id: str = "", durable: bool = True,
                extra: tuple = (), stored: bool = False) -> Accepted:
-        """Apply one move (or the time_up action): rules, then log, then publish. Not
+        """Apply one move (or the time_up action): rules, then log, then publish. `extra`
+        are the engine's events that come with it, heard before the rules' events. Not
         `durable`: replayed from the log, nothing written or published. `stored`: a move
         the log has already, published now (_settle)."""
         version = self.version
+        place = len(self.match.events)    # where `extra` goes among the rules' events
         try:
             events = [] if cause == TIME_UP else self.match.play(seat, move)
         except rules.IllegalMove as e:
@@ -402,6 +441,7 @@ class Referee:
             metrics.move_committed(self.row.variant)
         if cause != FORKED:
             self._log.append(logged)
+        self._engine_events += [(place, e) for e in extra]
         self.version = version + 1
         accepted = Accepted(self.version, text, (*extra, *events))
         if seat >= 0:
@@ -767,6 +807,12 @@ class Referee:
         with self._lock:
             self._subscribers.discard(sub)
 
+    def _publish_engine_event(self, event: EngineEvent) -> None:
+        """An engine event that comes with no move (a return, a no-show): kept for the
+        history, and heard at the current version."""
+        self._engine_events.append((len(self.match.events), event))
+        self._publish((event,))
+
     def _publish(self, events: tuple) -> None:
         update = Update(self.id, self.version, tuple(events), self.match.to_move,
                         self.match.over)
@@ -793,6 +839,29 @@ class Referee:
                 "options": self.match.options, "created": self.row.created,
                 "result": self.match.result,
             }
+
+
+def logged_events(move: MoveRow, in_a_row: list[int]) -> tuple:
+    """The engine's events a logged move came with, as far as the log tells them (a
+    restored match's history holds them too): the clock's `timeout`, counted in a row from
+    the seat's last own move, with the `absent` of the ABSENT_AFTER-th, and the time
+    limit's `time_up`. A return and a no-show are no moves, so the log has neither: a
+    history rebuilt from it lacks them, and a returned seat's later timeouts count on.
+    `in_a_row` is the count by seat, updated here."""
+    if move.cause == TIME_UP:
+        return (EngineEvent("time_up"),)
+    if move.seat < 0:
+        return ()
+    if move.cause in (BY_SEAT, BY_ENGINE):
+        in_a_row[move.seat] = 0
+    if move.cause != BY_TIMEOUT:
+        return ()
+    in_a_row[move.seat] += 1
+    timeout = EngineEvent("timeout", seat=move.seat, move=move.move_text,
+                          timeouts_in_a_row=in_a_row[move.seat])
+    if in_a_row[move.seat] == ABSENT_AFTER:
+        return (timeout, EngineEvent("absent", seat=move.seat))
+    return (timeout,)
 
 
 def _same_move(text: str, applied: str) -> bool:

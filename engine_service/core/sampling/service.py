@@ -75,5 +75,7 @@ class WorldService:
 
 def seat_view_dict(seen) -> dict:
     """The rules' view dict of a SeatView, its history cut for the seat: what
-    Match.view(seat) gives, less the legal moves (the worlds do not need them)."""
-    return {**seen.view, "history": [e.to_dict(seen.seat) for e in seen.history]}
+    Match.view(seat) gives, less the legal moves (the worlds do not need them). The
+    engine's events are left out: the rules' reasoning reads a draw and the play of the
+    drawn tile as neighbours, and a timeout may stand between them."""
+    return {**seen.view, "history": [e.to_dict(seen.seat) for e in seen.rules_history]}
