@@ -14,7 +14,7 @@ search is exact, and what entering it costs a ladder.
    greedy-(N-1) plus the oracle; the same seed, options and concurrency. Reported: counted
    matches per minute (steady state) and the factor between the two.
 
-Sizes: ORACLE_BENCH_MATCHES (default 40 HHL ladder matches, half as many Domeng) and the
+Sizes: ORACLE_BENCH_MATCHES (default 24 HHL ladder matches, half as many Domeng) and the
 module's constants; `python -m benchmarks --smoke oracle` runs it all at tiny sizes.
 """
 
@@ -26,7 +26,6 @@ import tempfile
 import time
 
 from benchmarks import sized
-
 from bots import pisearch
 from bots.arena import play_match
 from bots.strategies import make_strategy
@@ -35,11 +34,11 @@ from bots.strategies.oracle import Oracle
 TIMING_MATCHES = sized({"hhl": 24, "domeng": 12}, {"hhl": 1, "domeng": 1})
 TIMING_OPTIONS = sized({"hhl": {"hands": 4}, "domeng": {"cycles": 1}},
                        {"hhl": {"hands": 1}, "domeng": {"cycles": 1, "round_cap": 1}})
-EXACT_TILES = sized({"hhl": (6, 8, 10, 12, 14), "domeng": (8, 10, 12, 14, 16)},
+EXACT_TILES = sized({"hhl": (6, 8, 10, 12), "domeng": (8, 10, 12, 14)},
                     {"hhl": (6,), "domeng": (8,)})
-EXACT_POSITIONS = sized(20, 2)
-EXACT_CAP = 2_000_000  # moves applied: beyond it a position counts as "not affordable"
-LADDER_MATCHES = sized(int(os.environ.get("ORACLE_BENCH_MATCHES", "40")), 2)
+EXACT_POSITIONS = sized(10, 2)
+EXACT_CAP = 500_000  # moves applied: beyond it a position counts as "not affordable"
+LADDER_MATCHES = sized(int(os.environ.get("ORACLE_BENCH_MATCHES", "24")), 2)
 LADDER_OPTIONS = sized({"hhl": {"hands": 4}, "domeng": {"cycles": 1}},
                        {"hhl": {"hands": 1}, "domeng": {"cycles": 1, "round_cap": 1}})
 CONCURRENCY = 4

@@ -10,6 +10,7 @@ import pytest
 
 from bots import pisearch
 from bots.strategies.greedy import Greedy
+from bots.strategies.oracle import Oracle
 from bots.strategies.search import WIN_BONUS, evaluate
 from engine_service.rules import new_match
 from engine_service.rules.hhl import HHLPlayout
@@ -218,3 +219,39 @@ def test_bad_arguments_are_refused():
         over.play(over.to_move, g.choose(None, over.legal_moves(over.to_move)))
     with pytest.raises(ValueError, match="over"):
         pisearch.move_values(over.deals[-1].state)
+
+
+def _line(p, model):
+    """The end of the deal from ``p`` when every seat (the one to move included) plays
+    its best move under ``model``, searched exactly each time."""
+    p = p.copy()
+    while not p.over:
+        r = pisearch.move_values(p, model=model, nodes=None)
+        p.apply(max(range(len(r.values)), key=lambda i: r.values[i]))
+    return p
+
+
+def test_the_oracle_finds_the_move_whose_refutation_greedy_playouts_miss():
+    """Endgames where the old oracle's move (one greedy playout per move and stock order)
+    looks best but lets the next seat go out once that seat replies well rather than
+    greedily: the oracle that searches the others' replies (each seat best for itself)
+    plays the move that is best against those replies, and the old one does not."""
+    found = 0
+    for m in positions("hhl", 80, seed=3, tiles_at_most=10):
+        p = m.position.playout()
+        old = pisearch.move_values(p, model="greedy", depth=1)  # the old oracle, exactly
+        a = max(range(len(old.values)), key=lambda i: old.values[i])
+        exact = pisearch.move_values(p, model="maxn", nodes=None)
+        assert exact.exact
+        best = max(exact.values)
+        after = p.copy()
+        after.apply(a)
+        end = _line(after, "maxn")
+        if best - exact.values[a] < 100 or end.end != "domino" or end.winner_seat != (p.turn + 1) % 4:
+            continue
+        found += 1
+        o = Oracle(0, model="maxn", nodes=None)
+        o.attach(m)
+        pick = m.legal_moves(m.to_move).index(o.choose(None, m.legal_moves(m.to_move)))
+        assert pick != a and exact.values[pick] == best
+    assert found >= 3
