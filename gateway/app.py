@@ -78,6 +78,9 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.update(DEFAULTS)
     app.config.update(config or {})
     app.json.sort_keys = False
+    # An empty path segment (/arena/bots//matches) is no route: werkzeug would answer it
+    # with a redirect whose body is HTML, where every failure answers the JSON error body.
+    app.url_map.merge_slashes = False
 
     client = app.config.get("ENGINE_CLIENT") or EngineClient(
         app.config["ENGINE_ADDRESS"], app.config["ENGINE_TIMEOUT_S"],
