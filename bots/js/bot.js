@@ -41,7 +41,8 @@ const protobuf = require('protobufjs');
 const USAGE = `usage: node bot.js --engine HOST:PORT[,HOST:PORT...] (--match ID [--seat N] [--seat-token T] | --pool NAME
                   [--name NAME] [--pool-secret S] [--capacity K] [--matches N] | --arena ARENA --version V
                   [--matches N]) [--proto DIR] [--give-up S] [--verbose]
-  --arena plays as a registered bot, its key from the environment variable DOMINO_BOT_KEY;
+  --arena plays as a registered bot, its key from the environment variable DOMINO_BOT_KEY
+  (--arena and --version default to DOMINO_ARENA and DOMINO_BOT_VERSION);
   --engine defaults to the environment variable DOMINO_ENGINE (else 127.0.0.1:50051);
   --seat-token defaults to the environment variable DOMINO_SEAT_TOKEN, --pool-secret to
   DOMINO_POOL_SECRET (both keep the secret out of ps); --engine, --match, --seat, --pool,
@@ -68,7 +69,8 @@ function parseArgs(argv) {
     secret: env.DOMINO_POOL_SECRET || '', capacity: number(env.DOMINO_POOL_CAPACITY, 1),
     matches: number(env.DOMINO_POOL_MATCHES, 1),
     proto: path.join(__dirname, '..', '..', 'proto'), giveUp: 120, verbose: false,
-    arena: '', version: '', botKey: env.DOMINO_BOT_KEY || '',
+    arena: env.DOMINO_ARENA || '', version: env.DOMINO_BOT_VERSION || '',
+    botKey: env.DOMINO_BOT_KEY || '',
   };
   const flags = {
     '--engine': (v) => { args.engine = v; }, '--match': (v) => { args.match = v; },
