@@ -103,8 +103,10 @@ def test_the_arena_pages_follow_a_bot_as_it_plays(browser, live, client, engine_
     b.screenshot(str(tmp_path / "bot.png"))
 
     phone(b)
-    b.js("location.reload()")
-    b.wait("document.querySelectorAll('#bt-chart svg .points circle').length === 1")
+    # (the flag goes with the old page: the wait is for the new one's chart)
+    b.js("window.__before_reload = true; location.reload()")
+    b.wait("!window.__before_reload && "
+           "document.querySelectorAll('#bt-chart svg .points circle').length === 1")
     assert b.js("document.querySelector('#bt-chart svg').getBoundingClientRect().width") <= 390
     layout_is_clean(b, 390)
     b.screenshot(str(tmp_path / "bot-phone.png"))
