@@ -184,9 +184,10 @@ def gateway_reasons() -> set[str]:
     own |= set(errors.GATEWAY_REASONS.values())
     own |= {reason for _, reason in engine_client.HTTP_OF.values()} | {"UNKNOWN_LADDER"}
     # A Play stream's and a pool bot's Hello are refused with these, and an arena bot's
-    # lobby and seat streams; REST sends no Hello and takes no bot key.
+    # lobby and seat streams; REST sends no Hello and takes no bot key. SLOW_READER ends
+    # an engine stream its reader left unread: REST reads none.
     not_rest = {Reason.HELLO_TIMEOUT, Reason.BAD_POOL_SECRET, Reason.BAD_BOT_KEY,
-                Reason.NOT_SEATED, Reason.LOBBY_REPLACED}
+                Reason.NOT_SEATED, Reason.LOBBY_REPLACED, Reason.SLOW_READER}
     return own | {str(r) for r in Reason if r not in not_rest}
 
 
