@@ -5,6 +5,10 @@ rotation: every match draws a line-up so that every entrant meets every other an
 duplicate: the same deal (the same seed) is played once for each rotation of the seats,
   so each entrant plays every position of the same cards and the luck of the deal
   cancels out — like duplicate bridge. Matches of one deal form a "set".
+field (``field_schedule``; in-process ladders only, bots/inprocess_ladder.py): every entrant
+  plays the same deal in the same seat, every other seat held by one field strategy, so
+  that the entrants are compared against that field on equal cards. The seat moves on
+  from one deal to the next. Matches of one deal form a set.
 
 The schedule says who sits where; it is public (ListLadderMatches shows each line-up).
 The deals are not the schedule's: each match's seed comes from the ladder's secret
@@ -65,3 +69,21 @@ def set_slots(fmt: str, entrants: list[str], seats: int, set_no: int) -> range:
     """The schedule indices of set ``set_no``: the matches that play its deal."""
     size = set_size(fmt, entrants, seats)
     return range(set_no * size, (set_no + 1) * size)
+
+
+def field_entrant(field: str) -> str:
+    """The name the field's seats carry in the line-ups and the standings."""
+    return f"field:{field}"
+
+
+def field_schedule(entrants: list[str], field: str, seats: int,
+                   index: int) -> tuple[list[str], int]:
+    """Match number ``index`` of a ladder against a field: (line-up by seat, set number).
+    Set k is one deal (seeds.deal_seed as a duplicate set's) played once by each entrant,
+    in seat k mod ``seats``, with ``field_entrant(field)`` in every other seat."""
+    if len(set(entrants)) != len(entrants) or not entrants:
+        raise ValueError("a field ladder needs at least one entrant, each named once")
+    group, k = divmod(index, len(entrants))
+    lineup = [field_entrant(field)] * seats
+    lineup[group % seats] = entrants[k]
+    return lineup, group

@@ -17,6 +17,8 @@ A yardstick entrant (the oracle, which sees every hand: docs/ladders.md) is rate
 other and marked as such. When the field has both the entrant named "greedy" and the
 oracle, each entry's "gap closed" places its mean between them: 0 is greedy's mean, 1 the
 oracle's (None when either is missing, has no match yet, or the two means are equal).
+Both ends are measured in the same ladder, so against the same field; docs/ladders.md says
+what 1 stands for when that field is not greedy.
 """
 
 from collections import defaultdict

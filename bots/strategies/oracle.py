@@ -1,46 +1,40 @@
-"""oracle: the search bot with every hand face up — the yardstick of what information is worth.
+"""oracle: a perfect-information search with every hand face up — the yardstick of what
+information is worth.
 
 In-process only, never over the wire: ``bots.arena.play_match`` calls ``attach(match)``
-once before play, and the oracle then reads ``match.position``: every seat's true tiles (and
-so which tiles are in the stock, or sleep). It does not know the ORDER of the HHL stock:
-that is future chance (the boneyard is shuffled; which tile comes next has not happened
-yet), not hidden information about the present, so it averages over every order of the
-stock tiles left (at most 4! = 24). It evaluates every legal move exactly as ``search``
-does (bots/strategies/search.py: the same greedy playout, the same values) but from the
-true hands instead of sampled guesses. Domeng has no stock: one playout per move is the
-whole search.
+once before play (the engine does the same for a ladder's yardstick seats), and the oracle
+then reads ``match.position``: every seat's true tiles (and so which tiles are in the
+stock, or sleep). It does not know the ORDER of the HHL stock: that is future chance, and
+the search averages over every order of the stock tiles left.
+
+Each move is valued by bots/pisearch.py (``move_values``): an expectimax search over the
+plays left, the oracle's own later moves chosen to its best, the other seats modelled by
+``model`` (pisearch.MODELS), to the depth ``nodes`` allows, then greedy playouts; exact to
+the end of the deal when it fits. The best value wins; ties go to the move greedy would
+pick. Values are the search bot's: HHL points for the hand, Domeng minus the stones taken
+in the round plus the win and CAMAT bonuses.
 """
 
-from itertools import permutations
-
-from engine_service.rules.hhl import HHLPlayout
-from engine_service.rules.playout import playout_of
-
+from .. import pisearch
 from ..strategy import Strategy
-from .search import CAMAT_BONUS, best_move, evaluate
-
-
-def stock_orders(position):
-    """The position, as a playout (engine_service/rules/playout.py), once for each order
-    of the HHL stock tiles not yet drawn."""
-    base = playout_of(position)
-    if not isinstance(base, HHLPlayout):
-        yield base
-        return
-    drawn, left = base.stock[:base.stock_pos], base.stock[base.stock_pos:]
-    for order in set(permutations(left)):
-        p = base.copy()
-        p.stock = drawn + list(order)
-        yield p
+from .search import CAMAT_BONUS, best_move
 
 
 class Oracle(Strategy):
     name = "oracle"
 
-    def __init__(self, seed=None, camat_bonus=CAMAT_BONUS):
+    # model and nodes default to pisearch's DEFAULT_MODEL and DEFAULT_NODES, read when the
+    # bot is made: pisearch imports this package (the playout policy), so this module
+    # must not read pisearch while it is imported.
+    def __init__(self, seed=None, camat_bonus=CAMAT_BONUS, model=None, nodes=None, ms=None, depth=None,
+                 leaf_orders=None):
         super().__init__(seed)
         self.camat_bonus = camat_bonus
+        self.model = pisearch.DEFAULT_MODEL if model is None else model
+        self.nodes = pisearch.DEFAULT_NODES if nodes is None else nodes
+        self.ms, self.depth, self.leaf_orders = ms, depth, leaf_orders
         self.match = None
+        self.last = None  # the last choice's pisearch.Values (for benchmarks and tests)
 
     def attach(self, match) -> None:
         self.match = match
@@ -50,8 +44,9 @@ class Oracle(Strategy):
             return legal_moves[0]
         if self.match is None:
             raise RuntimeError("the oracle sees every hand: it plays only in-process, after attach(match)")
-        seat = self.match.to_move  # the seat asked to choose; no view needed
-        totals = [0.0] * len(legal_moves)
-        for position in stock_orders(self.match.position):
-            evaluate(position, seat, legal_moves, totals, self.camat_bonus)
-        return legal_moves[best_move(legal_moves, totals)]
+        r = pisearch.move_values(self.match.position, model=self.model, nodes=self.nodes, ms=self.ms,
+                                 depth=self.depth, camat_bonus=self.camat_bonus,
+                                 leaf_orders=self.leaf_orders, seed=self.rng.getrandbits(32))
+        self.last = r
+        value = dict(zip(r.moves, r.values, strict=True))
+        return legal_moves[best_move(legal_moves, [value[m] for m in legal_moves])]

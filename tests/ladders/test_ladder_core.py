@@ -8,7 +8,15 @@ import pytest
 from openskill.models import PlackettLuce
 
 from bots.inprocess_ladder import run
-from ladders.formats import DUPLICATE, ROTATION, rotations, schedule, set_slots
+from ladders.formats import (
+    DUPLICATE,
+    ROTATION,
+    field_entrant,
+    field_schedule,
+    rotations,
+    schedule,
+    set_slots,
+)
 from ladders.ratings import Ratings
 from ladders.seeds import SEED_BITS, deal_seed, derive_seed, new_secret
 from ladders.standings import compute, match_ranking
@@ -93,6 +101,33 @@ def test_seeds_are_keyed_and_unrelated():
 def test_rotations_are_distinct():
     assert rotations(["a", "b", "a", "b"]) == [["a", "b", "a", "b"], ["b", "a", "b", "a"]]
     assert len(rotations(list("abcd"))) == 4
+
+
+def test_a_field_ladder_plays_each_deal_once_per_entrant_in_one_seat_among_the_field():
+    entrants, seats = ["a", "b", "c"], 5
+    sets = {}
+    secret = new_secret()
+    for i in range(3 * 12):
+        lineup, set_no = field_schedule(entrants, "greedy", seats, i)
+        sets.setdefault(set_no, []).append((lineup, deal_seed(secret, DUPLICATE, i, set_no)))
+    assert len(sets) == 12
+    for k, matches in sets.items():
+        assert len({seed for _, seed in matches}) == 1  # one deal per set
+        assert [lu[k % seats] for lu, _ in matches] == entrants  # the same seat for each
+        for lu, _ in matches:
+            assert lu.count(field_entrant("greedy")) == seats - 1
+    assert len({m[0][1] for m in sets.values()}) == 12  # a new deal each set
+    with pytest.raises(ValueError, match="named once"):
+        field_schedule(["a", "a"], "greedy", 4, 0)
+
+
+def test_an_inprocess_field_ladder_ranks_the_entrants_against_the_field():
+    s = run("hhl", ["greedy", "random"], options={"hands": 1}, seed=4, matches=2 * 20, field="greedy")
+    by = {e["entrant"]: e for e in s["entries"]}
+    assert set(by) == {"greedy", "random", field_entrant("greedy")}
+    assert by["greedy"]["matches"] == by["random"]["matches"] == 20
+    assert by[field_entrant("greedy")]["matches"] == 40
+    assert by["greedy"]["mean"] > by["random"]["mean"]
 
 
 def test_schedule_refuses_bad_ladders():
