@@ -175,7 +175,7 @@ def arena_flags(args) -> tuple:
 
 def residents() -> dict:
     """The arenas' residents: every strategy of bots.strategies but the in-process-only
-    yardsticks (the oracle), each with a small fixed budget where it has one (search:
+    yardsticks (the oracle, ceiling), each with a small fixed budget where it has one (search:
     SEARCH_ITERATIONS samples a move), so that the engine's own players cannot starve it."""
     from bots.strategies import STRATEGIES
     from engine_service.core.arena.spec import SEARCH_ITERATIONS
@@ -191,10 +191,11 @@ def residents() -> dict:
 
 def yardsticks() -> dict:
     """The strategies the engine may play itself, for ladders' yardstick entrants: the
-    oracle reads the true hands, so it plays only in process (docs/ladders.md)."""
-    from bots.strategies import Oracle
+    oracle reads the true hands, so it plays only in process (docs/ladders.md); ceiling is
+    seat-honest but takes seconds a move, an offline yardstick too."""
+    from bots.strategies import STRATEGIES, YARDSTICKS
 
-    return {"oracle": Oracle}
+    return {name: STRATEGIES[name] for name in YARDSTICKS}
 
 
 def run_engine(args) -> int:
