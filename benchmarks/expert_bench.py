@@ -1,16 +1,16 @@
 """The expert bot's costs: playouts per second, time per move, and what match analysis
 would pay for it as a continuation policy.
 
-1. Playouts per second on one core: a greedy playout to the end of the deal from a
-   seat's view with the hidden tiles guessed (worlds.Sampler), every legal move played
-   out, as the search bot does: through rules positions (``from_view``, ``fork``,
-   ``play``, ``lay``: the path search took before rules/playout.py) and through the lean
-   playouts (``playout.from_view``, ``copy``, ``apply``, ``lay``), on the same views and
-   worlds.
+1. Playouts per second on one core, to the end of the deal from a seat's view with the
+   hidden tiles guessed (worlds.Sampler), every legal move played out, on the same views
+   and worlds: as search plays them (greedy for every seat, the lean playouts of
+   rules/playout.py: ``from_view``, ``copy``, ``apply``, ``lay``) and as the expert does
+   (bots/endgame.py ``playout``: each other seat by its policy family; against greedy
+   seats, and against soft ones, whose moves are drawn).
 2. The expert's time per move (positions with more than one legal move, in matches
    against greedy seats), median and p99, and the ceiling's; the target is 200 ms at p99.
 3. A continuation for match analysis: the cost of finishing a deal from a position with
-   greedy for every seat, and with the expert choosing for one seat.
+   greedy for every seat, and of a move of the heuristic and of the expert.
 
 Times are this thread's CPU time (time.thread_time): the machine may be shared, and the
 budget is one core's. The expert's budget is a count of work (bots/strategies/expert.py
@@ -24,20 +24,15 @@ import random
 import statistics
 import time
 
+from benchmarks import sized
 from bots.arena import play_match
+from bots.endgame import playout
+from bots.policies import GREEDY, SOFT
 from bots.strategies import make_strategy
 from bots.strategies.expert import Ceiling, Expert
 from bots.strategies.search import evaluate
 from engine_service.rules import worlds
-from engine_service.rules.domeng import DomengPosition
-from engine_service.rules.hhl import HHLPosition
 from engine_service.rules.playout import from_view
-
-try:
-    from benchmarks import sized
-except ImportError:          # before benchmarks had a smoke mode
-    def sized(full, tiny):
-        return full
 
 VIEW_MATCHES = sized(12, 1)        # greedy matches the views of section 1 come from
 WORLDS_PER_VIEW = sized(40, 3)
@@ -45,6 +40,8 @@ TIMED_MOVES = sized(200, 4)        # expert moves timed per game
 CEILING_MOVES = sized(40, 2)
 CONTINUATIONS = sized(300, 5)
 SEATS = {"hhl": 4, "domeng": 5}
+# Smoke mode: the expert and ceiling on a sliver of their budgets (the code runs, no figure)
+SMALL = sized({}, {"units": 2_000, "worlds": 8, "exact_nodes": 400})
 OPTIONS = {"hhl": {"hands": 2}, "domeng": {"cycles": 1, "round_cap": 4}}
 
 
@@ -73,22 +70,27 @@ def _views(variant: str) -> list:
     return out
 
 
-def _positions_path(view, world, legal) -> None:
-    """Every legal move played out once through a rules position (fork, play, lay)."""
-    build = HHLPosition.from_view if view["variant"] == "hhl" else DomengPosition.from_view
-    base = build(view, [list(h) for h in world.hands], list(world.rest))
-    totals = [0.0] * len(legal)
-    evaluate(base, view["seat"], legal, totals, 5.0)
-
-
-def _playouts_path(view, world, legal) -> None:
-    """The same through the lean playout (copy, apply, lay)."""
+def _search_path(view, world, legal) -> None:
+    """Every legal move played out once as search does: greedy for every seat, through
+    the lean playout (copy, apply, lay)."""
     totals = [0.0] * len(legal)
     evaluate(from_view(view, world.hands, world.rest), view["seat"], legal, totals, 5.0)
 
 
-def playout_rates(variant: str) -> tuple[float, float]:
-    """(playouts per second through positions, through playouts), one core."""
+def _expert_path(view, world, legal, families) -> None:
+    """The same as the expert plays it out: every other seat by a policy family
+    (bots/endgame.py ``playout``), the seat itself greedy."""
+    base = from_view(view, world.hands, world.rest)
+    rng = random.Random(1)
+    for k in range(len(legal)):
+        q = base.copy()
+        q.apply(k)
+        playout(q, view["seat"], families, rng, (0.5, 5.0))
+
+
+def playout_rates(variant: str) -> tuple[float, float, float]:
+    """(playouts per second as search plays them, as the expert does against greedy
+    seats, against soft seats), one core."""
     rng = random.Random(7)
     cases = []
     for view, legal in _views(variant):
@@ -96,12 +98,16 @@ def playout_rates(variant: str) -> tuple[float, float]:
         cases += [(view, sampler.draw(rng), legal) for _ in range(WORLDS_PER_VIEW)]
     playouts = sum(len(legal) for _, _, legal in cases)
     rates = []
-    for path in (_positions_path, _playouts_path):
+    for family in (None, GREEDY, SOFT):
         start = time.thread_time()
         for view, world, legal in cases:
-            path(view, world, legal)
+            if family is None:
+                _search_path(view, world, legal)
+            else:
+                others = {s: family for s in range(len(view["counts"])) if s != view["seat"]}
+                _expert_path(view, world, legal, others)
         rates.append(playouts / max(time.thread_time() - start, 1e-9))
-    return rates[0], rates[1]
+    return rates[0], rates[1], rates[2]
 
 
 def move_times(variant: str, moves: int, make) -> tuple[list[float], list[dict]]:
@@ -147,26 +153,26 @@ def continuation_costs(variant: str) -> dict[str, float]:
     cases = (cases * (1 + CONTINUATIONS // max(len(cases), 1)))[:CONTINUATIONS]
     start = time.thread_time()
     for view, world, legal in cases:
-        _playouts_path(view, world, legal)
+        _search_path(view, world, legal)
     out = {"greedy playout": (time.thread_time() - start) / sum(len(legal) for _, _, legal in cases)}
     heuristic = make_strategy("heuristic")
     start = time.thread_time()
     for view, _, legal in cases:
         heuristic.choose(view, legal)
     out["heuristic move"] = (time.thread_time() - start) / len(cases)
-    timed, _ = move_times(variant, max(2, CONTINUATIONS // 30), lambda k: Expert(k, ms=None))
+    timed, _ = move_times(variant, max(2, CONTINUATIONS // 30), lambda k: Expert(k, ms=None, **SMALL))
     out["expert move"] = statistics.mean(timed)
     return out
 
 
 def run():
-    yield "playouts per second, one core (CPU time), greedy to the end of the deal from sampled worlds:"
-    yield f"  {'':8s} {'positions (fork/play)':>22s} {'playouts (copy/apply)':>22s} {'x':>6s}"
+    yield "playouts per second, one core (CPU time), to the end of the deal from sampled worlds:"
+    yield f"  {'':8s} {'search (greedy)':>16s} {'expert vs greedy':>17s} {'expert vs soft':>15s}"
     for variant in ("hhl", "domeng"):
-        before, after = playout_rates(variant)
-        yield f"  {variant:8s} {before:22,.0f} {after:22,.0f} {after / before:6.2f}"
-    for name, make, n in (("expert", lambda k: Expert(k, ms=None), TIMED_MOVES),
-                          ("ceiling", lambda k: Ceiling(k), CEILING_MOVES)):
+        search, greedy, soft = playout_rates(variant)
+        yield f"  {variant:8s} {search:16,.0f} {greedy:17,.0f} {soft:15,.0f}"
+    for name, make, n in (("expert", lambda k: Expert(k, ms=None, **SMALL), TIMED_MOVES),
+                          ("ceiling", lambda k: Ceiling(k, **SMALL), CEILING_MOVES)):
         for variant in ("hhl", "domeng"):
             times, stats = move_times(variant, n, make)
             exact = sum(1 for s in stats if s.get("exact")) / max(len(stats), 1)

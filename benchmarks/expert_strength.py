@@ -10,7 +10,8 @@ closes. The entrants include the expert with its inference off (every other seat
 for greedy, as search does) and with its exact endgame off, for what each idea adds on
 its own.
 
-DOMINO_STRENGTH_VARIANTS (default "hhl,domeng") picks the games. Results are appended
+DOMINO_STRENGTH_VARIANTS (default "hhl,domeng") picks the games,
+DOMINO_STRENGTH_ENTRANTS (default all) the entrants. Results are appended
 one match a line to DOMINO_STRENGTH_OUT (if set) and read back from it, so that a long
 run can be resumed and its figures reused. The intervals are
 ladders/stats.py's, the same as the ladders' standings.
@@ -32,7 +33,10 @@ from ladders.stats import mean_ci
 
 MATCHES = {"hhl": sized(100, 1), "domeng": sized(60, 1)}
 CEILING_EVERY = sized(4, 1)     # ceiling plays every 4th match only: ten times the cost
-OPTIONS = {"hhl": {"hands": 4}, "domeng": {"cycles": 1, "round_cap": 4}}
+OPTIONS = sized({"hhl": {"hands": 4}, "domeng": {"cycles": 1, "round_cap": 4}},
+                {"hhl": {"hands": 1}, "domeng": {"cycles": 1, "round_cap": 1}})
+# Smoke mode: the expert and ceiling on a sliver of their budgets (the code runs, no figure)
+SMALL = sized({}, {"units": 2_000, "worlds": 8, "exact_nodes": 400})
 SEATS = {"hhl": 4, "domeng": 5}
 SEARCH_SAMPLES = 300            # where search saturates against greedy seats
 
@@ -42,11 +46,11 @@ def entrants() -> dict:
     return {
         "greedy": lambda s: make_strategy("greedy", s),
         "search": lambda s: Search(s, iterations=SEARCH_SAMPLES),
-        "expert": lambda s: Expert(s, ms=None),
-        "expert-no-inference": lambda s: Expert(s, ms=None, inference=False),
-        "expert-no-exact": lambda s: Expert(s, ms=None, exact=False),
+        "expert": lambda s: Expert(s, ms=None, **SMALL),
+        "expert-no-inference": lambda s: Expert(s, ms=None, inference=False, **SMALL),
+        "expert-no-exact": lambda s: Expert(s, ms=None, exact=False, **SMALL),
         "oracle": lambda s: make_strategy("oracle", s),
-        "ceiling": lambda s: Ceiling(s),
+        "ceiling": lambda s: Ceiling(s, **SMALL),
     }
 
 
@@ -78,8 +82,9 @@ def measure(variant: str, out: str | None) -> dict[str, dict[int, float]]:
         if r["variant"] == variant:
             done[r["entrant"]][r["match"]] = r["value"]
     makers = entrants()
-    if variant == "domeng":
-        makers.pop("expert-no-exact")   # Domeng rounds rarely reach a small endgame
+    only = os.environ.get("DOMINO_STRENGTH_ENTRANTS")
+    if only:
+        makers = {n: makers[n] for n in only.split(",")}
     for k in range(MATCHES[variant]):
         for name, make in makers.items():
             if k in done[name] or (name == "ceiling" and k % CEILING_EVERY):

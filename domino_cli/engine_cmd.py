@@ -176,11 +176,11 @@ def arena_flags(args) -> tuple:
 def residents() -> dict:
     """The arenas' residents: every strategy of bots.strategies but the in-process-only
     yardsticks (the oracle, ceiling), each with a small fixed budget where it has one (search:
-    SEARCH_ITERATIONS samples a move), so that the engine's own players cannot starve it."""
+    SEARCH_ITERATIONS samples a move; expert: EXPERT_UNITS of work), so that the engine's own players cannot starve it."""
     from bots.strategies import STRATEGIES
-    from engine_service.core.arena.spec import SEARCH_ITERATIONS
+    from engine_service.core.arena.spec import EXPERT_UNITS, SEARCH_ITERATIONS
 
-    budgets = {"search": {"iterations": SEARCH_ITERATIONS}}
+    budgets = {"search": {"iterations": SEARCH_ITERATIONS}, "expert": {"units": EXPERT_UNITS}}
 
     def maker(cls, budget: dict):
         return lambda: cls(None, **budget)
