@@ -174,9 +174,10 @@ def arena_flags(args) -> tuple:
 
 
 def residents() -> dict:
-    """The arenas' residents: every strategy of bots.strategies but the in-process-only
-    yardsticks (the oracle, ceiling), each with a small fixed budget where it has one (search:
-    SEARCH_ITERATIONS samples a move; expert: EXPERT_UNITS of work), so that the engine's own players cannot starve it."""
+    """The arenas' residents: every strategy of bots.strategies but the yardsticks (the
+    oracle, ceiling), each with a small fixed budget where it has one (search:
+    SEARCH_ITERATIONS samples a move; expert: EXPERT_UNITS of work), so that the engine's
+    own players cannot starve it."""
     from bots.strategies import STRATEGIES
     from engine_service.core.arena.spec import EXPERT_UNITS, SEARCH_ITERATIONS
 
