@@ -16,6 +16,7 @@ from gateway import (
     metrics,
     rules_page,
     schemas,
+    schemas_arena,
     schemas_game,
     schemas_ladders,
     schemas_record,
@@ -48,6 +49,7 @@ matches._room_for_a_record          # @blp.before_request
 app.add_cors_headers                # @app.after_request (inside _cors)
 app.GatewayFlask.json_provider_class
 app.GatewayFlask.json.sort_keys
+app.GatewayFlask.url_map.merge_slashes  # werkzeug's Map reads it when it matches a path
 errors._api_error, errors._http_error, errors._unexpected   # @app.errorhandler
 web.favicon, web.docs, web.api_root                          # @web.route
 metrics.g.metrics_started           # flask.g, read back with g.get("metrics_started")
@@ -72,6 +74,7 @@ schemas_game.TransferSchema.from_
 schemas_game.StonesSchema.from_
 schemas_game.ArmsSchema.up
 schemas_ladders.FaultsSchema.disconnects
+schemas_arena.BotMatchListSchema.next_before
 schemas_game.OneOf._serialize.attr, schemas_game.OneOf._serialize.obj   # marshmallow's signature
 schemas_record.HHLPassTurnSchema.pass_, schemas_record.DomengPassTurnSchema.pass_
 int64.Int64._deserialize, schemas.DealInput._deserialize, schemas_game.OptionsInput._deserialize

@@ -81,7 +81,7 @@ def arena_bot(address: str, bot_key: str, *extra: str, strategy: str = "greedy",
         env={**os.environ, "DOMINO_BOT_KEY": bot_key})
 
 
-def wait_until(condition, timeout: float = 60, what: str = "the condition"):
+def wait_until(condition, timeout: float = 120, what: str = "the condition"):
     deadline = time.monotonic() + timeout
     while True:
         value = condition()

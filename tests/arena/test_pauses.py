@@ -33,7 +33,7 @@ def test_timeouts_in_three_matches_in_a_row_pause_the_bot_until_it_connects_agai
         bot, key = engine.arenas.register(OPEN_PRINCIPAL, "slow", "")
         stream = Stream()
         engine.arenas.enlist(key, "v1", "hhl", stream)
-        mm = wait_until(lambda: engine.arenas.matchmakers.get("hhl"), 10, "the matchmaker")
+        mm = wait_until(lambda: engine.arenas.matchmakers.get("hhl"), 120, "the matchmaker")
         lineup = [[bot.bot_id, "v1"]] + [[f"other{i}", "v1"] for i in range(3)]
 
         def ended(timeouts: int) -> None:
@@ -50,11 +50,11 @@ def test_timeouts_in_three_matches_in_a_row_pause_the_bot_until_it_connects_agai
         assert paused() == ""
         ended(2)
         assert paused() == spec.TIMEOUTS
-        wait_until(lambda: stream.pauses == [spec.TIMEOUTS], 10, "the lobby told")
+        wait_until(lambda: stream.pauses == [spec.TIMEOUTS], 120, "the lobby told")
         again = Stream()
         engine.arenas.enlist(key, "v1", "hhl", again)      # a new lobby clears the pause
         assert paused() == ""
-        wait_until(lambda: stream.ended, 10, "the first lobby replaced")
+        wait_until(lambda: stream.ended, 120, "the first lobby replaced")
         assert stream.ended[0].reason == "LOBBY_REPLACED"
     finally:
         engine.close()
