@@ -22,7 +22,6 @@ from engine_service.rules.tiles import FITS, PIPS
 RANDOM, GREEDY, SOFT, SHARP = "random", "greedy", "soft", "sharp"
 FAMILIES = (RANDOM, GREEDY, SOFT, SHARP)
 BETA = {RANDOM: 0.0, SOFT: 0.3, SHARP: 1.0}   # per pip; a tile has 0..12 pips
-SOFTMAX = (SOFT, SHARP)
 # WEIGHT[family][t]: exp(BETA * pips of tile t), built once
 WEIGHT = {f: tuple(exp(b * PIPS[t]) for t in range(28)) for f, b in BETA.items()}
 
@@ -40,26 +39,15 @@ def greedy_index(legal) -> int:
     return best
 
 
-def distribution(family: str, legal) -> list[tuple[int, float]]:
-    """[(index, chance)] of the legal moves under ``family`` (moves with no chance left out)."""
-    if family == GREEDY or len(legal) == 1:
-        return [(greedy_index(legal) if family == GREEDY else 0, 1.0)]
-    if family == RANDOM:
-        p = 1.0 / len(legal)
-        return [(k, p) for k in range(len(legal))]
-    w = WEIGHT[family]
-    ws = [w[m.tile] for m in legal]
-    z = sum(ws)
-    return [(k, x / z) for k, x in enumerate(ws)]
-
-
 def sample(family: str, legal, rng) -> int:
-    """One index drawn from ``distribution(family, legal)``."""
+    """One index drawn from the family's chances over the legal moves."""
     return pick(family, legal, rng.random()) if len(legal) > 1 else 0
 
 
 def pick(family: str, legal, u: float) -> int:
-    """The index ``distribution(family, legal)`` puts at ``u`` in [0, 1) (its quantile)."""
+    """The index the family's chances over the legal moves put at ``u`` in [0, 1) (its
+    quantile): greedy's one move; random's any alike; a softmax family's by the weights
+    of the tiles laid."""
     n = len(legal)
     if family == GREEDY:
         return greedy_index(legal)
