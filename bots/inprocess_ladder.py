@@ -12,10 +12,10 @@ from engine_service.rules import NUM_SEATS
 from ladders.formats import DUPLICATE, field_entrant, field_schedule, schedule, set_size
 from ladders.results import ladder_result
 from ladders.seeds import deal_seed
-from ladders.standings import ORACLE, compute
+from ladders.standings import compute
 
 from .arena import play_match
-from .strategies import make_strategy
+from .strategies import YARDSTICKS, make_strategy
 
 SEATS = NUM_SEATS
 
@@ -26,7 +26,7 @@ def run(variant, entrants, fmt="rotation", options=None, seed=1, matches=None,
     """Play until ``matches`` are done, or (until_separated) every neighbour pair on the
     leaderboard is separated at 95%, checked after each complete set; returns standings."""
     results = []
-    yardsticks = [e for e in entrants if e == ORACLE]   # in process, it sees every hand
+    yardsticks = [e for e in entrants if e in YARDSTICKS]
     limit = max_matches if until_separated else matches
     standings = None
     seats = SEATS[variant]

@@ -64,7 +64,8 @@ def add_subcommands(subparsers) -> None:
                    "127.0.0.1:50051); a pool bot enlists with every live engine")
     p.add_argument("--strategy", default="greedy",
                    help="strategy name from bots.strategies (default greedy): random, greedy, "
-                   "heuristic, search (oracle plays only in-process)")
+                   "heuristic, search, expert (oracle plays only in-process; ceiling is a "
+                   "yardstick, seconds a move)")
     p.add_argument("--seed", type=SEED, help="seed of the strategies: seat N plays with SEED+N "
                    "(a pool bot's k-th match with SEED+k)")
     p.add_argument("--match", default=env("DOMINO_MATCH") or None,

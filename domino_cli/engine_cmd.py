@@ -174,13 +174,14 @@ def arena_flags(args) -> tuple:
 
 
 def residents() -> dict:
-    """The arenas' residents: every strategy of bots.strategies but the in-process-only
-    yardsticks (the oracle), each with a small fixed budget where it has one (search:
-    SEARCH_ITERATIONS samples a move), so that the engine's own players cannot starve it."""
+    """The arenas' residents: every strategy of bots.strategies but the yardsticks (the
+    oracle, ceiling), each with a small fixed budget where it has one (search:
+    SEARCH_ITERATIONS samples a move; expert: EXPERT_UNITS of work), so that the engine's
+    own players cannot starve it."""
     from bots.strategies import STRATEGIES
-    from engine_service.core.arena.spec import SEARCH_ITERATIONS
+    from engine_service.core.arena.spec import EXPERT_UNITS, SEARCH_ITERATIONS
 
-    budgets = {"search": {"iterations": SEARCH_ITERATIONS}}
+    budgets = {"search": {"iterations": SEARCH_ITERATIONS}, "expert": {"units": EXPERT_UNITS}}
 
     def maker(cls, budget: dict):
         return lambda: cls(None, **budget)
@@ -191,10 +192,11 @@ def residents() -> dict:
 
 def yardsticks() -> dict:
     """The strategies the engine may play itself, for ladders' yardstick entrants: the
-    oracle reads the true hands, so it plays only in process (docs/ladders.md)."""
-    from bots.strategies import Oracle
+    oracle reads the true hands, so it plays only in process (docs/ladders.md); ceiling is
+    seat-honest but takes seconds a move, an offline yardstick too."""
+    from bots.strategies import STRATEGIES, YARDSTICKS
 
-    return {"oracle": Oracle}
+    return {name: STRATEGIES[name] for name in YARDSTICKS}
 
 
 def run_engine(args) -> int:

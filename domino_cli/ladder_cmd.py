@@ -29,7 +29,6 @@ from domino_wire.names import LADDER_FORMAT, LADDER_STATUS, VARIANT
 from domino_wire.routing import Router
 from engine_service.rules import NUM_SEATS as SEATS
 from ladders.formats import FORMATS
-from ladders.standings import ORACLE
 
 from .argtypes import COUNT, ENGINE_HELP, POSITIVE, SEED
 from .failures import USAGE, Failure, from_rpc
@@ -55,7 +54,8 @@ def add_subcommands(subparsers) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_run_options)
     r.add_argument("--variant", choices=sorted(SEATS), required=True)
     r.add_argument("--bots", required=True, help="built-in strategies as entrants, comma-separated; "
-                   "oracle enters as a yardstick the engine plays itself (it sees every hand)")
+                   "oracle and ceiling enter as yardsticks the engine plays itself (the oracle sees "
+                   "every hand; ceiling is the expert with ten times its budget)")
     r.add_argument("--external", action="append", default=[], metavar="NAME",
                    help="an entrant that enlists by itself (any language); repeatable")
     r.add_argument("--format", choices=FORMATS, default=FORMATS[0])
@@ -213,16 +213,17 @@ def _stop_if_signalled() -> None:
 
 
 def run_ladder(args) -> int:
-    from bots.strategies import STRATEGIES
+    from bots.strategies import STRATEGIES, YARDSTICKS
 
     builtin = [b.strip() for b in args.bots.split(",") if b.strip()]
     unknown = [b for b in builtin if b not in STRATEGIES]
     if unknown:
         raise Failure(f"unknown strategy {', '.join(unknown)}; built-in: "
                       f"{', '.join(STRATEGIES)}", USAGE)
-    # The oracle sees every hand: the engine plays it in process, a yardstick entrant.
-    yardsticks = [b for b in builtin if b == ORACLE]
-    builtin = [b for b in builtin if b != ORACLE]
+    # The yardsticks (the oracle sees every hand; ceiling is the slow expert): the engine
+    # plays them in process.
+    yardsticks = [b for b in builtin if b in YARDSTICKS]
+    builtin = [b for b in builtin if b not in YARDSTICKS]
     entrants = builtin + args.external
     if not args.until_separated and args.ladder_matches < 1:
         raise Failure("give --matches N or --until-separated", USAGE)

@@ -126,7 +126,7 @@ def _has_gap(d: dict) -> bool:
     return any(r.get("gap_closed") is not None for r in d["entries"])
 
 
-YARDSTICK_NOTE = "* yardstick: played by the engine, seeing every hand"
+YARDSTICK_NOTE = "* yardstick: played by the engine (the oracle sees every hand)"
 GAP_NOTE = "gap: gap closed, from greedy (0) to the oracle (1)"
 
 

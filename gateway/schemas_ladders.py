@@ -21,7 +21,7 @@ MAX_ENTRANTS = 16
 MAX_MATCHES = 10_000
 MAX_CONCURRENCY = 16
 MAX_SEAT_WAIT_S = 600
-YARDSTICKS = ("oracle",)   # what `domino engine` plays itself (domino_cli/engine_cmd.py)
+YARDSTICKS = ("oracle", "ceiling")   # what `domino engine` plays itself (domino_cli/engine_cmd.py)
 
 
 # ----- requests -------------------------------------------------------------------------
@@ -67,9 +67,10 @@ class CreateLadderSchema(Schema):
                                       "with a no-show (default 30)"))
 
     yardsticks = fields.List(
-        fields.String(validate=validate.OneOf(YARDSTICKS)), validate=validate.Length(0, 1),
+        fields.String(validate=validate.OneOf(YARDSTICKS)), validate=validate.Length(0, len(YARDSTICKS)),
         **_d("yardstick entrants the engine plays itself, in process: oracle (the search bot "
-             "with every hand face up). It never goes over the wire and has no pool; its "
+             "with every hand face up), ceiling (the expert bot with ten times its budget). "
+             "A yardstick never goes over the wire and has no pool; its "
              "standings entry says yardstick, and with an entrant named greedy every entry "
              "gets gap_closed (docs/ladders.md)"))
 
@@ -125,7 +126,7 @@ class LadderSchema(Schema):
     entrants = fields.List(fields.String(), required=True,
                            **_d("in the order given, the yardsticks last"))
     yardsticks = fields.List(fields.String(), required=True,
-                             **_d("the entrants the engine plays itself (the oracle)"))
+                             **_d("the entrants the engine plays itself (oracle, ceiling)"))
     pools = fields.List(fields.Nested(PoolSchema), required=True,
                         **_d("where each entrant's bots enlist (a yardstick has none)"))
     format = fields.String(required=True, validate=validate.OneOf(FORMATS))
@@ -189,8 +190,8 @@ class StandingsEntrySchema(Schema):
         required=True, allow_none=True,
         **_d("separated from the next one down at 95% confidence; null for the last row"))
     yardstick = fields.Boolean(required=True,
-                               **_d("a yardstick entrant (the oracle): played by the engine, "
-                                    "seeing every hand"))
+                               **_d("a yardstick entrant (oracle, ceiling): played by the "
+                                    "engine in process"))
     gap_closed = fields.Float(required=True, allow_none=True,
                               **_d("where mean lies between the entrant named greedy (0) and "
                                    "the oracle (1): (mean - greedy's) / (oracle's - greedy's); "

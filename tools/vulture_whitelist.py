@@ -6,6 +6,7 @@ Each entry says who uses it. Dead code goes; it does not come here.
 
 from html.parser import HTMLParser
 
+from bots.inference import KnownSampler
 from bots.remote_worlds import RemoteWorlds
 from engine_service.rpc.arena_service import ArenaServicer
 from engine_service.rpc.server import EngineServicer
@@ -87,3 +88,6 @@ GatewayServer._server.should_exit
 
 # The standard library's HTML parser calls these on a subclass (tests/gateway/test_web_routes.py).
 HTMLParser.handle_starttag, HTMLParser.handle_data, HTMLParser.handle_endtag
+
+# worlds.Sampler's own methods read these; the expert's sampler over a given knowledge sets them.
+KnownSampler.checks, KnownSampler._consistent

@@ -84,7 +84,7 @@ export async function ladderPage({ main, api, template, id }) {
       return el("tr", { class: r.entrant === st.highlight ? "hl" : null, "data-entrant": r.entrant },
         el("td", { text: String(r.place) }),
         el("th", { scope: "row" }, el("span", { class: "swatch", style: `background:${colour}`, "aria-hidden": "true" }), r.entrant,
-          r.yardstick ? el("small", { class: "yardstick", title: "a yardstick: played by the engine, seeing every hand", text: " (yardstick)" }) : null),
+          r.yardstick ? el("small", { class: "yardstick", title: "a yardstick: played by the engine in process", text: " (yardstick)" }) : null),
         el("td", { class: "num", title: `mu ${r.mu.toFixed(2)}, sigma ${r.sigma.toFixed(2)}`, text: r.score.toFixed(2) }),
         el("td", { class: "num", text: String(r.matches) }),
         el("td", { class: "num", text: `${r.mean.toFixed(2)} ${ci}` + (r.gap_closed === null || r.gap_closed === undefined ? ""

@@ -152,8 +152,8 @@ def test_a_registered_bot_process_alone_plays_the_residents_and_shows_on_the_lea
         assert math.isfinite(row.mean)
         board = client.board()
         residents = [r for r in board.rows if r.resident]
-        assert {r.name for r in residents} == {"house-random", "house-greedy",
-                                               "house-heuristic", "house-search"}
+        assert {r.name for r in residents} == {"house-random", "house-greedy", "house-heuristic",
+                                               "house-search", "house-expert"}
         assert all(r.online for r in residents)
         matches = list(reversed(client.matches("solo")))
         assert [m.status for m in matches] == [arena_pb2.ARENA_MATCH_STATUS_COUNTED] * 4

@@ -70,6 +70,20 @@ def test_bot_processes_play_a_full_match_and_the_record_replays(engine_process, 
     assert not any(t in log for t in tokens), "a seat token was logged"
 
 
+def test_the_expert_plays_its_seat_over_the_wire(engine_process):
+    """`domino bot --strategy expert` reads its seat's view and legal moves as any remote
+    bot does (seat-honest: no match to peek at), and finishes the match."""
+    proc, port = engine_process()
+    client = Client(port)
+    match_id, tokens = client.new_match("hhl", {"hands": 1}, seed=37, clock_ms=60_000)
+    bots = [start_bot(client.address, match_id, s, t, *(("--strategy", "expert") if s == 0 else ()))
+            for s, t in enumerate(tokens)]
+    outputs = [json.loads(line) for line in finish(bots, timeout=600)]
+    record = record_of(client, match_id)
+    assert all(o["result"] == record["result"] for o in outputs)
+    assert outputs[0]["stats"]["moves"] > 0 and outputs[0]["stats"]["fallbacks"] == 0
+
+
 def test_kill_9_mid_match_loses_nothing_and_the_match_finishes_as_if_uninterrupted(
         engine_process):
     proc, port = engine_process()

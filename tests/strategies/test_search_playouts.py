@@ -1,14 +1,13 @@
-"""The search and oracle bots play their playouts on the lean playouts
-(engine_service/rules/playout.py) and choose exactly as they did on full positions: the
-same totals for every move, so the same choice for a fixed seed and iteration count."""
+"""The search bot plays its playouts on the lean playouts (engine_service/rules/playout.py)
+and chooses exactly as it did on full positions: the same totals for every move, so the
+same choice for a fixed seed and iteration count. (The oracle searches with bots/pisearch.py
+now; tests/strategies/test_pisearch.py holds it to a brute force.)"""
 
 import random
 
 import pytest
 
-import bots.strategies.oracle as oracle_mod
 import bots.strategies.search as search_mod
-from bots.strategies.oracle import Oracle
 from bots.strategies.search import WIN_BONUS, Search, run_greedy_domeng, run_greedy_hhl
 from engine_service.rules import new_match
 from engine_service.rules.domeng import DomengPosition, settle_round
@@ -71,7 +70,7 @@ def test_playout_totals_equal_the_full_positions(variant):
 
 
 @pytest.mark.parametrize("variant", ["hhl", "domeng"])
-def test_search_and_oracle_choose_as_before(variant, monkeypatch):
+def test_search_chooses_as_before(variant, monkeypatch):
     cases = positions(variant, 25, seed=1000)
     views = [(m.view(seat), m.legal_moves(seat)) for m, seat in cases]
 
@@ -80,29 +79,12 @@ def test_search_and_oracle_choose_as_before(variant, monkeypatch):
         for k, (view, legal) in enumerate(views):
             bot = Search(k, iterations=12)
             picks.append((str(bot.choose(view, legal)), bot.samples))
-        for m, seat in cases:
-            bot = Oracle(0)
-            bot.attach(m)
-            picks.append(str(bot.choose(None, m.legal_moves(seat))))
         return picks
 
     now = choices()
-    # the position-based way: from_view and the stock orders as full positions
+    # the position-based way: from_view and full positions
     monkeypatch.setattr(search_mod, "evaluate", evaluate_on_positions)
-    monkeypatch.setattr(oracle_mod, "evaluate", evaluate_on_positions)
     build = HHLPosition.from_view if variant == "hhl" else DomengPosition.from_view
     monkeypatch.setattr(search_mod, "from_view", build)
 
-    def stock_orders(position):
-        if not isinstance(position, HHLPosition):
-            yield position
-            return
-        from itertools import permutations
-        drawn, left = position.stock[:position.stock_pos], position.stock[position.stock_pos:]
-        for order in set(permutations(left)):
-            p = position.fork()
-            p.stock = drawn + list(order)
-            yield p
-
-    monkeypatch.setattr(oracle_mod, "stock_orders", stock_orders)
     assert choices() == now

@@ -10,6 +10,7 @@ import pytest
 
 from bots.arena import play_match
 from bots.strategies import STRATEGIES, make_strategy
+from bots.strategies.expert import Expert
 from bots.strategies.heuristic import Heuristic
 from bots.strategies.oracle import Oracle
 from bots.strategies.search import Search, _greedy_choice, greedy_pick, run_greedy_domeng, run_greedy_hhl
@@ -58,7 +59,8 @@ def plain_view(m, seat):
     return json.loads(json.dumps(m.view(seat)))
 
 
-@pytest.mark.parametrize("bot", [Heuristic(0), Search(0, iterations=200)], ids=["heuristic", "search"])
+@pytest.mark.parametrize("bot", [Heuristic(0), Search(0, iterations=200), Expert(0, ms=None)],
+                         ids=["heuristic", "search", "expert"])
 def test_a_forced_ceki_finish_is_taken(bot):
     m = scripted("domeng", CEKI_DEAL, CEKI_PLAYS)
     assert m.to_move == 2 and sorted(m.view(2)["hand"]) == ["2-1", "3-2"]
@@ -190,6 +192,8 @@ def test_the_fast_playout_policy_is_greedy():
 def _small(name, seed):
     if name == "search":
         return Search(seed, iterations=8)
+    if name in ("expert", "ceiling"):
+        return STRATEGIES[name](seed, units=2_000, worlds=8, exact_nodes=400, ms=None)
     return make_strategy(name, seed)
 
 

@@ -22,6 +22,7 @@ STALL_CLOCKS = 10         # a live match silent this many turn clocks (+30 s) is
 RESIDENT_VERSION = "house"
 RESIDENT_OWNER = "house"
 SEARCH_ITERATIONS = 16    # the search resident's samples per move: a small, fixed budget
+EXPERT_UNITS = 9_000      # the expert resident's work per move (a tenth of its own: ~20 ms)
 RESIDENT_WORKERS = 2      # threads playing the residents' moves, for the whole engine
 NO_SHOW, TIMEOUTS = "no_show", "timeouts"   # why a bot is paused (BotVersion.paused)
 ARENA_POOL_PREFIX = "@arena/"   # the pool marker of arena seats: no pool name can be it
