@@ -16,8 +16,8 @@ SECTIONS = {"rules": "benchmarks.rules_bench", "bots": "benchmarks.bots_bench",
             "ladders": "benchmarks.ladder_bench", "safety": "benchmarks.safety_bench",
             "cluster": "benchmarks.cluster_bench", "worlds": "benchmarks.worlds_bench",
             "outage": "benchmarks.outage_bench", "arena": "benchmarks.arena_bench",
-            "oracle": "benchmarks.oracle_bench", "expert": "benchmarks.expert_bench",
-            "strength": "benchmarks.expert_strength"}
+            "abandoned": "benchmarks.abandoned_bench", "oracle": "benchmarks.oracle_bench",
+            "expert": "benchmarks.expert_bench", "strength": "benchmarks.expert_strength"}
 
 
 def main(argv=None) -> int:

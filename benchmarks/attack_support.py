@@ -252,8 +252,9 @@ def grpc_mover(address: str, seed: int, auth=()):
     created = stub.CreateMatch(engine_pb2.CreateMatchRequest(
         variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", options), seed=seed,
         person_clock_ms=3_600_000), timeout=30, metadata=auth)
+    # the creator's key claims its seats (docs/security.md, "Claiming a seat")
     tokens = [stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=created.match_id, seat=s),
-                             timeout=30).seat_token for s in range(4)]
+                             timeout=30, metadata=auth).seat_token for s in range(4)]
     mirror = rules.new_match("hhl", options, seed=seed)
     version = [0]
 
@@ -286,7 +287,7 @@ def seated_matches(stub, count: int, variant: str = "hhl", clock_ms: int = 3_600
             variant=number, options=game.options_pb(variant, options), seed=1000 + i,
             person_clock_ms=clock_ms), timeout=30, metadata=auth)
         out.append((created.match_id, [stub.ClaimSeat(engine_pb2.ClaimSeatRequest(
-            match_id=created.match_id, seat=s), timeout=30).seat_token
+            match_id=created.match_id, seat=s), timeout=30, metadata=auth).seat_token
             for s in range(created.num_seats)]))
     return out
 

@@ -112,15 +112,18 @@ class Engine:
         self.channel = grpc.insecure_channel(self.address)
         self.stub = engine_pb2_grpc.EngineStub(self.channel)
 
+    def _auth(self) -> tuple:
+        return (("authorization", f"Bearer {self.key}"),) if self.key else ()
+
     def new_match(self, options: dict, seed: int, clock_ms: int = 0, claim: bool = True):
         from domino_proto.domino.v1 import engine_pb2, game_pb2
         from domino_wire import game
         created = self.stub.CreateMatch(engine_pb2.CreateMatchRequest(
             variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", options), seed=seed,
             bot_clock_ms=clock_ms), timeout=10,
-            metadata=(("authorization", f"Bearer {self.key}"),) if self.key else ())
-        tokens = [self.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(
-            match_id=created.match_id, seat=s), timeout=10).seat_token
+            metadata=self._auth())
+        tokens = [self.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(   # the creator's key claims
+            match_id=created.match_id, seat=s), timeout=10, metadata=self._auth()).seat_token
             for s in range(created.num_seats)] if claim else []
         return created.match_id, tokens
 

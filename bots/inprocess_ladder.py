@@ -9,8 +9,9 @@ the standings as ``field:NAME``), the way to rank bots against one kind of oppon
 for some names, e.g. a search bot with a fixed number of samples."""
 
 from engine_service.rules import NUM_SEATS
-from ladders.formats import field_entrant, field_schedule, schedule, set_size
+from ladders.formats import DUPLICATE, field_entrant, field_schedule, schedule, set_size
 from ladders.results import ladder_result
+from ladders.seeds import deal_seed
 from ladders.standings import compute
 
 from .arena import play_match
@@ -42,10 +43,13 @@ def run(variant, entrants, fmt="rotation", options=None, seed=1, matches=None,
         makers.setdefault(field_entrant(field), makers.get(field, lambda s: make_strategy(field, s)))
 
         def slot(i):
-            return field_schedule(entrants, field, seats, seed, i)
+            return field_schedule(entrants, field, seats, i)
     makers = makers or {}
     for index in range(limit):
-        lineup, match_seed, set_no = slot(index)
+        lineup, set_no = slot(index)
+        # In process nothing is hidden from anyone: the seed itself keys the deals.
+        match_seed = deal_seed(f"in-process/{seed}", DUPLICATE if field else fmt, index,
+                               set_no)
         bots = [makers.get(name, lambda s, n=name: make_strategy(n, s))(match_seed * 10 + s)
                 for s, name in enumerate(lineup)]
         m = play_match(variant, options, match_seed, bots)
@@ -53,7 +57,7 @@ def run(variant, entrants, fmt="rotation", options=None, seed=1, matches=None,
                                      len(m.deals)))
         if progress:
             progress(index + 1, results)
-        next_set = slot(index + 1)[2]
+        next_set = slot(index + 1)[1]
         if until_separated and next_set != set_no and (check_every is None or (index + 1) % check_every == 0):
             standings = compute(variant, ranked, results, yardsticks)
             if standings["separated"]:

@@ -289,9 +289,12 @@ def run_new_match(args) -> int:
             request.seed = args.seed
         metadata = (("authorization", f"Bearer {args.key}"),) if args.key else ()
         created = router.call("CreateMatch", request, metadata=metadata)
+        # Each seat with the claim secret the creation answer gave: only this creator has
+        # them, so nobody polling ListMatches takes a seat first (docs/security.md).
         seat_tokens = [router.call("ClaimSeat", engine_pb2.ClaimSeatRequest(
-                           match_id=created.match_id, seat=s), about=created.match_id).seat_token
-                       for s in range(created.num_seats)]
+                           match_id=created.match_id, seat=s, claim_secret=secret),
+                           about=created.match_id).seat_token
+                       for s, secret in enumerate(created.claim_secrets)]
     print(json.dumps({"match_id": created.match_id, "seat_tokens": seat_tokens}), flush=True)
     print(f"{args.variant} match {created.match_id}: {limit}", file=sys.stderr, flush=True)
     return 0

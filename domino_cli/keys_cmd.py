@@ -31,7 +31,7 @@ def add_subcommands(subparsers) -> None:
     ls = ksub.add_parser("list", help="the keys' names, quotas and state (never the keys)")
     ls.add_argument("--db", default=DEFAULT_DB)
     ls.set_defaults(func=list_keys)
-    r = ksub.add_parser("revoke", help="revoke a key at once")
+    r = ksub.add_parser("revoke", help="revoke a key at once, and cancel the ladders it runs")
     r.add_argument("name")
     r.add_argument("--db", default=DEFAULT_DB)
     r.set_defaults(func=revoke_key)
@@ -113,13 +113,20 @@ def list_keys(args) -> int:
 
 
 def revoke_key(args) -> int:
+    """Revoke the key and cancel its running ladders, in the store: the engines refuse the
+    key at once and stop those ladders within seconds. Its live matches are left to end
+    by themselves (docs/security.md, "Revoking a key")."""
     store = _store(args.db, create=False)
     try:
-        if not store.revoke_key(args.name):
+        revoked, cancelled = store.revoke_key(args.name, f"its key {args.name!r} was revoked")
+        if not revoked:
             raise SystemExit(f"domino keys revoke: no live key named {args.name!r}")
     finally:
         store.close()
-    print(f"domino keys: {args.name!r} revoked", file=sys.stderr)
+    for ladder_id in cancelled:
+        print(f"ladder {ladder_id} cancelled")
+    print(f"domino keys: {args.name!r} revoked; {len(cancelled)} running "
+          f"ladder{'' if len(cancelled) == 1 else 's'} of its cancelled", file=sys.stderr)
     return 0
 
 

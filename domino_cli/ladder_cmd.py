@@ -81,11 +81,17 @@ def add_subcommands(subparsers) -> None:
                    help="operator API key for --engine, when it needs one (default: the "
                    "environment variable DOMINO_API_KEY)")
     r.set_defaults(func=run_ladder)
-    c = sub.add_parser("cancel", help="cancel a running ladder (its creator's key)")
+    c = sub.add_parser("cancel", help="cancel a running ladder (its creator's key, or "
+                       "--operator on the store)")
     c.add_argument("ladder_id")
     c.add_argument("--engine", default="127.0.0.1:50051", help=ENGINE_HELP)
     c.add_argument("--key", default=os.environ.get("DOMINO_API_KEY", ""),
                    help="the API key that created it (default: DOMINO_API_KEY)")
+    c.add_argument("--operator", action="store_true",
+                   help="cancel any ladder, as the operator: on the store itself (--db), "
+                   "like `domino keys`; its engine stops it within seconds")
+    c.add_argument("--db", help="the engines' store, with --operator (default: the "
+                   "engine's default store)")
     c.set_defaults(func=cancel_ladder)
     s = sub.add_parser("standings", help="show a ladder's standings")
     s.add_argument("ladder_id")
@@ -133,11 +139,34 @@ def show_standings(args) -> int:
 
 
 def cancel_ladder(args) -> int:
+    if args.operator:
+        return _cancel_as_operator(args)
     with contextlib.closing(Router(args.engine)) as router:
         info = _call(router, "CancelLadder", ladder_pb2.GetLadderRequest(ladder_id=args.ladder_id),
                      key=args.key)
     print(f"ladder {info.ladder_id} {LADDER_STATUS.word(info.status)}: "
           f"{info.matches_counted} matches counted")
+    return 0
+
+
+def _cancel_as_operator(args) -> int:
+    """The operator's cancel: whoever holds the store may stop any ladder (a key revoked,
+    or lost, cannot). Written to the store; the engine directing the ladder reads its row
+    every few seconds and stops it there."""
+    from engine_service.core.ladders.director import STORE_POLL_S
+
+    from .engine_cmd import DEFAULT_DB
+    from .keys_cmd import _store
+
+    store = _store(args.db or DEFAULT_DB, create=False)
+    try:
+        refused = store.ladders.cancel(args.ladder_id, "cancelled by an operator")
+    finally:
+        store.close()
+    if refused:
+        raise Failure(f"cannot cancel: {refused}")
+    print(f"ladder {args.ladder_id} cancelled (its engine stops it within "
+          f"{STORE_POLL_S:.0f} s)")
     return 0
 
 

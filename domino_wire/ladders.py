@@ -31,10 +31,12 @@ def standings(s: ladder_pb2.Standings) -> dict:
 
 
 def ladder_result(r: ladder_pb2.LadderResult) -> dict:
-    """The ladder result of one counted match (ladders/results.py makes it)."""
-    return {"index": r.index, "set": r.set, "set_size": r.set_size, "seed": r.seed,
-            "lineup": list(r.lineup), "deals": r.deals, "scores": list(r.scores),
+    """The ladder result of one counted match (ladders/results.py makes it); its seed is
+    None while its duplicate set is in play."""
+    return {"index": r.index, "set": r.set, "set_size": r.set_size,
+            "seed": r.seed if r.HasField("seed") else None, "lineup": list(r.lineup),
+            "deals": r.deals, "scores": list(r.scores),
             "titles": list(r.titles),
             "faults": {name: {k: getattr(f, k) for k in FAULT_KINDS}
                        for name, f in r.faults.items()},
-            "voided": r.voided}
+            "voided": r.voided, "unplayed": r.unplayed}

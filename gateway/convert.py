@@ -21,7 +21,7 @@ def _seat_or_none(seat: int):
 def seat(info: common_pb2.SeatInfo) -> dict:
     return {"seat": info.seat, "kind": SEAT_KIND.word(info.kind), "name": info.name,
             "strategy": strategy_of(info.pool), "claimed": info.claimed,
-            "open": not info.claimed and not info.pool, "absent": info.absent,
+            "open": info.open and not info.claimed, "absent": info.absent,
             "timeouts_in_a_row": info.timeouts_in_a_row, "clock_ms": info.clock_ms}
 
 

@@ -187,9 +187,9 @@ class EngineClient:
     def create_match(self, request: engine_pb2.CreateMatchRequest, key: str = ""):
         return self._call("CreateMatch", request, key)
 
-    def claim_seat(self, match_id: str, seat: int):
-        return self._call("ClaimSeat", engine_pb2.ClaimSeatRequest(match_id=match_id, seat=seat),
-                          about=match_id)
+    def claim_seat(self, match_id: str, seat: int, key: str = "", claim_secret: str = ""):
+        return self._call("ClaimSeat", engine_pb2.ClaimSeatRequest(
+            match_id=match_id, seat=seat, claim_secret=claim_secret), key, about=match_id)
 
     def list_matches(self, status: int, limit: int) -> list:
         """Every engine's matches, newest first; a finished match once."""
@@ -265,7 +265,8 @@ class EngineClient:
         found = {}
         for answer in self.everywhere("ListLadders", ladder_pb2.ListLaddersRequest(), "Ladder"):
             for d in answer.ladders:
-                if d.ladder_id not in found or d.status == ladder_pb2.LADDER_STATUS_RUNNING:
+                if d.ladder_id not in found or d.status in (ladder_pb2.LADDER_STATUS_RUNNING,
+                                                            ladder_pb2.LADDER_STATUS_PAUSED):
                     found[d.ladder_id] = d
         return sorted(found.values(), key=lambda d: d.created_unix_s, reverse=True)
 

@@ -79,11 +79,17 @@ class SeatSpecSchema(Schema):
     strategy = fields.String(validate=validate.Length(1, 40),
                              **_d("house bot strategy (see GET /variants), e.g. greedy"))
     name = fields.String(validate=validate.Length(0, 40), **_d("display name of the seat"))
+    open = fields.Boolean(**_d("an open seat: anyone may claim it (the lobby's open seats). "
+                               "Otherwise (the default) only the key that created the match "
+                               "or the seat's claim secret claims it"))
 
     @validates_schema
     def _strategy_only_for_bots(self, data, **kwargs):
         if data.get("strategy") and data.get("kind") != "bot":
             raise ValidationError("only a bot seat has a strategy", "strategy")
+        if data.get("strategy") and data.get("open"):
+            raise ValidationError("a house bot's seat is filled by the house, not claimed",
+                                  "open")
 
 
 MAX_FORK_AT = 100_000
@@ -169,7 +175,9 @@ class SeatSchema(Schema):
     strategy = fields.String(allow_none=True, required=True,
                              **_d("the house bot strategy filling this seat; null otherwise"))
     claimed = fields.Boolean(required=True, **_d("taken: by a token holder or a house bot"))
-    open = fields.Boolean(required=True, **_d("can still be claimed with POST .../claim"))
+    open = fields.Boolean(required=True, **_d("anyone may still claim it with POST .../claim: "
+                                               "its creator made it open, and it is not "
+                                               "claimed yet"))
     absent = fields.Boolean(required=True, **_d("played automatically after 3 timeouts"))
     timeouts_in_a_row = fields.Integer(required=True)
     clock_ms = fields.Integer(required=True, **_d("this seat's turn clock in ms"))
@@ -192,8 +200,22 @@ class MatchSchema(Schema):
                            "/matches/{match_id}"))
 
 
+class CreatedMatchSchema(MatchSchema):
+    claim_secrets = fields.List(fields.String(allow_none=True), required=True,
+                                **_d("one per seat: the secret that claims it (POST .../claim "
+                                     "with {\"claim_secret\": ...}), shown only here; null "
+                                     "for a seat that needs none (open, or a house bot's)"))
+
+
 class MatchListSchema(Schema):
     matches = fields.List(fields.Nested(MatchSchema), required=True)
+
+
+class ClaimRequestSchema(Schema):
+    claim_secret = fields.String(validate=validate.Length(1, 128),
+                                 **_d("the seat's claim secret (claim_secrets of POST "
+                                      "/matches); not needed for an open seat, nor with the "
+                                      "API key that created the match"))
 
 
 class ClaimSchema(Schema):

@@ -54,7 +54,9 @@ class CreateLadderSchema(Schema):
     max_matches = fields.Integer(strict=True, validate=validate.Range(1, MAX_MATCHES),
                                  **_d("cap on counted matches with until_separated "
                                       "(default 2000)"))
-    seed = seed_input("seed of the schedule and the deals; absent: the engine picks")
+    seed = seed_input("seed of the schedule: orders the line-ups; absent: the engine picks. "
+                      "The deals come from a secret the engine draws and shows no one, so "
+                      "nobody can foresee them")
     concurrency = fields.Integer(strict=True, validate=validate.Range(1, MAX_CONCURRENCY),
                                  **_d("matches played at once (default 4)"))
     clock_ms = fields.Integer(strict=True, validate=validate.Range(100, MAX_CLOCK_MS),
@@ -133,13 +135,16 @@ class LadderSchema(Schema):
     until_separated = fields.Boolean(required=True)
     max_matches = fields.Integer(required=True, **_d("the cap when until_separated"))
     seed = Int64(0, MAX_SEED, required=True, allow_none=True,
-                 **_d("seed of the schedule and the deals, as a decimal string; null while "
-                      "the ladder runs (it would tell the hidden tiles of its live matches)"))
+                 **_d("seed of the schedule (the order of the line-ups, not the deals, which "
+                      "come from a secret the engine keeps), as a decimal string; null while "
+                      "the ladder runs"))
     status = fields.String(required=True, validate=validate.OneOf(LADDER_STATUSES),
-                           **_d("running: matches are scheduled and played; done: the target "
-                                "(or the cap) was reached and the standings are final; "
-                                "cancelled: by its creator; failed: stopped by an engine "
-                                "error (see error)"))
+                           **_d("running: matches are scheduled and played; paused: no bot "
+                                "played its last 3 matches, nothing is scheduled until a bot "
+                                "enlists again; done: the target (or the cap) was reached and "
+                                "the standings are final; cancelled: by its creator, an "
+                                "operator, or its key's revocation (see error); failed: "
+                                "stopped by an engine error (see error)"))
     created_by = fields.String(required=True, **_d("the name of the API key that created "
                                                    "it; open when the engine runs open"))
     error = fields.String(required=True, allow_none=True,
@@ -218,7 +223,9 @@ class LadderResultSchema(Schema):
     index = fields.Integer(required=True, **_d("place in the schedule"))
     set = fields.Integer(required=True, **_d("duplicate set number (rotation: the index)"))
     set_size = fields.Integer(required=True, **_d("matches in its set (rotation: 1)"))
-    seed = Int64(0, MAX_SEED, required=True, **_d("the match's seed, as a decimal string"))
+    seed = Int64(0, MAX_SEED, required=True, allow_none=True,
+                 **_d("the match's seed, as a decimal string; null while its duplicate set "
+                      "is in play (every match of the set has this seed)"))
     lineup = fields.List(fields.String(), required=True, **_d("entrant by seat"))
     deals = fields.Integer(required=True, **_d("deals played (HHL hands, Domeng rounds)"))
     scores = fields.List(fields.Integer(), required=True,
@@ -228,6 +235,9 @@ class LadderResultSchema(Schema):
     faults = fields.Dict(keys=fields.String(), values=fields.Nested(FaultsSchema),
                          required=True, **_d("by entrant"))
     voided = fields.Boolean(required=True, **_d("broken by the engine and played again"))
+    unplayed = fields.Boolean(required=True,
+                              **_d("no seat made a move of its own: every move was the "
+                                   "clock's; after 3 in a row the ladder pauses"))
 
 
 class LadderMatchSchema(Schema):

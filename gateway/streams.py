@@ -41,9 +41,11 @@ SEAT_TOKEN = "seat_token"   # the query parameter of a seat token (EventSource s
 # The JSON errors a request for a stream can answer before its stream starts: its own (400
 # a match id too long, 401 an Authorization header with no bearer token) and the engine's
 # refusal of the Watch as every route maps it (engine_client.api_error: 400 a malformed
-# token, 401 a wrong one, 404 an unknown match, 502 a failed or empty stream, 503 and 504
-# the engine away or slow).
-ERRORS = (400, 401, 404, 502, 503, 504)
+# token, 401 a wrong one, 404 an unknown match, 409 a spectator of a duplicate ladder's
+# match whose set is in play (DEAL_IN_PLAY), 502 a failed or empty stream, 503 and 504 the
+# engine away or slow).
+ERRORS = (400, 401, 404, 409, 502, 503, 504)
+OWN_REASONS = {409: ("DEAL_IN_PLAY",)}   # the statuses whose reasons are this route's own
 
 
 class Update(NamedTuple):
@@ -350,7 +352,7 @@ OPENAPI_PATH_PARAMETERS = [{"in": "path", "name": "match_id", "required": True,
 def openapi_operation(error_response) -> dict:
     """GET .../events as the OpenAPI document describes it, made from what this module
     serves: its optional seat token (header or query), the event stream of sse.EVENTS, and
-    ERRORS, each described by `error_response(status)`."""
+    ERRORS, each described by `error_response(status, reasons)`."""
     events = "; ".join(f"`{name}` {e['data']}: {e['description']}"
                        for name, e in sse.EVENTS.items())
     return {
@@ -377,7 +379,8 @@ def openapi_operation(error_response) -> dict:
                         "schema": {"type": "string"},
                         "x-sse-events": {name: {**e, "schema": schemas_stream.ref(name)}
                                          for name, e in sse.EVENTS.items()}}}},
-            **{str(status): error_response(status) for status in ERRORS},
+            **{str(status): error_response(status, OWN_REASONS.get(status))
+               for status in ERRORS},
             "default": {"$ref": "#/components/responses/DEFAULT_ERROR"},
         },
     }

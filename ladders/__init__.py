@@ -1,4 +1,5 @@
-"""Bot ladders: schedules (formats), ratings, statistics and standings.
+"""Bot ladders: schedules (formats), the seeds of their deals (seeds), ratings, statistics
+and standings.
 
 Pure (no I/O, nothing of the other packages: tests/layers checks it): a ladder's
 results are immutable, and the standings are always recomputed from them. The engine

@@ -9,6 +9,10 @@ field (``field_schedule``; in-process ladders only, bots/inprocess_ladder.py): e
   plays the same deal in the same seat, every other seat held by one field strategy, so
   that the entrants are compared against that field on equal cards. The seat moves on
   from one deal to the next. Matches of one deal form a set.
+
+The schedule says who sits where; it is public (ListLadderMatches shows each line-up).
+The deals are not the schedule's: each match's seed comes from the ladder's secret
+(seeds.py, deal_seed), so nothing public tells a deal before its match is over.
 """
 
 import itertools
@@ -16,13 +20,6 @@ import random
 
 ROTATION, DUPLICATE = "rotation", "duplicate"
 FORMATS = (ROTATION, DUPLICATE)
-# Match seeds derived from a ladder's seed stay in 0..2^63-1, the signed 64-bit integer
-# every store keeps and every message carries.
-SEED_SPACE = 2**63
-
-
-def match_seed(seed: int, n: int) -> int:
-    return (seed * 100003 + n) % SEED_SPACE
 
 
 def _lineups(entrants: list[str], seats: int, seed: int) -> list[list[str]]:
@@ -51,8 +48,9 @@ def set_size(fmt: str, entrants: list[str], seats: int) -> int:
     return len(rotations(_lineups(entrants, seats, 0)[0]))
 
 
-def schedule(fmt: str, entrants: list[str], seats: int, seed: int, index: int) -> tuple[list[str], int, int]:
-    """Match number ``index`` of a ladder: (line-up by seat, match seed, set number)."""
+def schedule(fmt: str, entrants: list[str], seats: int, seed: int, index: int) -> tuple[list[str], int]:
+    """Match number ``index`` of a ladder: (line-up by seat, set number). ``seed`` orders
+    the line-ups only; a match's deal is seeds.deal_seed's."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use {' or '.join(FORMATS)}")
     if len(set(entrants)) != len(entrants) or len(entrants) < 2:
@@ -61,10 +59,16 @@ def schedule(fmt: str, entrants: list[str], seats: int, seed: int, index: int) -
     if fmt == DUPLICATE:
         size = len(rotations(bases[0]))  # the same for every base line-up
         group, rot = divmod(index, size)
-        return rotations(bases[group % len(bases)])[rot], match_seed(seed, group), group
+        return rotations(bases[group % len(bases)])[rot], group
     base = bases[index % len(bases)]
     rot = (index // len(bases)) % seats
-    return base[rot:] + base[:rot], match_seed(seed, index), index
+    return base[rot:] + base[:rot], index
+
+
+def set_slots(fmt: str, entrants: list[str], seats: int, set_no: int) -> range:
+    """The schedule indices of set ``set_no``: the matches that play its deal."""
+    size = set_size(fmt, entrants, seats)
+    return range(set_no * size, (set_no + 1) * size)
 
 
 def field_entrant(field: str) -> str:
@@ -72,14 +76,14 @@ def field_entrant(field: str) -> str:
     return f"field:{field}"
 
 
-def field_schedule(entrants: list[str], field: str, seats: int, seed: int,
-                   index: int) -> tuple[list[str], int, int]:
-    """Match number ``index`` of a ladder against a field: (line-up by seat, match seed, set
-    number). Set k is one deal played once by each entrant, in seat k mod ``seats``, with
-    ``field_entrant(field)`` in every other seat."""
+def field_schedule(entrants: list[str], field: str, seats: int,
+                   index: int) -> tuple[list[str], int]:
+    """Match number ``index`` of a ladder against a field: (line-up by seat, set number).
+    Set k is one deal (seeds.deal_seed as a duplicate set's) played once by each entrant,
+    in seat k mod ``seats``, with ``field_entrant(field)`` in every other seat."""
     if len(set(entrants)) != len(entrants) or not entrants:
         raise ValueError("a field ladder needs at least one entrant, each named once")
     group, k = divmod(index, len(entrants))
     lineup = [field_entrant(field)] * seats
     lineup[group % seats] = entrants[k]
-    return lineup, match_seed(seed, group), group
+    return lineup, group

@@ -7,14 +7,17 @@ _FORMER_KEYS = {"hands": "deals", "void": "voided"}
 
 
 def ladder_result(variant: str, index: int, set_no: int, set_size: int, seed: int, lineup: list[str],
-               result: dict, deals: int, faults: dict | None = None, voided: bool = False) -> dict:
+               result: dict, deals: int, faults: dict | None = None, voided: bool = False,
+               unplayed: bool = False) -> dict:
+    """`unplayed`: no seat made a move of its own (every move the clock's): nobody played
+    it, and a ladder of such matches pauses (docs/ladders.md)."""
     if variant == "hhl":
         scores, titles = list(result["totals"]), [0] * len(lineup)
     else:
         scores, titles = list(result["stones"]), list(result["camat_titles"])
     return {"index": index, "set": set_no, "set_size": set_size, "seed": seed, "lineup": list(lineup),
             "deals": deals, "scores": scores, "titles": titles, "faults": faults or {},
-            "voided": voided}
+            "voided": voided, "unplayed": unplayed}
 
 
 def read_stored(result: dict) -> dict:

@@ -17,7 +17,7 @@ import logging
 import secrets
 import threading
 import time
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from contextlib import contextmanager
 
 from plumbing.alarms import Alarms
@@ -32,10 +32,19 @@ from .ladders.director import Ladders
 from .matches import forking
 from .matches.pools import Pools
 from .matches.referee import LIVE, OVER, WAITING, Accepted, Referee, SeatView, public_seat
-from .matches.seats import BOT, DEFAULT_CLOCK_MS, PERSON, SeatSpec, seat_specs, stored_seats
+from .matches.seats import (
+    BOT,
+    DEFAULT_CLOCK_MS,
+    PERSON,
+    SeatSpec,
+    hash_token,
+    new_claim_secret,
+    seat_specs,
+    stored_seats,
+)
 from .matches.updates import Subscriber, UpdateQueue
 from .sampling.service import WorldService
-from .security import limits
+from .security import limits, quotas
 from .security.keys import OPEN_PRINCIPAL, Keys, Principal
 from .security.rate import InFlight
 from .storage.factory import open_store
@@ -79,7 +88,6 @@ class Engine:
         self.max_live = max_live
         self._referees: dict[str, Referee] = {}          # waiting and live
         self._finished: OrderedDict[str, Referee] = OrderedDict()   # recently over
-        self._live_by: Counter[str] = Counter()           # creator -> matches not over
         self._lock = threading.Lock()    # the maps above, and loading a finished match
         self.pools = Pools(self.store)
         self.worlds = worlds if worlds is not None else WorldService()
@@ -118,8 +126,6 @@ class Engine:
                                    "changed by hand or is damaged") from None
             with self._lock:
                 self._referees[row.id] = referee
-                if not referee.match.over:
-                    self._live_by[row.created_by] += 1
             referee.start()
             self._seat_from_pools(referee)
             restored.append(row.id)
@@ -152,8 +158,6 @@ class Engine:
         with self._lock:
             self._referees[match_id] = referee
             self._finished.pop(match_id, None)
-            if not referee.match.over:
-                self._live_by[row.created_by] += 1
         referee.start()
         self._seat_from_pools(referee)
         log.info("match %s taken over at version %d", match_id, referee.version)
@@ -167,7 +171,6 @@ class Engine:
             if referee is None or referee.match.over:
                 return
             del self._referees[match_id]
-            self._live_by[referee.row.created_by] -= 1
         self.pools.forget(referee)
         referee.release()
         self.store.epochs.pop(match_id, None)
@@ -289,6 +292,9 @@ class Engine:
             if spec.yardstick and spec.pool:
                 raise limits.refuse(f"seats[{i}].yardstick", "a yardstick seat is played by "
                                     "the engine, not filled from a pool")
+            if spec.open and not spec.by_token:
+                raise limits.refuse(f"seats[{i}].open", "only a seat claimed with ClaimSeat "
+                                    "can be open; a pool's seat is filled by its pool")
         if seed is None:
             seed = secrets.randbelow(limits.SEEDS[1] + 1)
         if forked is None:
@@ -305,7 +311,11 @@ class Engine:
             raise limits.refuse(e.field or "options", e.message) from None
         clock_ms = {BOT: bot_clock_ms or DEFAULT_CLOCK_MS[BOT],
                     PERSON: person_clock_ms or DEFAULT_CLOCK_MS[PERSON]}
-        settings = {"seats": stored_seats(seats, [clock_ms[spec.kind] for spec in seats])}
+        # A claim secret for each seat only the creator may hand out (seats.may_claim).
+        claims = [new_claim_secret() if spec.by_token and not spec.open else ""
+                  for spec in seats]
+        settings = {"seats": stored_seats(seats, [clock_ms[spec.kind] for spec in seats],
+                                          [hash_token(c) if c else "" for c in claims])}
         if forked:
             # Stored with the match, not in its move log: one row makes the fork, and
             # recovery resumes it at its fork point (forking.py) before the log.
@@ -314,18 +324,21 @@ class Engine:
             if len(self._referees) >= self.max_live:
                 raise EngineError(Reason.ENGINE_FULL, f"the engine runs {self.max_live} "
                                   "matches, its most; try again when some are over")
-            if forked:
-                if not ladder:   # charged before its work (_fork); still within the quota?
-                    self.keys.check_live(principal, self._live_by[principal.name])
-            elif not ladder:
-                self.keys.charge_creation(principal, self._live_by[principal.name])
-            row = MatchRow(secrets.token_hex(8), variant, match.options, seed, deals, settings,
-                           self.alarms.now(), WAITING, created_by=principal.name)
-            self.store.add_match(row)
+            row = MatchRow(forked["match_id"] if forked else secrets.token_hex(8), variant,
+                           match.options, seed, deals, settings, self.alarms.now(), WAITING,
+                           created_by=principal.name)
+            if ladder:   # bounded by its ladder's size and concurrency instead
+                self.store.add_match(row)
+            else:        # counted in the store: the quota holds across the cluster
+                # (a fork's minute was charged before its work: _fork)
+                quotas.charge_match(self.store, principal, row, time.time(),
+                                    per_minute=not forked)
             referee = Referee(row, self.store, self.alarms, on_over=self._over,
                               on_lost=self._lost, yardsticks=self.yardsticks)
+            if ladder:   # hidden until its director lists it (a duplicate set's deal)
+                self.ladders.pending(row.id)
+            referee._claim_secrets = claims
             self._referees[row.id] = referee
-            self._live_by[principal.name] += 1
         for seat, spec in enumerate(seats):
             if spec.yardstick:
                 referee.claim(seat)   # the engine holds the seat: nobody gets its token
@@ -365,9 +378,9 @@ class Engine:
               ladder: bool, wait_s: float | None) -> dict:
         """A fork request's work (forking.prepare), in a worker process; charged to the
         principal's quotas first, since it costs that work even when refused."""
+        match_id = secrets.token_hex(8)   # the id it will have: its charge's
         if not ladder:
-            with self._lock:
-                self.keys.charge_creation(principal, self._live_by[principal.name])
+            quotas.charge_work(self.store, principal, match_id, time.time())
         done = self._in_worker(forking.prepare, *fork, seed, wait_s=wait_s)
         if "refused" in done:
             field, message = done["refused"]
@@ -375,7 +388,7 @@ class Engine:
         if "failed" in done:
             log.error("a fork could not be resumed at its fork point: %s", done["failed"])
             raise EngineError(Reason.INTERNAL, "internal error; the engine logged it")
-        return done
+        return {**done, "match_id": match_id}
 
     def _in_worker(self, job, *args, wait_s: float | None = None):
         timeout = FORK_TIMEOUT_S if wait_s is None else min(FORK_TIMEOUT_S, wait_s)
@@ -408,8 +421,7 @@ class Engine:
         """A match ended: it leaves the live set, and memory once FINISHED_KEPT newer ones
         ended (its readers then get it back from the store)."""
         with self._lock:
-            if self._referees.pop(referee.id, None) is not None:
-                self._live_by[referee.row.created_by] -= 1
+            self._referees.pop(referee.id, None)
             self._keep_finished(referee)
 
     def _keep_finished(self, referee: Referee) -> None:
@@ -418,8 +430,13 @@ class Engine:
         while len(self._finished) > FINISHED_KEPT:
             self._finished.popitem(last=False)
 
-    def claim_seat(self, match_id: str, seat: int) -> str:
-        return self.get(match_id).claim(seat)
+    def claim_seat(self, match_id: str, seat: int, who: Principal | None = OPEN_PRINCIPAL,
+                   claim_secret: str = "") -> str:
+        """A seat's token for `who` (None: a request with no key on an engine that needs
+        keys) holding `claim_secret` or not: Referee.claim_as has the rule."""
+        limits.text(claim_secret, "claim_secret", limits.TOKEN_MAX)
+        return self.get(match_id).claim_as(seat, None if who is None else who.name,
+                                           claim_secret)
 
     # ----- finding --------------------------------------------------------------------
     def get(self, match_id: str) -> Referee:
@@ -480,7 +497,7 @@ class Engine:
             return referee.summary()
         names = self.store.seat_names(row.id)
         seats = [public_seat(spec.kind, names.get(i) or spec.name, True, False, 0, clock_ms,
-                             spec.pool)
+                             spec.pool, spec.open)
                  for i, (spec, clock_ms) in enumerate(seat_specs(row.settings))]
         return {"match_id": row.id, "variant": row.variant, "status": OVER,
                 "version": row.version, "num_seats": len(seats), "to_move": None,
@@ -530,7 +547,7 @@ class Engine:
         snapshot it starts from. At most WATCHES_PER_CLIENT of an address and
         WATCHES_PER_MATCH of a match at once (TOO_MANY_STREAMS); unwatch() when it ends."""
         limits.seat_token(seat_token)
-        referee = self.get(match_id)
+        referee = self.get(match_id) if seat_token else self.spectate(match_id)
         seat = referee.authenticate(seat_token) if seat_token else None
         full = self._watching.enter(client=client, match=referee.id)
         if full:
@@ -546,14 +563,26 @@ class Engine:
             raise
         return referee, sub, view
 
+    def spectate(self, match_id: str) -> Referee:
+        """The match, for what shows its tiles to anyone (its spectator view, its record):
+        refused with DEAL_IN_PLAY while another match plays the same deal (a duplicate
+        ladder's set, Ladders.deal_hidden)."""
+        referee = self.get(match_id)
+        why = self.ladders.deal_hidden(referee.id)
+        if why is not None:
+            raise EngineError(Reason.DEAL_IN_PLAY, f"match {referee.id} is hidden: {why}",
+                              referee.version)
+        return referee
+
     def unwatch(self, referee: Referee, client: str = "") -> None:
         self._watching.leave(client=client, match=referee.id)
 
     def record(self, match_id: str) -> dict:
         referee = self.get(match_id)
+        referee.check_over()   # (a live one is refused first: MATCH_NOT_OVER)
+        self.spectate(match_id)
         if not referee.forked:
             return referee.record()
-        referee.check_over()
         with self._lock:
             text = self._records.get(match_id)
             if text is not None:

@@ -26,6 +26,8 @@ class Reason(StrEnum):
     NO_KEY = "NO_KEY"
     BAD_KEY = "BAD_KEY"
     BAD_POOL_SECRET = "BAD_POOL_SECRET"
+    BAD_CLAIM_SECRET = "BAD_CLAIM_SECRET"    # not the seat's claim secret
+    SEAT_NOT_OPEN = "SEAT_NOT_OPEN"          # ClaimSeat with neither the key nor the secret
     # a key may not act on what another created
     NOT_YOURS = "NOT_YOURS"
     # over a quota or a bound of the engine
@@ -54,6 +56,9 @@ class Reason(StrEnum):
     POOL_SEAT = "POOL_SEAT"
     # the record holds hidden tiles until the end
     MATCH_NOT_OVER = "MATCH_NOT_OVER"
+    # a duplicate ladder's match: its deal is in play in another match of its set, so its
+    # record and spectator views wait until the set is over
+    DEAL_IN_PLAY = "DEAL_IN_PLAY"
     # a ladder that already ended cannot be cancelled
     LADDER_OVER = "LADDER_OVER"
     # a bug of the engine: logged, and only the one request or stream fails
@@ -90,6 +95,8 @@ STATUS: dict[Reason, str] = {
     Reason.NO_KEY: "UNAUTHENTICATED",
     Reason.BAD_KEY: "UNAUTHENTICATED",
     Reason.BAD_POOL_SECRET: "UNAUTHENTICATED",
+    Reason.BAD_CLAIM_SECRET: "UNAUTHENTICATED",
+    Reason.SEAT_NOT_OPEN: "UNAUTHENTICATED",
     Reason.NOT_YOURS: "PERMISSION_DENIED",
     Reason.QUOTA_EXCEEDED: "RESOURCE_EXHAUSTED",
     Reason.ENGINE_FULL: "RESOURCE_EXHAUSTED",
@@ -110,6 +117,7 @@ STATUS: dict[Reason, str] = {
     Reason.SEAT_TAKEN: "ALREADY_EXISTS",
     Reason.POOL_SEAT: ILLEGAL,
     Reason.MATCH_NOT_OVER: ILLEGAL,
+    Reason.DEAL_IN_PLAY: ILLEGAL,
     Reason.LADDER_OVER: ILLEGAL,
     Reason.INTERNAL: "INTERNAL",
     Reason.NOT_OWNER: "UNAVAILABLE",   # try again there (or shortly): any client retries it

@@ -83,7 +83,7 @@ def deals_of(variant: str, deals) -> list | None:
 
 def seat_specs_of(seats) -> list[SeatSpec] | None:
     """A request's seats (SeatSpec messages), one SeatSpec each; None when it lists none."""
-    return [SeatSpec(seat_kind_of(s.kind, f"seats[{i}].kind"), s.name, s.pool)
+    return [SeatSpec(seat_kind_of(s.kind, f"seats[{i}].kind"), s.name, s.pool, open=s.open)
             for i, s in enumerate(seats)] or None
 
 
@@ -170,7 +170,8 @@ def summary(s: dict) -> common_pb2.MatchSummary:
         seats=[common_pb2.SeatInfo(seat=i, kind=SEAT_KIND.number(x["kind"]), name=x["name"],
                                    claimed=x["claimed"], absent=x["absent"],
                                    timeouts_in_a_row=x["timeouts_in_a_row"],
-                                   clock_ms=x["clock_ms"], pool=x["pool"])
+                                   clock_ms=x["clock_ms"], pool=x["pool"],
+                                   open=x.get("open", False))
                for i, x in enumerate(s["seats"])],
         options=game.options_pb(s["variant"], s["options"]),
         created_unix_ms=unix_ms(s["created"]),

@@ -48,7 +48,7 @@ def result(r: dict) -> ladder_pb2.LadderResult:
         index=r["index"], set=r["set"], set_size=r["set_size"], seed=r["seed"],
         lineup=r["lineup"], deals=r["deals"], scores=r["scores"], titles=r["titles"],
         faults={name: ladder_pb2.Faults(**f) for name, f in r["faults"].items()},
-        voided=r["voided"])
+        voided=r["voided"], unplayed=r.get("unplayed", False))
 
 
 class LadderServicer(ladder_pb2_grpc.LadderServicer):

@@ -103,11 +103,14 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
             request.bot_clock_ms, request.person_clock_ms, principal=principal,
             here=request.here, fork=fork, wait_s=_left(context))
         return engine_pb2.CreateMatchResponse(match_id=referee.id, num_seats=len(referee.seats),
-                                              summary=codec.summary(referee.summary()))
+                                              summary=codec.summary(referee.summary()),
+                                              claim_secrets=referee.take_claim_secrets())
 
     @refusals
     def ClaimSeat(self, request, context):
-        seat_token = self.engine.claim_seat(request.match_id, request.seat)
+        who = self.engine.keys.claimant(bearer(context))
+        seat_token = self.engine.claim_seat(request.match_id, request.seat, who,
+                                            request.claim_secret)
         return engine_pb2.ClaimSeatResponse(match_id=request.match_id, seat=request.seat,
                                             seat_token=seat_token)
 
@@ -118,7 +121,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
 
     @refusals
     def GetMatch(self, request, context):
-        referee = self.engine.get(request.match_id)
+        referee = self.engine.spectate(request.match_id)
         return engine_pb2.GetMatchResponse(summary=codec.summary(referee.summary()),
                                            view=codec.typed_view(referee.seat_view(None)))
 

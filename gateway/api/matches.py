@@ -12,7 +12,13 @@ from .. import convert
 from ..errors import ApiError
 from ..house import pool_of
 from ..requests import malformed, record_json, typed_deals, typed_options
-from ..schemas import CreateMatchSchema, MatchListSchema, MatchQuerySchema, MatchSchema
+from ..schemas import (
+    CreatedMatchSchema,
+    CreateMatchSchema,
+    MatchListSchema,
+    MatchQuerySchema,
+    MatchSchema,
+)
 from ..variants import SEATS
 from . import (
     KEY_REFUSALS,
@@ -44,7 +50,7 @@ def _seat_specs(variant: str, seats: list[dict] | None) -> list[engine_pb2.SeatS
             _house_bot_is_there(strategy)
         specs.append(engine_pb2.SeatSpec(
             kind=SEAT_KIND.number(seat["kind"]), name=seat.get("name") or strategy or "",
-            pool=pool_of(strategy) if strategy else ""))
+            pool=pool_of(strategy) if strategy else "", open=seat.get("open", False)))
     return specs
 
 
@@ -102,15 +108,16 @@ def list_matches(query):
 
 @blp.route("", methods=["POST"])
 @blp.arguments(CreateMatchSchema())
-@blp.response(201, MatchSchema(), headers=LOCATION)
+@blp.response(201, CreatedMatchSchema(), headers=LOCATION)
 @blp.doc(security=KEY_SECURITY)
 @documented(blp, 400, (401, KEY_REFUSALS), (409, ("NO_HOUSE_BOT",)),
             (429, ("QUOTA_EXCEEDED", "ENGINE_FULL")), body=True)
 def create_match(body):
     """Create a match: bot seats with a strategy are filled by house bots, the others are
-    claimed with POST .../seats/{seat}/claim. Needs an operator API key (Authorization:
-    Bearer <key>) unless the engine runs open. With `fork`, the match starts from a
-    recorded match after its first `at` plays"""
+    claimed with POST .../seats/{seat}/claim, by anyone for an open seat, else with the
+    seat's claim secret (claim_secrets, shown only here) or this request's key. Needs an
+    operator API key (Authorization: Bearer <key>) unless the engine runs open. With
+    `fork`, the match starts from a recorded match after its first `at` plays"""
     variant = body.get("variant") or _fork_variant(body["fork"]["record"])
     request = engine_pb2.CreateMatchRequest(
         variant=VARIANT.number(variant),
@@ -127,15 +134,17 @@ def create_match(body):
         request.fork.at = body["fork"]["at"]
     created = engine().create_match(request, api_key())
     out = convert.match(created.summary)   # no seed: it would tell every hidden tile
+    out["claim_secrets"] = [c or None for c in created.claim_secrets]
     location = url_for("matches.get_match", match_id=created.match_id)
     return out, 201, {"Location": location}
 
 
 @blp.route("/<match_id>")
 @blp.response(200, MatchSchema())
-@documented(blp, 400, 404)
+@documented(blp, 400, 404, (409, ("DEAL_IN_PLAY",)))
 def get_match(match_id):
-    """A match's public summary and spectator view"""
+    """A match's public summary and spectator view. 409 DEAL_IN_PLAY for a duplicate
+    ladder's match until every match of its set is over (they play one deal)"""
     got = engine().get_match(match_id)
     out = convert.match(got.summary)
     out["view"] = game.view(got.view)

@@ -140,7 +140,8 @@ async function lobbyPage() {
     const seatSpecs = [];
     for (let s = 0; s < n; s++) {
       const st = document.getElementById(`new-seat-${s}`).value;
-      seatSpecs.push(st && st !== "you" ? { kind: "bot", strategy: st } : { kind: "person" });
+      // "open seat": anyone may join it from the lobby; "you": claimed below with its claim secret.
+      seatSpecs.push(st === "you" ? { kind: "person" } : st ? { kind: "bot", strategy: st } : { kind: "person", open: true });
     }
     const sitting = document.getElementById("new-seat-0").value === "you";
     const body = { variant: variant.value, seats: seatSpecs,
@@ -151,7 +152,8 @@ async function lobbyPage() {
     try {
       const match = await api("/matches", { method: "POST", body });
       if (sitting) {
-        const claimed = await api(`/matches/${match.match_id}/seats/0/claim`, { method: "POST" });
+        const claimed = await api(`/matches/${match.match_id}/seats/0/claim`,
+                                  { method: "POST", body: { claim_secret: match.claim_secrets[0] } });
         seats.set(match.match_id, 0, claimed.seat_token);
       }
       location.hash = `#/match/${match.match_id}`;
@@ -445,7 +447,8 @@ async function replayPage(matchId) {
     forkButton.disabled = true;
     try {
       const match = await api("/matches", { method: "POST", body });
-      const claimed = await api(`/matches/${match.match_id}/seats/${me}/claim`, { method: "POST" });
+      const claimed = await api(`/matches/${match.match_id}/seats/${me}/claim`,
+                                { method: "POST", body: { claim_secret: match.claim_secrets[me] } });
       seats.set(match.match_id, me, claimed.seat_token);
       location.hash = `#/match/${match.match_id}`;
     } catch (e) {

@@ -163,7 +163,7 @@ export async function ladderPage({ main, api, template, id }) {
 
   const renderEnlist = (ladder) => {
     const panel = $("ld-enlist-panel");
-    panel.hidden = ladder.status !== "running";
+    panel.hidden = ladder.status !== "running" && ladder.status !== "paused";   // a bot enlisting resumes a paused one
     const streams = Math.ceil(SEATS[ladder.variant] / ladder.entrants.length);
     $("ld-enlist").textContent = ladder.pools.map((p) =>
       `domino bot --engine HOST:PORT --strategy ${p.entrant} --pool ${p.pool} --bots ${streams} --matches 0`).join("\n");
@@ -173,9 +173,15 @@ export async function ladderPage({ main, api, template, id }) {
     const items = matches.slice(-30).reverse().map((m) => {
       const set = ladder.format === "duplicate" ? ` (set ${m.set})` : "";
       let action = null, what = m.status;
-      if (m.status === "playing") action = el("a", { href: `#/match/${m.match_id}`, text: "Watch" });
+      // A duplicate set plays one deal in several matches: each is hidden (409
+      // DEAL_IN_PLAY) until every match of the set is over, which a counted result
+      // shows by its seed.
+      const duplicate = ladder.format === "duplicate";
+      if (m.status === "playing") action = duplicate ? el("span", { class: "m-meta", text: "hidden until its set is over" })
+        : el("a", { href: `#/match/${m.match_id}`, text: "Watch" });
       if (m.status === "counted") {
-        action = el("a", { href: `#/replay/${m.match_id}`, text: "Replay" });
+        action = m.result && m.result.seed === null ? el("span", { class: "m-meta", text: "replay once its set is over" })
+          : el("a", { href: `#/replay/${m.match_id}`, text: "Replay" });
         if (m.result && m.result.scores) {
           const unit = ladder.variant === "domeng" ? "stones" : "points";
           what = `counted: ${m.lineup.map((e, s) => `${e} ${m.result.scores[s]}`).join(", ")} ${unit}`;

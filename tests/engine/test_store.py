@@ -1,5 +1,6 @@
 """The stores (SQLite, PostgreSQL): what they keep is exactly what replays a match."""
 
+import json
 import time
 
 import pytest
@@ -229,7 +230,7 @@ PARALLEL_SEATS = {"kinds": ["person", "bot", "bot", "bot"], "names": ["ann", "",
 
 
 def test_seats_stored_as_parallel_lists_restore_like_per_seat_objects(durable_db):
-    from engine_service.core.matches.seats import PERSON, SeatSpec
+    from engine_service.core.matches.seats import PERSON, SeatSpec, hash_token
 
     engine = Engine.open(durable_db)
     engine.pools.define("house-greedy")
@@ -237,11 +238,19 @@ def test_seats_stored_as_parallel_lists_restore_like_per_seat_objects(durable_db
         made = engine.create_match("hhl", {"hands": 1}, seed=4, seats=[
             SeatSpec(PERSON, "ann"), SeatSpec(pool="house-greedy"), SeatSpec(), SeatSpec()])
         stored = engine.store.match(made.id).settings
+        claims = [seat.pop("claim") for seat in stored["seats"]]
         assert stored == {"seats": [
-            {"kind": "person", "name": "ann", "clock_ms": 120_000, "pool": "", "yardstick": ""},
+            {"kind": "person", "name": "ann", "clock_ms": 120_000, "pool": "", "yardstick": "",
+             "open": False},
             {"kind": "bot", "name": "", "clock_ms": 10_000, "pool": "house-greedy",
-             "yardstick": ""},
-            *[{"kind": "bot", "name": "", "clock_ms": 10_000, "pool": "", "yardstick": ""}] * 2]}
+             "yardstick": "", "open": False},
+            *[{"kind": "bot", "name": "", "clock_ms": 10_000, "pool": "", "yardstick": "",
+               "open": False}] * 2]}
+        # A token seat keeps its claim secret's sha256; a pool's seat has none.
+        secrets = made.take_claim_secrets()
+        assert claims[1] == secrets[1] == "" and made.take_claim_secrets() == []
+        assert [len(c) for c in claims] == [64, 0, 64, 64]
+        assert claims[0] == hash_token(secrets[0]) and secrets[0] not in json.dumps(stored)
         old = MatchRow("old1", "hhl", {"hands": 1, "minutes": None}, 4, None, PARALLEL_SEATS,
                        1000.0)
         engine.store.add_match(old)

@@ -19,10 +19,11 @@ __all__ = ["start_engine", "start_house_bots", "LiveGateway", "RestPlayer", "wai
 STRATEGIES = ["random"]
 
 
-def bot_seats(n, human=(0,)):
-    """Seat specs: human seats at `human`, house bots elsewhere."""
-    return [{"kind": "person"} if s in human else {"kind": "bot", "strategy": "random"}
-            for s in range(n)]
+def bot_seats(n, human=(0,), open_=()):
+    """Seat specs: human seats at `human` (claimed by the creator), open ones (anyone may
+    claim them: the lobby's open seats) at `open_`, house bots elsewhere."""
+    return [{"kind": "person"} if s in human else {"kind": "person", "open": True}
+            if s in open_ else {"kind": "bot", "strategy": "random"} for s in range(n)]
 
 
 def start_house_bots(address: str, strategies: list[str], secrets: dict[str, str],

@@ -44,7 +44,8 @@ def join_from_the_lobby(b, live, match_id, seat, only=None):
 
 def test_a_domeng_match_joined_from_the_lobby_to_its_result(browser, live, client):
     # round_cap keeps the cycle short: the match ends after 3 rounds at most
-    match_id = create(client, "domeng", {"cycles": 1, "round_cap": 3}, bot_seats(5), seed=5)
+    match_id = create(client, "domeng", {"cycles": 1, "round_cap": 3},
+                      bot_seats(5, human=(), open_=(0,)), seed=5)
     b = browser
     join_from_the_lobby(b, live, match_id, 0)
     assert b.js("document.getElementById('tb-rules').getAttribute('href')") == "/rules#domeng"
@@ -84,7 +85,7 @@ def test_a_domeng_match_joined_from_the_lobby_to_its_result(browser, live, clien
 
 def test_an_open_seat_of_someone_elses_match_is_joined_and_played(browser, live, client):
     # seat 0: another person, over REST; seat 2: open, for the browser; 1 and 3: house bots
-    seats = bot_seats(4, human=(0, 2))
+    seats = bot_seats(4, human=(0,), open_=(2,))
     match_id = create(client, "hhl", {"hands": 1}, seats)
     other = RestPlayer(client, match_id, 0)
     b = browser

@@ -17,7 +17,11 @@ def test_a_whole_match_through_rest_replays(client, tmp_path, variant, options, 
     match_id = created["match_id"]
     assert r.headers["Location"].endswith(f"/api/v1/matches/{match_id}")
     assert "seed" not in created and created["num_seats"] == seats   # secret while it is live
-    assert [s["open"] for s in created["seats"]] == [True] + [False] * (seats - 1)
+    # Seat 0 is no open seat (only its creator claims it: this open engine's "open", or
+    # with its claim secret); the house bots' seats need no secret.
+    assert [s["open"] for s in created["seats"]] == [False] * seats
+    assert created["claim_secrets"][0].startswith("cs_")
+    assert created["claim_secrets"][1:] == [None] * (seats - 1)
     assert [s["strategy"] for s in created["seats"]][1:] == ["random"] * (seats - 1)
     assert created["status"] in ("waiting", "live") and created["version"] == 0
 

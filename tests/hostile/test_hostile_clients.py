@@ -79,7 +79,8 @@ hands = st.builds(engine_pb2.Hand, tiles=st.lists(tiles, max_size=8))
 deals = st.lists(st.builds(engine_pb2.Deal, hands=st.lists(hands, max_size=6),
                            rest=st.lists(tiles, max_size=6)), max_size=3) | st.just(
     [engine_pb2.Deal()] * 2000)
-seat_specs = st.builds(engine_pb2.SeatSpec, kind=int32s, name=texts, pool=texts)
+seat_specs = st.builds(engine_pb2.SeatSpec, kind=int32s, name=texts, pool=texts,
+                       open=st.booleans())
 
 
 class Engine:
@@ -162,11 +163,13 @@ def test_create_match_with_anything(engine, variant, options, seed, deals, seats
 
 
 @HOSTILE
-@given(match_id=texts | st.just("TARGET"), seat=int32s)
-def test_claim_seat_with_anything(engine, match_id, seat):
+@given(match_id=texts | st.just("TARGET"), seat=int32s, claim_secret=texts,
+       key=st.sampled_from(["", "dk_guess", "x" * 200]))
+def test_claim_seat_with_anything(engine, match_id, seat, claim_secret, key):
     match_id = engine.target if match_id == "TARGET" else match_id
-    survives(lambda: engine.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=match_id,
-                                                                       seat=seat), timeout=5))
+    survives(lambda: engine.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(
+        match_id=match_id, seat=seat, claim_secret=claim_secret), timeout=5,
+        metadata=(("authorization", f"Bearer {key}"),) if key else ()))
 
 
 @HOSTILE

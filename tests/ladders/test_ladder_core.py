@@ -8,8 +8,17 @@ import pytest
 from openskill.models import PlackettLuce
 
 from bots.inprocess_ladder import run
-from ladders.formats import DUPLICATE, ROTATION, field_entrant, field_schedule, rotations, schedule
+from ladders.formats import (
+    DUPLICATE,
+    ROTATION,
+    field_entrant,
+    field_schedule,
+    rotations,
+    schedule,
+    set_slots,
+)
 from ladders.ratings import Ratings
+from ladders.seeds import SEED_BITS, deal_seed, derive_seed, new_secret
 from ladders.standings import compute, match_ranking
 from ladders.stats import mean_ci, separated
 
@@ -40,15 +49,22 @@ def test_rotation_meets_every_pair_and_balances_seats():
     assert met == {frozenset(p) for p in itertools.combinations(entrants, 2)}
     positions = Counter((name, seat) for lu in lineups for seat, name in enumerate(lu))
     assert len(set(positions.values())) == 1, positions  # every entrant in every seat equally
-    seeds = [schedule(ROTATION, entrants, 4, 7, i)[1] for i in range(n)]
+    secret = new_secret()
+    seeds = [deal_seed(secret, ROTATION, i, schedule(ROTATION, entrants, 4, 7, i)[1])
+             for i in range(n)]
     assert len(set(seeds)) == n  # a new deal each match
+    again = [deal_seed(secret, ROTATION, i, i, attempt=1) for i in range(n)]
+    assert not set(again) & set(seeds)   # a slot played again after a void: a new deal
 
 
 @pytest.mark.parametrize("entrants,seats", [(["a", "b", "c", "d"], 4), (["x", "y"], 4), (list("abcdef"), 5)])
 def test_duplicate_plays_each_deal_in_every_rotation(entrants, seats):
     sets = {}
+    secret = new_secret()
     for i in range(60):
-        lineup, seed, set_no = schedule(DUPLICATE, entrants, seats, 3, i)
+        lineup, set_no = schedule(DUPLICATE, entrants, seats, 3, i)
+        assert i in set_slots(DUPLICATE, entrants, seats, set_no)
+        seed = deal_seed(secret, DUPLICATE, i, set_no, attempt=i % 3)   # replays: one deal
         sets.setdefault(set_no, []).append((tuple(lineup), seed))
     for matches in list(sets.values())[:-1]:  # the last set may be partial
         assert len({seed for _, seed in matches}) == 1  # one deal per set
@@ -59,6 +75,29 @@ def test_duplicate_plays_each_deal_in_every_rotation(entrants, seats):
             assert held == set(range(seats)) or len(set(base)) < seats
 
 
+def test_seeds_are_keyed_and_unrelated():
+    """A seed is HMAC-SHA256(secret, parts) cut to 63 bits: the same for the same parts
+    (a ladder resumes its schedule), unrelated across parts and secrets, and never the
+    affine old rule (seed * 100003 + n) that one public seed solved."""
+    import hashlib
+    import hmac
+    secret = new_secret()
+    assert len(secret) == 64 and secret != new_secret()
+    seeds = [derive_seed(secret, "duplicate-set", n) for n in range(1000)]
+    assert seeds[3] == deal_seed(secret, DUPLICATE, 99, 3)
+    assert seeds[3] == int.from_bytes(hmac.new(secret.encode(), b"duplicate-set\x1f3",
+                                               hashlib.sha256).digest()[:8], "big") >> 1
+    assert all(0 <= x < 2**SEED_BITS for x in seeds) and len(set(seeds)) == 1000
+    assert max(seeds) > 2**62   # the top bit is used too
+    differences = {(b - a) % 2**63 for a, b in itertools.pairwise(seeds)}
+    assert len(differences) == 999          # no constant step from one seed to the next
+    assert derive_seed(new_secret(), "duplicate-set", 3) != seeds[3]
+    # the parts are joined so that no two splits of the same text meet
+    assert derive_seed(secret, "a", "bc") != derive_seed(secret, "ab", "c")
+    with pytest.raises(ValueError):
+        derive_seed("", "duplicate-set", 0)
+
+
 def test_rotations_are_distinct():
     assert rotations(["a", "b", "a", "b"]) == [["a", "b", "a", "b"], ["b", "a", "b", "a"]]
     assert len(rotations(list("abcd"))) == 4
@@ -67,9 +106,10 @@ def test_rotations_are_distinct():
 def test_a_field_ladder_plays_each_deal_once_per_entrant_in_one_seat_among_the_field():
     entrants, seats = ["a", "b", "c"], 5
     sets = {}
+    secret = new_secret()
     for i in range(3 * 12):
-        lineup, seed, set_no = field_schedule(entrants, "greedy", seats, 9, i)
-        sets.setdefault(set_no, []).append((lineup, seed))
+        lineup, set_no = field_schedule(entrants, "greedy", seats, i)
+        sets.setdefault(set_no, []).append((lineup, deal_seed(secret, DUPLICATE, i, set_no)))
     assert len(sets) == 12
     for k, matches in sets.items():
         assert len({seed for _, seed in matches}) == 1  # one deal per set
@@ -78,7 +118,7 @@ def test_a_field_ladder_plays_each_deal_once_per_entrant_in_one_seat_among_the_f
             assert lu.count(field_entrant("greedy")) == seats - 1
     assert len({m[0][1] for m in sets.values()}) == 12  # a new deal each set
     with pytest.raises(ValueError, match="named once"):
-        field_schedule(["a", "a"], "greedy", 4, 1, 0)
+        field_schedule(["a", "a"], "greedy", 4, 0)
 
 
 def test_an_inprocess_field_ladder_ranks_the_entrants_against_the_field():

@@ -52,7 +52,8 @@ def test_enum_words_are_the_words_of_the_code():
     assert MATCH_STATUS.words == (referee.WAITING, referee.LIVE, referee.OVER)
     assert LADDER_FORMAT.words == FORMATS
     assert LADDER_STATUS.words == (ladder_director.RUNNING, ladder_director.DONE,
-                                   ladder_director.CANCELLED, ladder_director.FAILED)
+                                   ladder_director.CANCELLED, ladder_director.FAILED,
+                                   ladder_director.PAUSED)
     assert LADDER_MATCH_STATUS.words == (ladder_director.PLAYING, ladder_director.COUNTED,
                                          ladder_director.VOIDED)
 

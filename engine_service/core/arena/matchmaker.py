@@ -28,9 +28,9 @@ import secrets
 from collections import defaultdict, deque
 
 from ladders.matchmaking import Candidate, next_table
+from ladders.seeds import derive_seed
 
 from ... import rules
-from ..security.seeds import derive_seed
 from ..storage.arena_sql import COUNTED, IN_PLAY, PLACING, PLAYING, VOIDED
 from ..storage.rows import Fenced
 from .host import match_row

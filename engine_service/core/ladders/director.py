@@ -12,6 +12,13 @@ immutable ladder result (ladders/results.py).
 A director's thread never dies silently: a step that fails is logged with the ladder's
 id and tried again; after FAIL_AFTER failures in a row the ladder is marked failed, with
 the error, and only that ladder stops.
+
+An abandoned ladder costs nothing: after PAUSE_AFTER counted matches in a row in which no
+seat made a move of its own (every move the clock's), it is paused, scheduling nothing,
+until a bot enlists in one of its pools again. It stops when its creator cancels it, when
+an operator does (`domino ladder cancel --operator`, on the store: the director sees the
+store's row say so within STORE_POLL_S), or when its creator's key is revoked (`domino
+keys revoke` cancels the key's ladders in the store the same way).
 """
 
 from __future__ import annotations
@@ -21,18 +28,20 @@ import queue
 import secrets
 import threading
 import time
+from collections import Counter, OrderedDict
 
-from ladders.formats import FORMATS, ROTATION, schedule, set_size
+from ladders.formats import DUPLICATE, FORMATS, ROTATION, schedule, set_size, set_slots
 from ladders.results import ladder_result, read_stored
+from ladders.seeds import deal_seed, new_secret
 from ladders.standings import compute
 
 from ... import rules
 from ...rules.errors import shown
 from ..errors import EngineError, Reason
-from ..matches.referee import LIVE, WAITING
+from ..matches.referee import BY_SEAT, LIVE, WAITING
 from ..matches.seats import BOT, DEFAULT_CLOCK_MS, SeatSpec
 from ..matches.updates import Update
-from ..security import limits
+from ..security import limits, quotas
 from ..security.keys import OPEN, OPEN_PRINCIPAL, Principal
 from ..storage.rows import Fenced, store_away
 from ..storage.sql import SQLLadderStore
@@ -40,6 +49,10 @@ from ..storage.sql import SQLLadderStore
 log = logging.getLogger(__name__)
 
 RUNNING, DONE, CANCELLED, FAILED = "running", "done", "cancelled", "failed"
+# Running, but scheduling nothing until a bot enlists again (an abandoned ladder). Kept as
+# running in the store: the ladder is still owned, counted in its key's quota, resumable.
+PAUSED = "paused"
+ACTIVE = (RUNNING, PAUSED)
 # What became of a match the ladder started (LadderMatchStatus); rows stored before the
 # word was settled say "void" for voided.
 PLAYING, COUNTED, VOIDED = "playing", "counted", "voided"
@@ -48,6 +61,8 @@ DEFAULT_OPTIONS = {"hhl": {"hands": 4}, "domeng": {"cycles": 1}}
 SEATS = rules.NUM_SEATS
 POLL_S = 0.5
 FAIL_AFTER = 5
+PAUSE_AFTER = 3      # counted matches in a row with no seat's own move: then paused
+STORE_POLL_S = 2.0   # how often a director reads its row (an operator may have cancelled it)
 # The bounds of a ladder (docs/security.md): what one request may ask the engine to play.
 ENTRANTS = (2, 16)
 MATCHES_MAX = 10_000
@@ -74,7 +89,8 @@ def check_spec(spec: dict, yardsticks=()) -> dict:
         if name in (spec.get("entrants") or []):
             raise limits.refuse(f"yardsticks[{i}]", f"{name} is an entrant already; a "
                                 "yardstick is played by the engine, not by an enlisted bot")
-    spec = {**spec, "yardsticks": asked}
+    # The secret of the deals is the engine's own, never a client's (Ladders.create).
+    spec = {k: v for k, v in spec.items() if k != "secret"} | {"yardsticks": asked}
     entrants = [*(spec.get("entrants") or []), *asked]
     spec["entrants"] = entrants
     if not ENTRANTS[0] <= len(entrants) <= ENTRANTS[1] or len(set(entrants)) != len(entrants):
@@ -128,11 +144,17 @@ class Director:
             if st == PLAYING:
                 self.playing[match_id] = (idx, time.time())
         voided = {idx for _, idx, st in started if st == VOIDED}
+        self.attempts = Counter(idx for _, idx, _ in started)   # matches started per slot
         self.voided = sum(1 for _, _, st in started if st == VOIDED)
         self.next_index = max((idx for _, idx, _ in started), default=-1) + 1
         self.replay = sorted(voided - self.counted - {idx for idx, _ in self.playing.values()})
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         self._subs = {}
+        self._polled = time.monotonic()
+        # Paused: the enlistments in its pools when it paused (a new one resumes it).
+        self._enlisted_at_pause = 0
+        if status == RUNNING and self._unplayed_run() >= PAUSE_AFTER:
+            self.status = PAUSED   # it was abandoned before the restart: still is
         self._lock = threading.RLock()
         self._standings = self._compute()
         self._stop = threading.Event()
@@ -153,8 +175,13 @@ class Director:
 
     # ----- the loop -------------------------------------------------------------------
     def start(self) -> None:
-        if self.status != RUNNING:
+        if not self.active:
             return
+        if not self.spec.get("secret"):
+            # A ladder stored before its deals were keyed: it gets its secret now, so that
+            # nothing public tells its next deals (a set in play gets a new deal).
+            self.spec["secret"] = new_secret()
+            self.store.set_spec(self.id, self.spec)
         for match_id in list(self.playing):
             self._watch(match_id)
         self._thread = threading.Thread(target=self._run, daemon=True, name=f"ladder-{self.id}")
@@ -190,8 +217,14 @@ class Director:
 
     def _step(self) -> bool:
         """Schedule, wait for one update, count; True once the ladder is done."""
+        if self._stopped_in_store():
+            return True
         with self._lock:
-            while self._may_schedule() and len(self.playing) < self.spec["concurrency"]:
+            if self.status == PAUSED and self._enlistments() > self._enlisted_at_pause:
+                self.status = RUNNING
+                log.info("ladder %s resumed: a bot enlisted again", self.id)
+            while (self.status == RUNNING and self._may_schedule()
+                   and len(self.playing) < self.spec["concurrency"]):
                 self._start_next()
             if not self.playing and not self._may_schedule():
                 self._end(DONE)
@@ -210,6 +243,37 @@ class Director:
             self._check_waiting_and_stalled()
         return False
 
+    def _stopped_in_store(self, now: bool = False) -> bool:
+        """True (and the ladder ended here) when its row in the store says it stopped: an
+        operator cancelled it, or revoked its creator's key. Read every STORE_POLL_S (or
+        `now`)."""
+        if not now and time.monotonic() - self._polled < STORE_POLL_S:
+            return False
+        self._polled = time.monotonic()
+        found = self.store.ladder(self.id)
+        if found is None or found[2] == RUNNING:
+            return False
+        with self._lock:
+            if not self.active:
+                return True
+            self._stop.set()
+            self._end(found[2], found[4])
+        return True
+
+    def _enlistments(self) -> int:
+        s = self.spec
+        return self.engine.pools.enlistments([pool_of(s["key"], name) for name in s["entrants"]
+                                              if name not in s.get("yardsticks", ())])
+
+    def _unplayed_run(self) -> int:
+        """Counted matches in a row, the latest last, in which no seat moved by itself."""
+        run = 0
+        for r in sorted(self.results, key=lambda r: r["index"], reverse=True):
+            if not r.get("unplayed"):
+                break
+            run += 1
+        return run
+
     def _target_left(self) -> int:
         s = self.spec
         cap = s["max_matches"] if s["until_separated"] else s["matches"]
@@ -225,14 +289,17 @@ class Director:
         if idx == self.next_index:
             self.next_index += 1
         s = self.spec
-        lineup, seed, _ = schedule(s["format"], s["entrants"], self.seats, s["seed"], idx)
+        lineup, set_no = schedule(s["format"], s["entrants"], self.seats, s["seed"], idx)
+        seed = deal_seed(s["secret"], s["format"], idx, set_no, self.attempts[idx])
         yardsticks = s.get("yardsticks", ())
         seats = [SeatSpec(BOT, name, yardstick=name) if name in yardsticks
                  else SeatSpec(BOT, name, pool_of(s["key"], name)) for name in lineup]
         referee = self.engine.create_match(
             s["variant"], s["options"], seed, seats=seats, bot_clock_ms=s["clock_ms"],
             ladder=True, principal=Principal(self.created_by, OPEN_PRINCIPAL.quotas))
+        self.attempts[idx] += 1
         self.store.add_match(self.id, referee.id, idx)
+        self.engine.ladders.listed(referee.id)
         self.playing[referee.id] = (idx, time.time())
         self._watch(referee.id)
 
@@ -255,14 +322,20 @@ class Director:
         self._unwatch(match_id)
         referee = self.engine.get(match_id)
         s = self.spec
-        lineup, seed, set_no = schedule(s["format"], s["entrants"], self.seats, s["seed"], idx)
-        result = ladder_result(s["variant"], idx, set_no, self.set_size, seed, lineup,
+        lineup, set_no = schedule(s["format"], s["entrants"], self.seats, s["seed"], idx)
+        result = ladder_result(s["variant"], idx, set_no, self.set_size, referee.row.seed, lineup,
                                referee.match.result, len(referee.match.deals),
-                               faults=referee.faults_by_name())
+                               faults=referee.faults_by_name(),
+                               unplayed=not referee.moved_by(BY_SEAT))
         if self.store.add_result(self.id, idx, result):
             self.results.append(result)
             self.counted.add(idx)
             self._standings = self._compute()
+            if self.status == RUNNING and self._unplayed_run() >= PAUSE_AFTER:
+                self.status = PAUSED
+                self._enlisted_at_pause = self._enlistments()
+                log.warning("ladder %s paused: no bot played its last %d matches; a bot "
+                            "enlisting in its pools resumes it", self.id, PAUSE_AFTER)
         self.store.set_match_status(self.id, match_id, COUNTED)
 
     def void(self, match_id: str, why: str) -> None:
@@ -308,9 +381,10 @@ class Director:
         """Stop scheduling; matches in play are voided (they finish, uncounted)."""
         if principal.name != self.created_by:
             raise EngineError(Reason.NOT_YOURS, f"ladder {self.id} was created by another "
-                              "key; only its creator may cancel it")
+                              "key; only its creator may cancel it (or an operator: `domino "
+                              "ladder cancel --operator`)")
         with self._lock:
-            if self.status != RUNNING:
+            if not self.active:
                 raise EngineError(Reason.LADDER_OVER, f"ladder {self.id} is {self.status}")
             self._stop.set()
             self._end(CANCELLED)
@@ -324,7 +398,7 @@ class Director:
                     "counted": len(self.counted), "voided": self.voided,
                     "playing": len(self.playing), "leader": leader, "created": self.created,
                     # The seed tells every hidden tile of the ladder's live matches.
-                    "seed": None if self.status == RUNNING else self.spec["seed"],
+                    "seed": None if self.active else self.spec["seed"],
                     "created_by": self.created_by, "error": self.error}
 
     def standings(self) -> dict:
@@ -332,14 +406,32 @@ class Director:
             return {**self._standings, "voided": self.voided}
 
     def matches(self) -> list[dict]:
+        """The matches started, in order, each with its ladder result once counted; the
+        result's seed is None while its set is hidden (Ladders.set_hidden)."""
         by_index = {r["index"]: r for r in self.results}
         out = []
         s = self.spec
+        hidden: dict[int, bool] = {}   # set number -> its deal is still in play
         for match_id, idx, status in self._started():
-            lineup, _, set_no = schedule(s["format"], s["entrants"], self.seats, s["seed"], idx)
+            lineup, set_no = schedule(s["format"], s["entrants"], self.seats, s["seed"], idx)
+            result = by_index.get(idx) if status == COUNTED else None
+            if result is not None:
+                if set_no not in hidden:
+                    hidden[set_no] = self.engine.ladders.set_hidden(
+                        self.id, s, self.active, set_no) is not None
+                if hidden[set_no]:
+                    result = {**result, "seed": None}
             out.append({"index": idx, "set": set_no, "match_id": match_id, "lineup": lineup,
-                        "status": status, "result": by_index.get(idx) if status == COUNTED else None})
+                        "status": status, "result": result})
         return out
+
+    @property
+    def active(self) -> bool:
+        """Running (or paused): it may still start matches."""
+        return self.status in ACTIVE
+
+
+PUBLIC_KEPT = 10_000   # match ids remembered as public for good (Ladders.deal_hidden)
 
 
 class Ladders:
@@ -349,6 +441,63 @@ class Ladders:
         self.engine, self.store = engine, store
         self._directors: dict[str, Director] = {}
         self._lock = threading.Lock()
+        # Matches a director made and has not listed in the store yet: hidden meanwhile.
+        self._pending: set[str] = set()
+        # Matches whose deal is public for good (no ladder's, or their set is over).
+        self._public: OrderedDict[str, None] = OrderedDict()
+
+    # ----- whose deal is public (docs/security.md, "What is public, and when") -------------
+    def pending(self, match_id: str) -> None:
+        """A ladder's match is being made: hidden until its director lists it (listed)."""
+        with self._lock:
+            self._pending.add(match_id)
+
+    def listed(self, match_id: str) -> None:
+        with self._lock:
+            self._pending.discard(match_id)
+
+    def deal_hidden(self, match_id: str) -> str | None:
+        """Why what shows this match's tiles (its record, its spectator view, a spectator's
+        Watch) is not public yet; None once it is. Only a duplicate ladder's matches are
+        ever hidden: the matches of one set play one deal, so each one's tiles tell the
+        others'. A set is public once every match of it is over and no match will play its
+        deal again (every slot counted, or the ladder ended)."""
+        with self._lock:
+            if match_id in self._pending:
+                return "it was just made by a ladder"
+            if match_id in self._public:
+                return None
+        why = None
+        slot = self.store.slot_of(match_id)
+        if slot is not None:
+            ladder_id, idx = slot
+            d = self._directors.get(ladder_id)
+            found = (None, d.spec, d.active) if d is not None else self.store.ladder(ladder_id)
+            if found is not None:
+                spec, active = found[1], found[2] in (True, RUNNING)
+                _, set_no = schedule(spec["format"], spec["entrants"], SEATS[spec["variant"]],
+                                     spec["seed"], idx)
+                why = self.set_hidden(ladder_id, spec, active, set_no)
+        if why is None:
+            with self._lock:
+                self._public[match_id] = None
+                while len(self._public) > PUBLIC_KEPT:
+                    self._public.popitem(last=False)
+        return why
+
+    def set_hidden(self, ladder_id: str, spec: dict, active: bool, set_no: int) -> str | None:
+        """Why set `set_no` of a ladder is hidden (`active`: the ladder may start matches
+        still); None when it is public."""
+        if spec["format"] != DUPLICATE:
+            return None   # every rotation match has a deal of its own (seeds.deal_seed)
+        slots = set_slots(spec["format"], spec["entrants"], SEATS[spec["variant"]], set_no)
+        unfinished, counted = self.store.set_progress(ladder_id, slots.start, slots.stop)
+        if unfinished == 0 and (counted >= len(slots) or not active):
+            return None
+        return (f"it plays the deal of set {set_no} of duplicate ladder {ladder_id}, "
+                f"{len(slots)} matches on one deal ({counted} counted, {unfinished} not over)"
+                ": its tiles would tell the others'; its record and views are public once "
+                "every match of the set is over")
 
     def resume(self, running: bool = True) -> None:
         """After a restart (the engine has restored its matches): carry on every ladder.
@@ -377,10 +526,22 @@ class Ladders:
 
     def running_ids(self) -> set[str]:
         with self._lock:
-            return {i for i, d in self._directors.items() if d.status == RUNNING}
+            return {i for i, d in self._directors.items() if d.active}
 
     def drop(self, ladder_id: str, why: str) -> None:
-        """Stop directing a ladder another engine owns now (nothing is written)."""
+        """Stop directing a ladder another engine owns now (nothing is written). A ladder
+        that no engine runs any more because its row says it stopped (an operator's
+        cancel, a revoked key: the cluster sees it as not this engine's before its director
+        does) is ended here instead, its matches in play voided, and kept to be read."""
+        d = self._directors.get(ladder_id)
+        if d is not None and d.active:
+            try:
+                if d._stopped_in_store(now=True):
+                    return
+            except Fenced:   # another engine owns it indeed
+                pass
+            except Exception:   # the store away: drop it, as asked (its owner ends it)
+                log.exception("ladder %s: its row could not be read", ladder_id)
         with self._lock:
             d = self._directors.pop(ladder_id, None)
         if d is not None:
@@ -395,20 +556,18 @@ class Ladders:
                ) -> tuple[Director, dict[str, str]]:
         """A new ladder and its entrants' enlist secrets ({entrant: secret}, shown once)."""
         spec = check_spec(spec, self.engine.yardsticks)
+        ladder_id = secrets.token_hex(6)
+        spec["key"] = f"ladder-{ladder_id}"
+        spec["created_by"] = principal.name
+        # Keys every match seed (ladders/seeds.py): kept in the store, sent nowhere.
+        spec["secret"] = new_secret()
+        created = time.time()
+        # Counted in the store with the ladder's row: the quota holds across the cluster.
+        quotas.charge_ladder(self.store, principal, ladder_id, spec, created)
+        enlist = {name: self.engine.pools.define(pool_of(spec["key"], name))
+                  for name in spec["entrants"] if name not in spec["yardsticks"]}
+        d = Director(self.engine, self.store, ladder_id, spec, created)
         with self._lock:
-            running = sum(d.status == RUNNING and d.created_by == principal.name
-                          for d in self._directors.values())
-            if running >= principal.quotas.ladders:
-                raise EngineError(Reason.QUOTA_EXCEEDED, f"{principal.name} runs {running} "
-                                  f"ladders, its quota is {principal.quotas.ladders}")
-            ladder_id = secrets.token_hex(6)
-            spec["key"] = f"ladder-{ladder_id}"
-            spec["created_by"] = principal.name
-            enlist = {name: self.engine.pools.define(pool_of(spec["key"], name))
-                      for name in spec["entrants"] if name not in spec["yardsticks"]}
-            created = time.time()
-            self.store.add_ladder(ladder_id, spec, created)
-            d = Director(self.engine, self.store, ladder_id, spec, created)
             self._directors[ladder_id] = d
         d.start()
         log.info("ladder %s created by %s: %s, %s, %s", ladder_id, principal.name,

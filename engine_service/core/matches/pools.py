@@ -42,6 +42,8 @@ class Pools:
         self._bots: dict[str, list[PoolBot]] = {}
         self._playing: dict[PoolBot, set[str]] = {}   # match ids each bot is seated in
         self._offered: dict[PoolBot, list[str]] = {}  # the pools each bot is offered
+        # pool -> bots that ever enlisted there: a new one resumes a paused ladder
+        self._enlisted: dict[str, int] = {}
 
     def need(self, pool: str, referee: Referee, seat: int) -> None:
         """A seat of the referee's match waits for a bot from `pool`."""
@@ -84,6 +86,7 @@ class Pools:
             self._offered[bot] = names
             for name in names:
                 self._bots.setdefault(name, []).append(bot)
+                self._enlisted[name] = self._enlisted.get(name, 0) + 1
                 self._assign(name)
 
     def done(self, pool: str, bot: PoolBot, match_id: str) -> None:
@@ -122,6 +125,11 @@ class Pools:
             for seats in self._seats.values():
                 if (referee, seat) in seats:
                     seats.remove((referee, seat))
+
+    def enlistments(self, pools: list[str]) -> int:
+        """How many times bots enlisted in these pools since the engine started."""
+        with self._lock:
+            return sum(self._enlisted.get(p, 0) for p in pools)
 
     def waiting(self, pool: str) -> int:
         with self._lock:

@@ -30,7 +30,16 @@ from ..security import limits
 from ..storage.rows import Fenced, LogConflict, MatchRow, MoveRow, StoreUnavailable
 from ..storage.sql import SQLStore
 from . import forking
-from .seats import ABSENT_AFTER, Seat, hash_token, new_token, seat_of, seat_specs
+from .seats import (
+    ABSENT_AFTER,
+    Seat,
+    claim_hashes,
+    hash_token,
+    may_claim,
+    new_token,
+    seat_of,
+    seat_specs,
+)
 from .updates import EngineEvent, Subscriber, TurnAgain, Update, UpdateQueue
 
 log = logging.getLogger(__name__)
@@ -116,8 +125,12 @@ class Referee:
         self._time_told = False   # the rules were told the time is up (HHL-10)
         s = row.settings
         specs = seat_specs(s)
-        self.seats = [Seat(spec.kind, spec.name, clock_ms, pool=spec.pool)
-                      for spec, clock_ms in specs]
+        self.seats = [Seat(spec.kind, spec.name, clock_ms, pool=spec.pool, open=spec.open,
+                           claim_hash=claim)
+                      for (spec, clock_ms), claim in zip(specs, claim_hashes(s), strict=True)]
+        # The claim secrets made with the match, handed to its creator once
+        # (take_claim_secrets); empty for a match restored from the store.
+        self._claim_secrets: list[str] = []
         for seat, digest in (token_hashes or {}).items():
             self.seats[seat].token_hash = digest
         self._store = store
@@ -217,6 +230,37 @@ class Referee:
                 self._autoplay_and_arm()
             return token
 
+    def claim_as(self, seat: int, who: str | None, claim_secret: str = "") -> str:
+        """ClaimSeat: the seat's token, if the claimant may have it (seats.may_claim):
+        `who` is the claimant's principal name (None: no key on an engine that needs
+        keys), `claim_secret` the seat's claim secret if it sent one. Refuses with
+        SEAT_NOT_OPEN (sent neither), BAD_CLAIM_SECRET (a wrong one) or NOT_YOURS (the
+        key of someone else), before saying whether the seat is taken."""
+        with self._lock:
+            if not isinstance(seat, int) or not 0 <= seat < len(self.seats):
+                raise EngineError(Reason.BAD_SEAT, f"seat must be 0..{len(self.seats) - 1}, "
+                                  f"got {shown(seat)}", self.version, field="seat")
+            held = self.seats[seat]
+            if not held.pool and not may_claim(held.open, held.claim_hash,
+                                               self.row.created_by, who, claim_secret):
+                where = f"seat {seat} of match {self.id} is not open"
+                how = "claim it with the API key that created the match, or with its claim secret"
+                if claim_secret:
+                    raise EngineError(Reason.BAD_CLAIM_SECRET, f"{where}, and that is not its "
+                                      f"claim secret; {how}", self.version)
+                if who is not None:
+                    raise EngineError(Reason.NOT_YOURS, f"{where}, and another key created "
+                                      f"the match; {how}", self.version)
+                raise EngineError(Reason.SEAT_NOT_OPEN, f"{where}: {how}", self.version)
+            return self.claim(seat)
+
+    def take_claim_secrets(self) -> list[str]:
+        """The claim secrets made with the match, one per seat ("" for a seat that needs
+        none): given once, to the creation answer, then forgotten."""
+        with self._lock:
+            secrets, self._claim_secrets = self._claim_secrets, []
+            return secrets
+
     def authenticate(self, seat_token: str) -> int:
         """The seat this token holds. A returning absent seat is played by its holder again."""
         if not seat_token:
@@ -285,6 +329,12 @@ class Referee:
                 f["spam"] += self.faults[i]["spam"]
                 f["crashes"] += 1 if self.faults[i]["no_show"] or seat.absent else 0
             return out
+
+    def moved_by(self, cause: str) -> bool:
+        """Whether any move in the match's log has this cause (BY_SEAT: a seat's holder
+        played one itself; a ladder pauses when none did)."""
+        with self._lock:
+            return any(move.cause == cause for move in self._log)
 
     # ----- reading --------------------------------------------------------------------
     def seat_view(self, seat: int | None) -> SeatView:
@@ -856,7 +906,7 @@ class Referee:
                 "version": self.version, "num_seats": len(self.seats),
                 "to_move": self.match.to_move,
                 "seats": [public_seat(s.kind, s.name, s.claimed, s.absent, s.timeouts_in_a_row,
-                                      s.clock_ms, s.pool) for s in self.seats],
+                                      s.clock_ms, s.pool, s.open) for s in self.seats],
                 "options": self.match.options, "created": self.row.created,
                 "result": self.match.result,
             }
@@ -893,7 +943,9 @@ def _same_move(text: str, applied: str) -> bool:
 
 
 def public_seat(kind: str, name: str, claimed: bool, absent: bool, timeouts_in_a_row: int,
-                clock_ms: int, pool: str) -> dict:
-    """A seat as summaries show it: never its token's hash, since summaries are public."""
+                clock_ms: int, pool: str, open_: bool = False) -> dict:
+    """A seat as summaries show it: never its token's (or claim secret's) hash, since
+    summaries are public. `open_`: anyone may claim it."""
     return {"kind": kind, "name": name, "claimed": claimed, "absent": absent,
-            "timeouts_in_a_row": timeouts_in_a_row, "clock_ms": clock_ms, "pool": pool}
+            "timeouts_in_a_row": timeouts_in_a_row, "clock_ms": clock_ms, "pool": pool,
+            "open": open_}

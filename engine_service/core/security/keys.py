@@ -2,18 +2,16 @@
 
 A key is shown once when it is made (`domino keys create NAME`); the store keeps only its
 sha256. A request that creates work (a match, a ladder) names its key; the engine checks it
-and counts what the key has running against the key's quotas. An engine running open (on
-127.0.0.1 by default, docs/security.md) accepts requests without a key, as the principal
-"open", under the open quotas.
+and counts what the key has running against the key's quotas, in the store (quotas.py). An
+engine running open (on 127.0.0.1 by default, docs/security.md) accepts requests without a
+key, as the principal "open", under the open quotas.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
-import threading
 import time
-from collections import deque
 from dataclasses import asdict, dataclass, fields
 
 from ..errors import EngineError, Reason
@@ -75,8 +73,6 @@ class Keys:
     def __init__(self, store, required: bool):
         self.store = store
         self.required = required
-        self._lock = threading.Lock()
-        self._created: dict[str, deque] = {}   # principal name -> creation times, last minute
 
     def create(self, name: str, quotas: Quotas) -> str:
         """A new key for `name`, shown once; ValueError if that name has one."""
@@ -84,6 +80,14 @@ class Keys:
         if not self.store.add_key(name, digest(key), quotas.as_dict(), time.time()):
             raise ValueError(f"a key named {name!r} exists already (revoke it first)")
         return key
+
+    def claimant(self, key: str) -> Principal | None:
+        """Who claims a seat: the key's principal, or None for a request with no key on an
+        engine that needs keys (ClaimSeat: it may still claim an open seat, or with the
+        seat's claim secret). An open engine's keyless requests are "open"'s."""
+        if not key and self.required:
+            return None
+        return self.principal(key)
 
     def principal(self, key: str) -> Principal:
         """The principal of a request carrying `key` ("" when it carries none)."""
@@ -96,26 +100,3 @@ class Keys:
         if found is None:
             raise EngineError(Reason.BAD_KEY, "the API key is not known (or was revoked)")
         return Principal(found[0], Quotas.of(found[1]))
-
-    def charge_creation(self, who: Principal, live: int) -> None:
-        """Refuse a new match over `who`'s quotas (`live`: its matches not over yet),
-        else count it for the per-minute quota. A fork is charged so before its work is
-        done (a refused fork has cost that work too), then checked with check_live."""
-        self.check_live(who, live)
-        now = time.monotonic()
-        q = who.quotas
-        with self._lock:
-            times = self._created.setdefault(who.name, deque())
-            while times and now - times[0] > 60:
-                times.popleft()
-            if len(times) >= q.matches_per_minute:
-                raise EngineError(Reason.QUOTA_EXCEEDED, f"{who.name} created "
-                                  f"{q.matches_per_minute} matches in the last minute, its "
-                                  "quota; try again shortly")
-            times.append(now)
-
-    @staticmethod
-    def check_live(who: Principal, live: int) -> None:
-        if live >= who.quotas.live_matches:
-            raise EngineError(Reason.QUOTA_EXCEEDED, f"{who.name} has {live} live matches, "
-                              f"its quota is {who.quotas.live_matches}")

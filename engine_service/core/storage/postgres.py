@@ -17,6 +17,7 @@ DSN for the other trade-off; make bench measures both.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 import psycopg
@@ -88,6 +89,18 @@ CREATE TABLE IF NOT EXISTS ladder_matches (
     idx integer NOT NULL,
     status text NOT NULL,
     PRIMARY KEY (ladder_id, match_id)
+);
+CREATE INDEX IF NOT EXISTS ladder_matches_by_match ON ladder_matches (match_id);
+CREATE TABLE IF NOT EXISTS quota_charges (
+    kind text NOT NULL,
+    id text NOT NULL,
+    name text NOT NULL,
+    created double precision NOT NULL,
+    PRIMARY KEY (kind, id)
+);
+CREATE INDEX IF NOT EXISTS quota_charges_by_name ON quota_charges (name, kind, created);
+CREATE TABLE IF NOT EXISTS quota_holders (
+    name text PRIMARY KEY
 );
 CREATE TABLE IF NOT EXISTS ladder_results (
     ladder_id text NOT NULL REFERENCES ladders(id),
@@ -267,6 +280,18 @@ class PostgresStore(SQLStore):
             raise
         if not was_up:
             self.pool.check()
+
+    @contextlib.contextmanager
+    def _transaction(self):
+        # READ COMMITTED: each statement sees what was committed before it began, so a
+        # count made after a row lock was granted sees the work of whoever held it.
+        # Errors go up as psycopg's, like _write's: sql.py's transaction() makes them
+        # StoreUnavailable.
+        with self.pool.connection() as conn, conn.transaction():
+            def run(sql: str, args: tuple = ()):
+                cur = conn.execute(sql.replace("?", "%s"), args)
+                return cur.fetchall() if cur.description is not None else cur.rowcount
+            yield run
 
     def check(self) -> None:
         """PostgreSQL keeps its own files whole; a store that answers is usable."""

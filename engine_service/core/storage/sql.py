@@ -19,8 +19,11 @@ PostgreSQL store before `join`) owns everything: its fence is TRUE.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 
 from .. import metrics
 from .health import StoreHealth
@@ -34,6 +37,34 @@ from .rows import (
     match_row,
     match_values,
 )
+
+# What a quota counts, per kind of charge (docs/security.md, "Quotas"): the charges whose
+# match is not over, or whose ladder still runs. A charge row is written with the match or
+# ladder it pays for, in one transaction (SQLStore.add_charged).
+_LIVE = {
+    "match": "SELECT count(*) FROM quota_charges q JOIN matches m ON m.id = q.id WHERE "
+             "q.kind = 'match' AND q.name = ? AND m.status != 'over'",
+    "ladder": "SELECT count(*) FROM quota_charges q JOIN ladders l ON l.id = q.id WHERE "
+              "q.kind = 'ladder' AND q.name = ? AND l.status = 'running'",
+}
+# Charges that count for nothing any more: a finished match's after its minute, a stopped
+# ladder's. Removed as the same principal is charged again, so the table holds about what
+# is live and recent.
+# Each looks up only the principal's own charges (its index) and their rows by key, never
+# the whole matches table.
+_SPENT = {
+    # (a match's charge with no match: a fork refused after its work was charged)
+    "match": "DELETE FROM quota_charges WHERE kind = 'match' AND name = ? AND created < ? "
+             "AND NOT EXISTS (SELECT 1 FROM matches m WHERE m.id = quota_charges.id AND "
+             "m.status != 'over')",
+    "ladder": "DELETE FROM quota_charges WHERE kind = 'ladder' AND name = ? AND created < ? "
+              "AND EXISTS (SELECT 1 FROM ladders l WHERE l.id = quota_charges.id AND "
+              "l.status != 'running')",
+}
+# Locks one row per principal until the transaction ends: two engines charging the same
+# principal at once take turns, so the second one counts the first one's charge.
+_LOCK_PRINCIPAL = ("INSERT INTO quota_holders (name) VALUES (?) ON CONFLICT (name) DO "
+                   "UPDATE SET name = excluded.name")
 
 # A new match row names its owner and epoch: this engine's, at epoch 1, in a cluster;
 # nobody's, at 0, otherwise.
@@ -72,6 +103,13 @@ class SQLStore:
         """Run one statement, committed on return: the number of rows it changed."""
         raise NotImplementedError
 
+    def _transaction(self) -> AbstractContextManager[Callable[[str, tuple], list | int]]:
+        """Several statements as one transaction: the context gives `run(sql, args)` (the
+        rows of a query, or the number of rows a write changed); all is committed when the
+        block ends, nothing when it raises. A writer among them waits for (or is waited
+        for by) every other writer of the same rows, on every engine of the store."""
+        raise NotImplementedError
+
     def outage(self, error: Exception) -> bool:
         """Whether an error of `unavailable` means the store could not do it now (rather
         than a statement of ours being wrong)."""
@@ -89,6 +127,23 @@ class SQLStore:
             raise StoreUnavailable(f"{self.health.refusal()}; try again shortly")
         try:
             return run(sql, args)
+        except self.unavailable as e:
+            if not self.outage(e):
+                raise
+            why = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+            self.health.failed(why)
+            raise StoreUnavailable(f"the store {self.path} did not answer ({why}); try "
+                                   "again shortly") from None
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Callable[[str, tuple], list | int]]:
+        """_transaction, refused at once while the store is away and its failures made
+        StoreUnavailable, like every statement's (_statement)."""
+        if not self.health.up:
+            raise StoreUnavailable(f"{self.health.refusal()}; try again shortly")
+        try:
+            with self._transaction() as run:
+                yield run
         except self.unavailable as e:
             if not self.outage(e):
                 raise
@@ -130,7 +185,7 @@ class SQLStore:
         if not self.engine_id:
             return None, 0
         (self.epochs if table == "matches" else self.ladder_epochs)[key] = 1
-        return self.engine_id, 1
+        return self._owner_values()
 
     def set_status(self, match_id: str, status: str, result: dict | None = None,
                    version: int = 0) -> None:
@@ -196,6 +251,51 @@ class SQLStore:
                           "match_id = ? ORDER BY version", (match_id,))
         return [MoveRow(*r) for r in rows]
 
+    def add_charged_match(self, row: MatchRow, limits: dict, now: float) -> tuple[str, int] | None:
+        """Store a new match charged to its creator (row.created_by), if within `limits`
+        ({"live_matches", "matches_per_minute"}): None when stored, else (the quota's name,
+        what the creator has of it) and nothing is stored."""
+        def insert(run):
+            run(_NEW_MATCH, (*match_values(row), *self._owner_values()))
+        refused = self.add_charged("match", row.id, row.created_by, now,
+                                   limits["live_matches"], limits["matches_per_minute"], insert)
+        if refused is None:
+            self._new_owner("matches", row.id)
+        return refused
+
+    def add_charged(self, kind: str, item_id: str, name: str, now: float, live_max: int,
+                    per_minute_max: int | None, insert: Callable | None
+                    ) -> tuple[str, int] | None:
+        """The one place quotas are counted (docs/security.md, "Quotas"): in a
+        transaction holding `name`'s lock, count what `name` has live of `kind` ("match" or
+        "ladder") and, per_minute_max given, what it was charged in the last 60 s; within
+        both, `insert(run)` adds the item and its charge row is written with it (`insert`
+        None: the charge alone, for work done before the item is added; a charge of the
+        same id already written is not written again). Returns None when added, else
+        ("live" or "per_minute", the count) and nothing is added.
+        Two engines charging one principal at once take turns on its lock, so the second
+        counts the first one's item: a quota holds across the cluster."""
+        with self.transaction() as run:
+            run(_LOCK_PRINCIPAL, (name,))
+            live = run(_LIVE[kind], (name,))[0][0]
+            if live >= live_max:
+                return "live", live
+            if per_minute_max is not None:
+                recent = run("SELECT count(*) FROM quota_charges WHERE kind = ? AND name = ? "
+                             "AND created > ?", (kind, name, now - 60))[0][0]
+                if recent >= per_minute_max:
+                    return "per_minute", recent
+            if insert is not None:
+                insert(run)
+            run("INSERT INTO quota_charges (kind, id, name, created) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (kind, id) DO NOTHING", (kind, item_id, name, now))
+            run(_SPENT[kind], (name, now - 60))
+        return None
+
+    def _owner_values(self) -> tuple[str | None, int]:
+        """(owner, epoch) a new row of this engine is stored with (_new_owner records it)."""
+        return (self.engine_id, 1) if self.engine_id else (None, 0)
+
     # ----- operators' keys and pools --------------------------------------------------
     def add_key(self, name: str, key_hash: str, quotas: dict, created: float) -> bool:
         """False when a key of that name exists already."""
@@ -214,9 +314,23 @@ class SQLStore:
         rows = self.read("SELECT name, quotas, created, revoked FROM api_keys ORDER BY name")
         return [(n, json.loads(q), c, bool(r)) for n, q, c, r in rows]
 
-    def revoke_key(self, name: str) -> bool:
-        return self.write("UPDATE api_keys SET revoked = TRUE WHERE name = ? AND NOT revoked",
-                           (name,)) == 1
+    def revoke_key(self, name: str, why: str) -> tuple[bool, list[str]]:
+        """Revoke the live key `name` and cancel the ladders it runs (their error: `why`),
+        in one transaction holding the principal's lock (add_charged), so that no ladder
+        of the key's is added in between: (revoked, the ids of the ladders cancelled). The
+        engines directing them see it in their rows and stop them (ladders/director.py)."""
+        with self.transaction() as run:
+            run(_LOCK_PRINCIPAL, (name,))
+            if run("UPDATE api_keys SET revoked = TRUE WHERE name = ? AND NOT revoked",
+                   (name,)) != 1:
+                return False, []
+            cancelled = [ladder_id for ladder_id, spec in
+                         run("SELECT id, spec FROM ladders WHERE status = 'running'")
+                         if json.loads(spec).get("created_by") == name]
+            for ladder_id in cancelled:
+                run("UPDATE ladders SET status = 'cancelled', error = ? WHERE id = ?",
+                    (why, ladder_id))
+        return True, cancelled
 
     def set_pool(self, name: str, secret_hash: str, created: float) -> None:
         """Define a pool, or give it a new enlist secret."""
@@ -240,11 +354,34 @@ class SQLLadderStore:
     def _fenced(self, sql: str, args: tuple, ladder_id: str) -> int:
         return self._store.fenced_write(sql, args, ladder_id, "ladders")
 
+    def add_charged_ladder(self, ladder_id: str, spec: dict, created: float, name: str,
+                           limit: int) -> tuple[str, int] | None:
+        """add_ladder, charged to `name`'s quota of running ladders (SQLStore.add_charged)."""
+        def insert(run):
+            run("INSERT INTO ladders (id, spec, status, created, owner, epoch) VALUES "
+                "(?, ?, 'running', ?, ?, ?)",
+                (ladder_id, json.dumps(spec), created, *self._store._owner_values()))
+        refused = self._store.add_charged("ladder", ladder_id, name, created, limit, None,
+                                          insert)
+        if refused is None:
+            self._store._new_owner("ladders", ladder_id)
+        return refused
+
     def add_ladder(self, ladder_id: str, spec: dict, created: float) -> None:
         self._store.write("INSERT INTO ladders (id, spec, status, created, owner, epoch) "
                            "VALUES (?, ?, 'running', ?, ?, ?)",
                            (ladder_id, json.dumps(spec), created,
                             *self._store._new_owner("ladders", ladder_id)))
+
+    def cancel(self, ladder_id: str, why: str) -> str | None:
+        """An operator's cancel, on the store itself (no engine asked, no fence: the
+        operator holds the store): None when the running ladder is cancelled now (its
+        engine's director stops it within STORE_POLL_S), else why not."""
+        if self._store.write("UPDATE ladders SET status = 'cancelled', error = ? WHERE "
+                              "id = ? AND status = 'running'", (why, ladder_id)) == 1:
+            return None
+        found = self.ladder(ladder_id)
+        return f"ladder {ladder_id} is {found[2]}" if found else f"no ladder {ladder_id}"
 
     def set_status(self, ladder_id: str, status: str, error: str = "") -> None:
         if self._fenced("UPDATE ladders SET status = ?, error = ? WHERE id = ? AND {fence}",
@@ -267,6 +404,28 @@ class SQLLadderStore:
                         "SELECT ?, ?, ?, 'playing' WHERE {fence}",
                         (ladder_id, match_id, idx), ladder_id) == 0:
             raise Fenced(f"ladder {ladder_id}: another engine owns it now")
+
+    def set_spec(self, ladder_id: str, spec: dict) -> None:
+        """Rewrite a ladder's definition (a ladder stored before it had a secret gets one)."""
+        if self._fenced("UPDATE ladders SET spec = ? WHERE id = ? AND {fence}",
+                        (json.dumps(spec), ladder_id), ladder_id) == 0:
+            raise Fenced(f"ladder {ladder_id}: another engine owns it now")
+
+    def slot_of(self, match_id: str) -> tuple[str, int] | None:
+        """(ladder id, schedule index) of a ladder's match; None for any other match."""
+        rows = self._store.read("SELECT ladder_id, idx FROM ladder_matches WHERE "
+                                 "match_id = ?", (match_id,))
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def set_progress(self, ladder_id: str, start: int, stop: int) -> tuple[int, int]:
+        """Of the schedule slots start..stop-1: (matches started there and not over,
+        slots counted). One statement, so both are of one moment."""
+        (unfinished, counted), = self._store.read(
+            "SELECT (SELECT count(*) FROM ladder_matches lm JOIN matches m ON m.id = "
+            "lm.match_id WHERE lm.ladder_id = ? AND lm.idx >= ? AND lm.idx < ? AND "
+            "m.status != 'over'), (SELECT count(*) FROM ladder_results WHERE ladder_id = ? "
+            "AND idx >= ? AND idx < ?)", (ladder_id, start, stop, ladder_id, start, stop))
+        return unfinished, counted
 
     def set_match_status(self, ladder_id: str, match_id: str, status: str) -> None:
         self._fenced("UPDATE ladder_matches SET status = ? WHERE ladder_id = ? AND "

@@ -4,6 +4,7 @@ the schema, the pool of connections, the WAL's checkpoints and the file's health
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import sqlite3
@@ -80,6 +81,18 @@ CREATE TABLE IF NOT EXISTS ladder_matches (
     idx INTEGER NOT NULL,
     status TEXT NOT NULL,
     PRIMARY KEY (ladder_id, match_id)
+);
+CREATE INDEX IF NOT EXISTS ladder_matches_by_match ON ladder_matches (match_id);
+CREATE TABLE IF NOT EXISTS quota_charges (   -- what each principal's quotas count (sql.py)
+    kind TEXT NOT NULL,                      -- 'match' or 'ladder'
+    id TEXT NOT NULL,                        -- the match's or the ladder's id
+    name TEXT NOT NULL,                      -- the principal charged (an API key's name)
+    created REAL NOT NULL,
+    PRIMARY KEY (kind, id)
+);
+CREATE INDEX IF NOT EXISTS quota_charges_by_name ON quota_charges (name, kind, created);
+CREATE TABLE IF NOT EXISTS quota_holders (   -- one row per principal: the lock of its quotas
+    name TEXT PRIMARY KEY
 );
 CREATE TABLE IF NOT EXISTS ladder_results (
     ladder_id TEXT NOT NULL REFERENCES ladders(id),
@@ -231,6 +244,45 @@ class SQLiteStore(SQLStore):
                     time.sleep(0.0005)
         finally:
             self._idle.put(conn)
+
+    @contextlib.contextmanager
+    def _transaction(self):
+        # BEGIN IMMEDIATE takes the database's write lock at once, so every other writer
+        # (any thread, any connection) waits until COMMIT: what is counted stays true.
+        try:
+            conn = self._idle.get_nowait()
+        except queue.Empty:
+            conn = self._open()
+        try:
+            with conn.lock:
+                self._begin_immediate(conn.db)
+
+                def run(sql: str, args: tuple = ()):
+                    cur = conn.db.execute(sql, args)
+                    return cur.fetchall() if cur.description is not None else cur.rowcount
+                try:
+                    yield run
+                except BaseException:
+                    conn.db.execute("ROLLBACK")
+                    raise
+                conn.db.execute("COMMIT")
+        finally:
+            self._idle.put(conn)
+
+    @staticmethod
+    def _begin_immediate(db: sqlite3.Connection) -> None:
+        """BEGIN IMMEDIATE; in shared-cache memory another writer refuses it with
+        SQLITE_LOCKED instead of waiting (a file waits in SQLite's busy timeout)."""
+        give_up = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as e:
+                if (getattr(e, "sqlite_errorcode", 0) & 0xFF != sqlite3.SQLITE_LOCKED
+                        or time.monotonic() > give_up):
+                    raise
+                time.sleep(0.0005)
 
     def _checkpoints(self) -> None:
         while not self._stop.wait(CHECKPOINT_S):
