@@ -75,7 +75,9 @@ main.addEventListener("click", (ev) => {
 
 // One line of a match list: the game, who sits where, how far it got.
 function matchItem(m, action) {
-  const who = m.seats.map((s) => s.strategy ? `${s.strategy} bot` : (s.open ? "open seat" : s.kind)).join(", ");
+  // A seat by its name when it has one ("ana"), else by what sits there.
+  const who = m.seats.map((s) => s.strategy ? `${s.strategy} bot`
+    : (s.open ? "open seat" : (s.name || (s.kind === "person" ? "player" : s.kind)))).join(", ");
   return el("li", {}, el("span", { class: "m-title", text: `${variantName(m.variant)} · ${m.match_id}` }),
     el("span", { class: "m-meta", text: ` — ${who}; ${plural(m.version, "move")}` }), " ", action);
 }
@@ -288,6 +290,8 @@ async function tablePage(matchId) {
     const t = $("tb-turn");
     if (!t || !match) return;
     if (state.to_move === null || match.status === "over") { t.textContent = "The match is over."; return; }
+    // Out of touch with the engine: a clock counted here would be a guess.
+    if (st.reconnecting) { t.textContent = "Reconnecting…"; return; }
     const nm = names(match, token ? mine.seat : null);
     let left;
     if (state.deadline_unix_ms) left = Math.max(0, Math.round((state.deadline_unix_ms - Date.now()) / 1000));
@@ -356,33 +360,74 @@ async function tablePage(matchId) {
   };
 
   await refresh();
-  // live updates
+  // Live updates. The stream ends when the engine goes away (an `error` message), and a
+  // reconnect that the gateway answers 503 would make EventSource give up for good: so the
+  // page reconnects by itself, with a backoff, and on the way back refetches the match and
+  // rebuilds the log from the new stream's snapshot, as a reload would.
   const url = `${API}/matches/${matchId}/events${token ? "?seat_token=" + encodeURIComponent(token) : ""}`;
-  const source = new EventSource(url);
+  let source = null;
   let pending = null;
+  let retry = null;
+  let backoff = RECONNECT_FIRST_MS;
+  let closed = false;
   const soon = () => {
     if (pending) return;
     pending = setTimeout(() => { pending = null; refresh().catch(() => {}); }, 60);
   };
-  source.addEventListener("events", (ev) => {
-    const data = JSON.parse(ev.data);
-    log(data.events);
-    soon();
-  });
-  source.addEventListener("match_over", () => { source.close(); soon(); });
-  source.addEventListener("snapshot", (ev) => {
-    // The log starts from the stream's own snapshot, not from the first refresh: the
-    // events that follow on the stream are exactly those after it, so no move made in
-    // between is left out of the log (nor told twice).
-    if (!st.logged) {
+  const connection = (text) => {
+    st.reconnecting = !!text;
+    const p = $("tb-conn");
+    if (p) { p.hidden = !text; p.textContent = text || ""; }
+    tick();
+  };
+  const reconnect = () => {
+    if (source) source.close();
+    source = null;
+    if (closed || retry) return;
+    connection("Connection to the match lost: reconnecting…");
+    retry = setTimeout(async () => {
+      retry = null;
+      try {
+        await refresh();   // the engine answers again: resynchronise, then listen
+        open();
+      } catch {
+        reconnect();
+      }
+    }, backoff);
+    backoff = Math.min(backoff * 2, RECONNECT_MOST_MS);
+  };
+  const open = () => {
+    source = new EventSource(url);
+    source.addEventListener("events", (ev) => {
+      log(JSON.parse(ev.data).events);
+      soon();
+    });
+    source.addEventListener("match_over", () => { closed = true; source.close(); soon(); });
+    source.addEventListener("snapshot", (ev) => {
+      // The log starts from the stream's own snapshot, not from the first refresh: the
+      // events that follow on the stream are exactly those after it, so no move made in
+      // between is left out of the log (nor told twice). After a reconnect the log is
+      // drawn again from the new snapshot: moves made meanwhile came on no stream.
+      const ol = $("tb-log");
+      if (st.logged && ol) ol.replaceChildren();
       log(JSON.parse(ev.data).state.view.history || []);
       st.logged = 1;
-    }
-    soon();
-  });
+      backoff = RECONNECT_FIRST_MS;
+      connection(null);
+      soon();
+    });
+    // Both the stream's own `error` message (the engine went away) and a failed connection.
+    source.addEventListener("error", reconnect);
+  };
+  open();
   const timer = setInterval(tick, 1000);
-  cleanup = () => { source.close(); clearInterval(timer); };
+  cleanup = () => { closed = true; if (source) source.close(); clearTimeout(retry); clearInterval(timer); };
 }
+
+// How long the page waits before reconnecting a lost stream: doubling from the first to the
+// most (docs/gateway.md, "The web page").
+const RECONNECT_FIRST_MS = 1000;
+const RECONNECT_MOST_MS = 8000;
 
 // ----- replay ----------------------------------------------------------------------------
 async function replayPage(matchId) {
@@ -416,7 +461,9 @@ async function replayPage(matchId) {
     const lines = steps.slice(0, at + 1).filter((s) => s.deal === step.deal && (s.text || s.result))
       .map((s) => el("li", {}, termText(s.result ? describeResult(s.result, nm) : s.text)));
     if (at === steps.length - 1 && record.result) lines.push(el("li", { class: "final" }, termText(describeMatch(record.result, nm))));
-    $("rp-log").replaceChildren(...lines);
+    const moves = $("rp-log");
+    moves.replaceChildren(...lines);
+    moves.scrollTop = moves.scrollHeight;   // the step shown is the last line: keep it in sight
     showFork();
   };
   // "Play from here": a new match forked after the plays shown so far (POST /matches with
