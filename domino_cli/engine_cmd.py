@@ -125,9 +125,14 @@ def port_taken(host: str, port: int) -> str:
 
 
 def failed(command: str, message: str) -> int:
-    """A start-up failure: one line on stderr (and on stdout, for whoever started us)."""
-    print(f"domino {command}: {message}", file=sys.stderr, flush=True)
-    print(f"engine failed: {message}", flush=True)
+    """A start-up failure, said once: on stdout for a parent that reads it and says it
+    (processes.PARENT_REPORTS), else on stderr."""
+    from .processes import PARENT_REPORTS
+
+    if os.environ.get(PARENT_REPORTS):
+        print(f"engine failed: {message}", flush=True)
+    else:
+        print(f"domino {command}: {message}", file=sys.stderr, flush=True)
     return 1
 
 

@@ -151,5 +151,5 @@ def test_the_page_and_the_terminal_narrate_alike(browser, live):
     names = [f"Seat {s}" for s in range(5)]
     got = b.js(f"""import('/static/narrate.js').then((m) => {json.dumps(SHARED)}
         .map(([e, variant]) => m.describe(e, {json.dumps(names)}, variant)))""")
-    for (event, variant), page in zip(SHARED, got):
+    for (event, variant), page in zip(SHARED, got, strict=True):
         assert page.replace("Seat ", "seat ").rstrip(".") == describe(event, variant), (event, page)
