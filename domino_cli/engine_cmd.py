@@ -16,7 +16,7 @@ import threading
 
 from engine_service.rules import VARIANTS
 
-from .argtypes import COUNT, ENGINE_HELP, PORT, POSITIVE, SEED
+from .argtypes import COUNT, ENGINE_DEFAULT, ENGINE_DEFAULT_HELP, PORT, POSITIVE, SEED
 from .match_limit import limit_sentence
 from .options import OPTION_HELP, options_help
 
@@ -76,7 +76,7 @@ def add_subcommands(subparsers) -> None:
         description="Create a match on a running engine and claim every seat; prints JSON "
         "{match_id, seat_tokens}\non stdout and, on stderr, when the match ends.",
         epilog=_new_match_epilog)
-    p.add_argument("--engine", default="127.0.0.1:50051", help=ENGINE_HELP)
+    p.add_argument("--engine", default=ENGINE_DEFAULT, help=ENGINE_DEFAULT_HELP)
     p.add_argument("--variant", choices=list(VARIANTS), default="hhl")
     p.add_argument("--option", action="append", metavar="KEY=VALUE", help=OPTION_HELP)
     p.add_argument("--options", default="", metavar="JSON",

@@ -31,7 +31,7 @@ from engine_service.rules import NUM_SEATS as SEATS
 from ladders.formats import FORMATS
 from ladders.standings import ORACLE
 
-from .argtypes import COUNT, ENGINE_HELP, POSITIVE, SEED
+from .argtypes import COUNT, ENGINE_DEFAULT, ENGINE_DEFAULT_HELP, POSITIVE, SEED
 from .failures import USAGE, Failure, from_rpc
 from .ladder_view import print_standings, progress_display
 from .options import OPTION_HELP, effective, options_help, parse_options
@@ -83,13 +83,13 @@ def add_subcommands(subparsers) -> None:
     r.set_defaults(func=run_ladder)
     c = sub.add_parser("cancel", help="cancel a running ladder (its creator's key)")
     c.add_argument("ladder_id")
-    c.add_argument("--engine", default="127.0.0.1:50051", help=ENGINE_HELP)
+    c.add_argument("--engine", default=ENGINE_DEFAULT, help=ENGINE_DEFAULT_HELP)
     c.add_argument("--key", default=os.environ.get("DOMINO_API_KEY", ""),
                    help="the API key that created it (default: DOMINO_API_KEY)")
     c.set_defaults(func=cancel_ladder)
     s = sub.add_parser("standings", help="show a ladder's standings")
     s.add_argument("ladder_id")
-    s.add_argument("--engine", default="127.0.0.1:50051", help=ENGINE_HELP)
+    s.add_argument("--engine", default=ENGINE_DEFAULT, help=ENGINE_DEFAULT_HELP)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=show_standings)
 

@@ -19,7 +19,7 @@ import threading
 from engine_service.core.storage.factory import is_dsn
 from gateway.house import pool_of
 
-from .argtypes import ENGINE_HELP, POSITIVE
+from .argtypes import ENGINE_DEFAULT, ENGINE_DEFAULT_HELP, POSITIVE
 from .engine_cmd import (
     DB_HELP,
     DEFAULT_DB,
@@ -56,7 +56,7 @@ def add_subcommands(subparsers) -> None:
 
     p = subparsers.add_parser("gateway", help="run the REST gateway and web page in front of "
                               "a running engine")
-    p.add_argument("--engine", default="127.0.0.1:50051", help=ENGINE_HELP)
+    p.add_argument("--engine", default=ENGINE_DEFAULT, help=ENGINE_DEFAULT_HELP)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8080, help="HTTP port (0 picks a free one)")
     _gateway_options(p, "house bot strategies enlisted at the engine ('' for none)")
