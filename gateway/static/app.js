@@ -5,6 +5,7 @@
 import { drawBoard, el, replaySteps, tileNode, halves } from "./board.js";
 import { describe, describeMatch, describeResult, plural } from "./narrate.js";
 import { ladderListPage, ladderPage } from "./ladders.js";
+import { advance, DEFAULT_PACE, PACES } from "./pace.js";
 import { glossary, termId, termText } from "./terms.js";
 
 const API = "/api/v1";
@@ -217,6 +218,15 @@ async function tablePage(matchId) {
   const st = { match: null, state: null, selected: null, logged: 0, turnSince: Date.now(), lastTurn: null, busy: false };
   const $ = (id) => document.getElementById(id);
   if (!token) $("tb-hand-panel").hidden = true;
+  // A spectator watches at a pace of its own choosing (pace.js); a seat's holder plays live.
+  st.queue = [];
+  st.shown = null;
+  st.pace = 0;
+  if (!token) {
+    const stored = Number(localStorage.getItem("pace"));
+    st.pace = PACES.some(([ms]) => ms === stored) && localStorage.getItem("pace") !== null ? stored : DEFAULT_PACE;
+  }
+  const behind = () => st.queue.length > 0 || st.shown !== null;
 
   // Refreshes may overlap and answer out of order: only a newer answer is drawn.
   st.asked = 0;
@@ -233,7 +243,7 @@ async function tablePage(matchId) {
     render();
   };
 
-  const log = (events) => {
+  const write = (events) => {
     const ol = $("tb-log");
     if (!ol) return;
     const nm = names(st.match, token ? mine.seat : null);
@@ -244,10 +254,50 @@ async function tablePage(matchId) {
     ol.scrollTop = ol.scrollHeight;
   };
 
+  // The stream's events: written at once, or queued and shown one by one at the pace.
+  const log = (events) => {
+    if (!st.pace) { write(events); return; }
+    if (!behind()) st.shown = structuredClone(st.state.view);   // the view they follow
+    st.queue.push(...events);
+    if (!st.pumping) st.pumping = setTimeout(pump, 0);
+  };
+  const pump = () => {
+    st.pumping = null;
+    if (!st.queue.length) return;
+    const e = st.queue.shift();
+    advance(st.shown, e, st.match.variant);
+    write([e]);
+    if (!st.queue.length) st.shown = null;   // caught up: the engine's own view again
+    render();
+    if (st.queue.length) st.pumping = setTimeout(pump, st.pace);
+  };
+  const jumpToLive = () => {
+    clearTimeout(st.pumping);
+    st.pumping = null;
+    write(st.queue.splice(0));
+    st.shown = null;
+    if (st.state) render();
+  };
+  if (!token) {
+    $("tb-pace").hidden = false;
+    const select = $("tb-pace-select");
+    select.replaceChildren(...PACES.map(([ms, name]) =>
+      el("option", { value: String(ms), text: ms ? `${name} (${ms / 1000} s a move)` : `${name} (as they come)` })));
+    select.value = String(st.pace);
+    select.addEventListener("change", () => {
+      st.pace = Number(select.value);
+      localStorage.setItem("pace", select.value);
+      if (!st.pace) jumpToLive();
+    });
+    $("tb-live").addEventListener("click", jumpToLive);
+  }
+
   const render = () => {
     const { match, state } = st;
     if (!$("tb-title")) return;
-    const view = state.view;
+    const late = behind();
+    const view = st.shown || state.view;
+    const toMove = late ? null : state.to_move;
     const nm = names(match, token ? mine.seat : null);
     document.title = `${variantName(match.variant)} — ${match.match_id}`;
     $("tb-title").textContent = `${variantName(match.variant)} · ${match.match_id}`;
@@ -258,11 +308,15 @@ async function tablePage(matchId) {
     const extra = match.variant === "domeng" ? `cycle ${view.cycle + 1}, ` : "";
     $("tb-status").textContent = `${match.status} · ${extra}${unit.toLowerCase()} ${view.deal_number + 1} · version ${state.version}` +
       (token ? ` · you are seat ${mine.seat}` : " · watching");
+    if (!token) {
+      $("tb-behind").textContent = late ? `${plural(st.queue.length, "event")} behind live` : "live";
+      $("tb-live").disabled = !late;
+    }
     if (st.lastTurn !== `${state.to_move}/${state.version}`) { st.lastTurn = `${state.to_move}/${state.version}`; st.turnSince = Date.now(); }
     // seats
     const scores = match.variant === "domeng" ? view.held : view.totals;
     $("tb-seats").replaceChildren(...match.seats.map((s) => {
-      const turn = state.to_move === s.seat;
+      const turn = toMove === s.seat;
       const score = match.variant === "domeng" ? `${plural(scores[s.seat], "STONE")} held` : plural(scores[s.seat], "point");
       const camat = view.camat === s.seat ? " · CAMAT" : "";
       return el("li", { class: `seat${turn ? " to-move" : ""}${token && s.seat === mine.seat ? " me" : ""}`, "aria-current": turn ? "true" : null },
@@ -276,7 +330,7 @@ async function tablePage(matchId) {
     // hand
     if (token) drawHand();
     // result
-    if (match.status === "over" && match.result) {
+    if (match.status === "over" && match.result && !late) {
       const box = $("tb-result");
       box.hidden = false;
       box.replaceChildren(el("h2", { text: "Result" }), el("p", { class: "final" }, termText(describeMatch(match.result, nm))),
@@ -289,6 +343,7 @@ async function tablePage(matchId) {
     const { match, state } = st;
     const t = $("tb-turn");
     if (!t || !match) return;
+    if (behind()) { t.textContent = `Watching at your pace: ${plural(st.queue.length, "event")} behind live`; return; }
     if (state.to_move === null || match.status === "over") { t.textContent = "The match is over."; return; }
     // Out of touch with the engine: a clock counted here would be a guess.
     if (st.reconnecting) { t.textContent = "Reconnecting…"; return; }
@@ -410,7 +465,9 @@ async function tablePage(matchId) {
       // drawn again from the new snapshot: moves made meanwhile came on no stream.
       const ol = $("tb-log");
       if (st.logged && ol) ol.replaceChildren();
-      log(JSON.parse(ev.data).state.view.history || []);
+      st.queue = [];        // what was queued is in the snapshot's history
+      st.shown = null;
+      write(JSON.parse(ev.data).state.view.history || []);
       st.logged = 1;
       backoff = RECONNECT_FIRST_MS;
       connection(null);
@@ -421,7 +478,7 @@ async function tablePage(matchId) {
   };
   open();
   const timer = setInterval(tick, 1000);
-  cleanup = () => { closed = true; if (source) source.close(); clearTimeout(retry); clearInterval(timer); };
+  cleanup = () => { closed = true; if (source) source.close(); clearTimeout(retry); clearTimeout(st.pumping); clearInterval(timer); };
 }
 
 // How long the page waits before reconnecting a lost stream: doubling from the first to the
