@@ -192,8 +192,10 @@ function measure(box) {
   };
   const [[wide], [narrow, tall]] = [...probe.children].map(outer);
   probe.remove();
-  // A crosswise double of the up/down arms sticks out of the spinner's column by this much.
-  return { wide, narrow, tall, clear: (wide - narrow) / 2 + 2 };
+  // A crosswise double of the up/down arms sticks out of the spinner's column by this much;
+  // a row that turns back stops half a tile short of it, so that it never seems to be part
+  // of the up or down arm (2 px looked attached on a phone).
+  return { wide, narrow, tall, clear: (wide - narrow) / 2 + narrow / 2 };
 }
 
 const shown = new WeakMap();   // box -> the view it shows, for redrawing on a resize
