@@ -210,7 +210,8 @@ def run_bot(args) -> int:
     progress = Progress(args.engine, args.progress_every, args.give_up or None)
     options = {"margin": None if args.margin_ms is None else args.margin_ms / 1000,
                "give_up_after": args.give_up or None, "events": listens(probe),
-               "answers": args.answers, "on_message": progress.on_message}
+               "answers": args.answers, "on_message": progress.on_message,
+               "on_open": progress.on_open}
     if args.arena:
         with running(progress):
             entries = [run_arena_bot(args, make_bot, options)]

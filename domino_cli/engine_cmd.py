@@ -53,6 +53,8 @@ def add_subcommands(subparsers) -> None:
                    "127.0.0.1: this machine only, and open: no API key needed)")
     p.add_argument("--port", type=PORT, default=50051, help="0 picks a free port")
     p.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
+    p.add_argument("--quiet", action="store_true", help="log only warnings and errors, not "
+                   "every match (domino serve starts its engines so unless --verbose)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--open", action="store_true", help="need no API key even when "
                       "listening on another address than 127.0.0.1 (docs/security.md)")
@@ -209,7 +211,8 @@ def run_engine(args) -> int:
     from engine_service.core.storage.rows import StoreDamaged, StoreUnavailable
     from engine_service.rpc.server import start_server
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
+                        format="%(asctime)s %(name)s %(message)s")
     make_folder_of(args.db)
     is_open = open_mode(args)
     taken = port_taken(args.host, args.port)
