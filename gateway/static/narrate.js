@@ -50,9 +50,10 @@ function passPayment(names, e) {
   const head = `${cap(who(names, e.seat))} ${e.passebunge ? "PASSEBUNGE" : "PASS"}: `;
   const paid = e.stones || [];
   if (!paid.length) {
-    return head + `${does(names, e.seat, "are", "is")} due ${plural(e.cost, "STONE")}, but there are none left to give.`;
+    return head + `${isYou(names, e.seat) ? "you are" : "is"} due ${plural(e.cost, "STONE")}, but there are none left to give.`;
   }
-  const take = does(names, e.seat, "take", "takes");
+  // "Seat 2 PASS: takes ...", but "You PASS: you take ..." (a bare "take" reads as an order)
+  const take = isYou(names, e.seat) ? "you take" : "takes";
   if (paid.length === 1) return head + `${take} ${plural(paid[0].count, "STONE")} from ${source(names, paid[0].from)}.`;
   return head + `${take} ${plural(e.cost, "STONE")} — ` +
     paid.map((x) => `${x.count} from ${source(names, x.from)}`).join(" and ") + ".";

@@ -153,3 +153,20 @@ def test_the_page_and_the_terminal_narrate_alike(browser, live):
         .map(([e, variant]) => m.describe(e, {json.dumps(names)}, variant)))""")
     for (event, variant), page in zip(SHARED, got, strict=True):
         assert page.replace("Seat ", "seat ").rstrip(".") == describe(event, variant), (event, page)
+
+
+def test_the_lobby_names_a_seat_by_its_name(browser, live, client):
+    r = client.post("/api/v1/matches", json={"variant": "hhl", "options": {"hands": 1}, "seats": [
+        {"kind": "person", "name": "ana"}, {"kind": "person"},
+        *[{"kind": "bot", "strategy": "random"}] * 2]})
+    assert r.status_code == 201, r.get_json()
+    match_id = r.get_json()["match_id"]
+    r = client.post(f"/api/v1/matches/{match_id}/seats/0/claim")
+    assert r.status_code == 200, r.get_json()
+    b = browser
+    b.goto(live.url + "/")
+    item = f"#list-open button[data-match='{match_id}']"
+    b.wait(f"!!document.querySelector({item!r})")
+    text = b.js(f"document.querySelector({item!r}).closest('li').textContent")
+    assert "ana, open seat, random bot, random bot" in text, text
+    assert "person" not in text, text
