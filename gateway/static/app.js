@@ -220,13 +220,13 @@ async function tablePage(matchId) {
   if (!token) $("tb-hand-panel").hidden = true;
   // A spectator watches at a pace of its own choosing (pace.js); a seat's holder plays live.
   st.queue = [];
-  st.shown = null;
+  st.shown = null;   // the spectator's view as of the last event shown: the stream's snapshot, moved on
   st.pace = 0;
   if (!token) {
     const stored = Number(localStorage.getItem("pace"));
     st.pace = PACES.some(([ms]) => ms === stored) && localStorage.getItem("pace") !== null ? stored : DEFAULT_PACE;
   }
-  const behind = () => st.queue.length > 0 || st.shown !== null;
+  const behind = () => st.queue.length > 0;
 
   // Refreshes may overlap and answer out of order: only a newer answer is drawn.
   st.asked = 0;
@@ -255,27 +255,29 @@ async function tablePage(matchId) {
   };
 
   // The stream's events: written at once, or queued and shown one by one at the pace.
+  // The view shown while behind follows the stream itself, from its snapshot on (the
+  // events after a snapshot are exactly those it does not hold), never a fetched view:
+  // that may be older or newer than the events.
+  const show = (events) => {
+    if (st.shown) for (const e of events) advance(st.shown, e, st.match.variant);
+    write(events);
+  };
   const log = (events) => {
-    if (!st.pace) { write(events); return; }
-    if (!behind()) st.shown = structuredClone(st.state.view);   // the view they follow
+    if (!st.pace || !st.shown) { show(events); return; }
     st.queue.push(...events);
     if (!st.pumping) st.pumping = setTimeout(pump, 0);
   };
   const pump = () => {
     st.pumping = null;
     if (!st.queue.length) return;
-    const e = st.queue.shift();
-    advance(st.shown, e, st.match.variant);
-    write([e]);
-    if (!st.queue.length) st.shown = null;   // caught up: the engine's own view again
-    render();
+    show([st.queue.shift()]);
+    render();   // once the queue is empty: the engine's own view again
     if (st.queue.length) st.pumping = setTimeout(pump, st.pace);
   };
   const jumpToLive = () => {
     clearTimeout(st.pumping);
     st.pumping = null;
-    write(st.queue.splice(0));
-    st.shown = null;
+    show(st.queue.splice(0));
     if (st.state) render();
   };
   if (!token) {
@@ -296,7 +298,7 @@ async function tablePage(matchId) {
     const { match, state } = st;
     if (!$("tb-title")) return;
     const late = behind();
-    const view = st.shown || state.view;
+    const view = late ? st.shown : state.view;
     const toMove = late ? null : state.to_move;
     const nm = names(match, token ? mine.seat : null);
     document.title = `${variantName(match.variant)} — ${match.match_id}`;
@@ -465,9 +467,12 @@ async function tablePage(matchId) {
       // drawn again from the new snapshot: moves made meanwhile came on no stream.
       const ol = $("tb-log");
       if (st.logged && ol) ol.replaceChildren();
+      const snap = JSON.parse(ev.data).state;
+      clearTimeout(st.pumping);
+      st.pumping = null;
       st.queue = [];        // what was queued is in the snapshot's history
-      st.shown = null;
-      write(JSON.parse(ev.data).state.view.history || []);
+      st.shown = token ? null : structuredClone(snap.view);
+      write(snap.view.history || []);
       st.logged = 1;
       backoff = RECONNECT_FIRST_MS;
       connection(null);
