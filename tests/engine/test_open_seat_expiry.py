@@ -40,6 +40,7 @@ def test_a_match_whose_seats_are_all_claimed_in_time_is_left_alone(served_manual
     for seat in range(4):
         claim(served, match_id, seat)
     referee = served.engine.get(match_id)
+    assert OPEN_SEAT_EXPIRY_S not in served.alarms.pending()   # no longer armed
     served.alarms.advance(OPEN_SEAT_EXPIRY_S + 1)
     assert referee.status == "live"
     assert not any(s.absent for s in referee.seats)

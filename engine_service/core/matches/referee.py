@@ -208,6 +208,9 @@ class Referee:
                 self.seats[seat].name = name  # a pool bot's name, shown in the record
             if self.status == WAITING and all(s.claimed for s in self.seats):
                 self.status = LIVE
+                if self._expiry_alarm:        # no open seat is left to expire
+                    self._expiry_alarm.cancel()
+                    self._expiry_alarm = None
                 self._owned_write(self._store.set_status, self.id, LIVE)
                 log.info("match %s started: %s, %d seats", self.id, self.row.variant,
                          len(self.seats))
