@@ -136,3 +136,32 @@ def test_a_fork_says_how_far_it_got_while_it_plays(hhl_record, tmp_path):
     assert "\r" not in done.stderr           # a pipe gets plain lines, no redrawn line
     quiet = fork_process(path, "--at", "3", "--bots", "greedy", "--json", "--progress-every", "0")
     assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+
+
+def test_on_a_terminal_a_fork_redraws_one_live_line(hhl_record, tmp_path):
+    import os
+
+    path = write(tmp_path, hhl_record)
+    master, slave = os.openpty()
+    p = subprocess.Popen([*DOMINO, "fork", path, "--at", "3", "--bots", "greedy", "--json"],
+                         stdout=subprocess.PIPE, stderr=slave, text=True)
+    os.close(slave)
+    chunks = []
+    try:
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:          # EIO: the other side of the terminal closed
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        out, _ = p.communicate(timeout=60)
+    finally:
+        os.close(master)
+        p.kill()
+    shown = b"".join(chunks).decode(errors="replace")
+    assert p.returncode == 0, shown
+    json.loads(out)
+    assert shown.startswith("\rfork: hand 1, 0 moves played (") and "\x1b[K" in shown, shown
+    assert shown.rstrip().endswith(": over\x1b[K") and shown.count("\n") == 1, shown  # one line
