@@ -145,7 +145,10 @@ def _serve_a_match(tmp_path, *flags) -> str:
                  timeout=60, step=0.2)
     finally:
         proc.send_signal(signal.SIGINT)
-        rest, _ = proc.communicate(timeout=60)
+        # read on through the same buffered reader: communicate() would read the pipe
+        # itself and miss what the reader above had buffered already
+        rest = proc.stdout.read()
+        proc.wait(60)
     return "".join(seen) + rest
 
 
