@@ -62,8 +62,9 @@ $(CPP_BOT)/obj/bot.o: bots/cpp/bot.cc $(addsuffix .h,$(CPP_PB))
 $(CPP_BOT)/domino-bot: $(CPP_OBJ)
 	$(CXX) -o $@ $^ $(shell pkg-config --libs grpc++ protobuf)
 
+# SERVE_ARGS: more `domino serve` options (`make run SERVE_ARGS="--port 8081 --verbose"`).
 run: install
-	$(BIN)/domino serve
+	$(BIN)/domino serve $(SERVE_ARGS)
 
 # The suite runs in TEST_WORKERS processes (pytest-xdist): most tests wait on engines, bots
 # and servers they started, so more workers than cores should finish first (6 and 8 were

@@ -99,7 +99,9 @@ class Runner:
     is called once per match (kept across reconnects). `matches`: return once that many
     matches are over (0: never; `stop()` ends it). `give_up_after`: seconds in a row the
     engine may stay unreachable (None: forever). `on_message` sees every EngineMessage
-    (tests use it). `events`: False asks the engine for no EventBatch (Hello.skip_events),
+    (tests use it); `on_open` is called whenever a stream to an engine is open (a pool
+    stream hears nothing more until it is seated, so no message says the engine is there).
+    `events`: False asks the engine for no EventBatch (Hello.skip_events),
     for strategies that do not listen to events; True asks for them; None sends `hello`
     as it is. `answers`: True asks for a MoveAnswer to every move; by default only refused
     moves are answered (Hello.skip_accepted), as the runner acts on refusals only.
@@ -108,7 +110,8 @@ class Runner:
     def __init__(self, address: str | list[str], hello: play_pb2.Hello, make_bot: Callable, *,
                  matches: int = 1, margin: float | None = None,
                  give_up_after: float | None = 120.0, backoff: Backoff | None = None,
-                 on_message: Callable | None = None, label: str = "bot",
+                 on_message: Callable | None = None, on_open: Callable | None = None,
+                 label: str = "bot",
                  events: bool | None = None, answers: bool = False,
                  channel: grpc.aio.Channel | None = None):
         hello = _copy(hello)
@@ -125,6 +128,7 @@ class Runner:
         self.matches, self.margin, self.give_up_after = matches, margin, give_up_after
         self.backoff = backoff or Backoff()
         self.on_message = on_message
+        self.on_open = on_open
         self.label = label
         self.stats = Stats()
         self.results: list[dict] = []          # one per finished match, in the order they ended
@@ -235,6 +239,8 @@ class Runner:
                     stream.cancel()
                     return False
                 self._stream = stream
+            if self.on_open is not None:
+                self.on_open()
             writer = asyncio.ensure_future(_send_all(stream, outbox))
             try:
                 while (message := await stream.read()) is not grpc.aio.EOF:

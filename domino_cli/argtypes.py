@@ -4,6 +4,7 @@ of letting it reach a socket, a loop or the engine."""
 from __future__ import annotations
 
 import argparse
+import os
 
 from engine_service.rules.match import MAX_SEED
 
@@ -49,3 +50,8 @@ POSITIVE = integer(1)
 
 ENGINE_HELP = ("HOST:PORT of the engine, or A,B,C: engines of a cluster (a request goes to "
                "the engine that owns its match; docs/cluster.md)")
+
+# Where every command that talks to an engine finds it unless told: DOMINO_ENGINE, so that
+# one variable points a whole shell at an engine.
+ENGINE_DEFAULT = os.environ.get("DOMINO_ENGINE") or "127.0.0.1:50051"
+ENGINE_DEFAULT_HELP = ENGINE_HELP + " (default: DOMINO_ENGINE, or 127.0.0.1:50051)"

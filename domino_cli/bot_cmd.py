@@ -118,8 +118,11 @@ def add_subcommands(subparsers) -> None:
 
 def bot_tickets(args) -> list:
     """The seats `domino bot` plays, from --match/--seat/--seat-token, the environment or
-    --seats-file. Raises SystemExit with a message when they do not add up."""
+    --seats-file. Raises SystemExit with a message when they do not add up, or a usage
+    Failure when a part is missing."""
     from bots.play import SeatTicket
+
+    from .failures import USAGE, Failure
 
     if args.seats_file:
         try:
@@ -148,9 +151,13 @@ def bot_tickets(args) -> list:
                          'list of {"match_id", "seat", "seat_token"}')
     tokens = args.seat_tokens or ([os.environ["DOMINO_SEAT_TOKEN"]]
                                   if os.environ.get("DOMINO_SEAT_TOKEN") else [])
-    if not args.match or not tokens:
-        raise SystemExit("domino bot: give --match with --seat/--seat-token (or "
-                         "DOMINO_SEAT_TOKEN), --seats-file, or --pool")
+    if args.match and not tokens:
+        # A wrong command line (exit 2), named for what is missing: the seat's secret.
+        raise Failure(f"no seat token for match {args.match}: set DOMINO_SEAT_TOKEN, or give "
+                      "--seat-token=T (paired with --seat) or --seats-file", USAGE)
+    if not args.match:
+        raise Failure("give --match with --seat/--seat-token (or DOMINO_SEAT_TOKEN), "
+                      "--seats-file, or --pool", USAGE)
     from_env = os.environ.get("DOMINO_SEAT", "")
     if not args.seat and len(tokens) == 1 and from_env:
         try:
@@ -205,7 +212,8 @@ def run_bot(args) -> int:
     progress = Progress(args.engine, args.progress_every, args.give_up or None)
     options = {"margin": None if args.margin_ms is None else args.margin_ms / 1000,
                "give_up_after": args.give_up or None, "events": listens(probe),
-               "answers": args.answers, "on_message": progress.on_message}
+               "answers": args.answers, "on_message": progress.on_message,
+               "on_open": progress.on_open}
     if args.arena:
         with running(progress):
             entries = [run_arena_bot(args, make_bot, options)]

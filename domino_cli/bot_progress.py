@@ -59,6 +59,11 @@ class Progress:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
+    def on_open(self) -> None:
+        """A stream to the engine is open: it can be reached (a pool bot waiting to be
+        seated hears nothing else)."""
+        self.heard = True
+
     def on_message(self, message) -> None:
         """Called by the runner for every EngineMessage, on its I/O loop: keep, never work."""
         self.heard = True

@@ -16,7 +16,7 @@ import threading
 
 from engine_service.rules import VARIANTS
 
-from .argtypes import COUNT, ENGINE_HELP, PORT, POSITIVE, SEED
+from .argtypes import COUNT, ENGINE_DEFAULT, ENGINE_DEFAULT_HELP, PORT, POSITIVE, SEED
 from .match_limit import limit_sentence
 from .options import OPTION_HELP, options_help
 
@@ -53,6 +53,8 @@ def add_subcommands(subparsers) -> None:
                    "127.0.0.1: this machine only, and open: no API key needed)")
     p.add_argument("--port", type=PORT, default=50051, help="0 picks a free port")
     p.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
+    p.add_argument("--quiet", action="store_true", help="log only warnings and errors, not "
+                   "every match (domino serve starts its engines so unless --verbose)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--open", action="store_true", help="need no API key even when "
                       "listening on another address than 127.0.0.1 (docs/security.md)")
@@ -76,7 +78,7 @@ def add_subcommands(subparsers) -> None:
         description="Create a match on a running engine and claim every seat; prints JSON "
         "{match_id, seat_tokens}\non stdout and, on stderr, when the match ends.",
         epilog=_new_match_epilog)
-    p.add_argument("--engine", default="127.0.0.1:50051", help=ENGINE_HELP)
+    p.add_argument("--engine", default=ENGINE_DEFAULT, help=ENGINE_DEFAULT_HELP)
     p.add_argument("--variant", choices=list(VARIANTS), default="hhl")
     p.add_argument("--option", action="append", metavar="KEY=VALUE", help=OPTION_HELP)
     p.add_argument("--options", default="", metavar="JSON",
@@ -125,9 +127,14 @@ def port_taken(host: str, port: int) -> str:
 
 
 def failed(command: str, message: str) -> int:
-    """A start-up failure: one line on stderr (and on stdout, for whoever started us)."""
-    print(f"domino {command}: {message}", file=sys.stderr, flush=True)
-    print(f"engine failed: {message}", flush=True)
+    """A start-up failure, said once: on stdout for a parent that reads it and says it
+    (processes.PARENT_REPORTS), else on stderr."""
+    from .processes import PARENT_REPORTS
+
+    if os.environ.get(PARENT_REPORTS):
+        print(f"engine failed: {message}", flush=True)
+    else:
+        print(f"domino {command}: {message}", file=sys.stderr, flush=True)
     return 1
 
 
@@ -206,7 +213,8 @@ def run_engine(args) -> int:
     from engine_service.core.storage.rows import StoreDamaged, StoreUnavailable
     from engine_service.rpc.server import start_server
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
+                        format="%(asctime)s %(name)s %(message)s")
     make_folder_of(args.db)
     is_open = open_mode(args)
     taken = port_taken(args.host, args.port)

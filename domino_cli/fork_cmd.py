@@ -9,7 +9,7 @@ import json
 
 from engine_service.rules import MalformedInput, ReplayError, fork_of
 
-from .argtypes import SEED, integer
+from .argtypes import SEED, integer, seconds
 from .failures import USAGE, Failure
 from .records import numeric_seed
 
@@ -49,6 +49,16 @@ def strategies_for(names: list[str], record: dict, n: int) -> list[str]:
     return list(seats)
 
 
+def _both(*callbacks):
+    """One on_move callback that calls each of `callbacks` (None: left out)."""
+    callbacks = [c for c in callbacks if c is not None]
+
+    def on_move(*args):
+        for c in callbacks:
+            c(*args)
+    return on_move
+
+
 def _ends_like_the_record(fork, recorded: int):
     """A time-limited HHL match (no `hands`) has no wall clock in process: like `domino
     replay`, take its time to be up in its last recorded hand, so the fork ends when that
@@ -66,6 +76,8 @@ def cmd_fork(args) -> int:
     from bots.arena import play_match
     from bots.strategies import make_strategy
 
+    from .fork_progress import ForkProgress
+
     record = read_record(args.record)
     try:
         fork = fork_of(record, args.at)
@@ -80,8 +92,11 @@ def cmd_fork(args) -> int:
                            record, n)
     seed = record.get("seed", 0) if args.seed is None else args.seed
     bots = [make_strategy(name, seed * 10 + s) for s, name in enumerate(names)]
+    progress = ForkProgress(fork.variant, args.progress_every)
     m = play_match(fork.variant, fork.options, seed, bots, deals=fork.deals, prefix=fork.prefix,
-                   on_move=_ends_like_the_record(fork, len(record["deals"])))
+                   on_move=_both(_ends_like_the_record(fork, len(record["deals"])),
+                                 progress.on_move))
+    progress.done(m)
     new = m.record(seats=names)
     text = json.dumps(new, indent=1)
     if args.out:
@@ -108,6 +123,9 @@ def add_subcommands(sub) -> None:
                    "seat); default: the record's seat names")
     f.add_argument("--seed", type=SEED, help="seed of the bots and of any deal beyond the "
                    "recorded ones (default: the record's seed)")
+    f.add_argument("--progress-every", type=seconds(), default=5.0, metavar="SECONDS",
+                   help="in a pipe, a progress line on stderr this often (default 5; a "
+                   "terminal gets a live line; 0: none)")
     out = f.add_mutually_exclusive_group()
     out.add_argument("--out", metavar="FILE", help="write the new record to FILE")
     out.add_argument("--json", action="store_true", help="print the new record")

@@ -30,7 +30,7 @@ from domino_wire.routing import Router
 from engine_service.rules import NUM_SEATS as SEATS
 from ladders.formats import FORMATS
 
-from .argtypes import COUNT, ENGINE_HELP, POSITIVE, SEED
+from .argtypes import COUNT, ENGINE_DEFAULT, ENGINE_DEFAULT_HELP, POSITIVE, SEED
 from .failures import USAGE, Failure, from_rpc
 from .ladder_view import print_standings, progress_display
 from .options import OPTION_HELP, effective, options_help, parse_options
@@ -84,7 +84,7 @@ def add_subcommands(subparsers) -> None:
     c = sub.add_parser("cancel", help="cancel a running ladder (its creator's key, or "
                        "--operator on the store)")
     c.add_argument("ladder_id")
-    c.add_argument("--engine", default="127.0.0.1:50051", help=ENGINE_HELP)
+    c.add_argument("--engine", default=ENGINE_DEFAULT, help=ENGINE_DEFAULT_HELP)
     c.add_argument("--key", default=os.environ.get("DOMINO_API_KEY", ""),
                    help="the API key that created it (default: DOMINO_API_KEY)")
     c.add_argument("--operator", action="store_true",
@@ -95,12 +95,31 @@ def add_subcommands(subparsers) -> None:
     c.set_defaults(func=cancel_ladder)
     s = sub.add_parser("standings", help="show a ladder's standings")
     s.add_argument("ladder_id")
-    s.add_argument("--engine", default="127.0.0.1:50051", help=ENGINE_HELP)
+    s.add_argument("--engine", default=ENGINE_DEFAULT, help=ENGINE_DEFAULT_HELP)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=show_standings)
 
 
 # ----- talking to the engine ----------------------------------------------------------------
+def _print(args, d: dict) -> None:
+    if args.json:
+        print(json.dumps(d, indent=2))
+    else:
+        print_standings(d, args.variant, sys.stdout)
+
+
+def _print_partial(args, latest) -> None:
+    """After a Ctrl-C: the standings of the matches counted so far, said to be partial."""
+    if latest is None:
+        print("domino ladder run: interrupted before any match was counted: no standings",
+              file=sys.stderr, flush=True)
+        return
+    counted, standings = latest
+    print(f"domino ladder run: interrupted; the standings after {counted} counted "
+          f"match{'' if counted == 1 else 'es'} (partial):", file=sys.stderr, flush=True)
+    _print(args, standings_dict(standings))
+
+
 def _call(router: Router, method: str, request, patience: float = 0.0, key: str = ""):
     """One call of the Ladder service, sent to the engine that owns the ladder (a
     cluster's engines redirect; Router follows). While a ladder runs, the engines may be
@@ -280,18 +299,26 @@ def _run(args, address: str, entrants: list[str], builtin: list[str], options: d
                 procs.append(subprocess.Popen([*DOMINO, *cmd], stdout=subprocess.DEVNULL,
                                               stderr=log, env=env))
         get = ladder_pb2.GetLadderRequest(ladder_id=info.ladder_id)
-        with progress_display(sys.stderr) as shown:
-            while info.status == ladder_pb2.LADDER_STATUS_RUNNING:
-                _stop_if_signalled()
-                time.sleep(0.5)
-                info = _call(router, "GetLadder", get, UNREACHABLE_S)
-                shown.update(info)
-            shown.update(info, final=True)
+        # The standings as of the latest counted match, fetched as each one is counted: a
+        # Ctrl-C prints them (the engine may be stopping by then, from the same Ctrl-C).
+        latest = None
+        try:
+            with progress_display(sys.stderr) as shown:
+                while info.status == ladder_pb2.LADDER_STATUS_RUNNING:
+                    _stop_if_signalled()
+                    time.sleep(0.5)
+                    info = _call(router, "GetLadder", get, UNREACHABLE_S)
+                    if info.matches_counted and (latest is None
+                                                 or latest[0] != info.matches_counted):
+                        latest = (info.matches_counted,
+                                  _call(router, "GetStandings", get, UNREACHABLE_S))
+                    shown.update(info)   # after: a count shown has its standings kept
+                shown.update(info, final=True)
+        except KeyboardInterrupt:
+            _print_partial(args, latest)
+            raise
         d = standings_dict(_call(router, "GetStandings", get, UNREACHABLE_S))
-    if args.json:
-        print(json.dumps(d, indent=2))
-    else:
-        print_standings(d, args.variant, sys.stdout)
+    _print(args, d)
     if info.status != ladder_pb2.LADDER_STATUS_DONE:
         raise Failure(f"the ladder is {LADDER_STATUS.word(info.status)}"
                       + (f": {info.error}" if info.error else ""))

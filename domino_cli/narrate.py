@@ -51,11 +51,11 @@ def _ranking(ranking) -> str:
 
 def _pass_payment(e: dict) -> str:
     """A Domeng PASS: the passer takes the STONES as a penalty, from the table first, then
-    from the LAST MAPPANO (DOM-5)."""
+    from the LAST MAPPANO (DOM-5). The web page says the same (gateway/static/narrate.js)."""
     who = f"{_seat(e['seat'])} {'PASSEBUNGE' if e.get('passebunge') else 'PASS'}"
     paid = e["stones"]
     if not paid:
-        return f"{who}: owes {_stones(e['cost'])}, but there are none left to give"
+        return f"{who}: is due {_stones(e['cost'])}, but there are none left to give"
     sources = [f"{x['count']} from {_source(x['from'])}" for x in paid]
     if len(paid) == 1:
         return f"{who}: takes {_stones(paid[0]['count'])} from {_source(paid[0]['from'])}"
@@ -80,7 +80,7 @@ def describe(e: dict, variant: str) -> str:
                 f"leads{mine}")
     if kind == "play":
         if "at" not in e:
-            return f"{_seat(e['seat'])} opens with {e['play']}"
+            return f"{_seat(e['seat'])} plays {e['play']} to open"
         where = f"on the {e['at']} {PLACE.get(variant, 'side')}"
         mode = " as a barricade" if e.get("mode") == "barricade" else ""
         kul = ", a MAPPAKULING" if e.get("mappakuling") else ""

@@ -12,6 +12,10 @@ import time
 
 DOMINO = [sys.executable, "-m", "domino_cli"]
 
+# Set for an engine started here, whose first stdout line is read here: a failure to start
+# is then said by the parent alone, not a second time by the child on the stderr they share.
+PARENT_REPORTS = "DOMINO_ENGINE_PARENT_REPORTS"
+
 
 def start_engine(host: str, port: int, db: str, log=None, extra: tuple = (),
                  env: dict | None = None) -> tuple[subprocess.Popen, int]:
@@ -21,7 +25,7 @@ def start_engine(host: str, port: int, db: str, log=None, extra: tuple = (),
     the process's `ready_line` (metrics_port_of reads it)."""
     proc = subprocess.Popen([*DOMINO, "engine", "--host", host, "--port", str(port), "--db", db,
                              *extra], stdout=subprocess.PIPE, stderr=log, text=True,
-                            env={**os.environ, **(env or {})})
+                            env={**os.environ, PARENT_REPORTS: "1", **(env or {})})
     line = proc.stdout.readline()
     if not line.startswith("engine listening on "):
         proc.kill()

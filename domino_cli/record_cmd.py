@@ -12,7 +12,7 @@ import contextlib
 import os
 import sys
 
-from .argtypes import ENGINE_HELP
+from .argtypes import ENGINE_DEFAULT, ENGINE_DEFAULT_HELP
 from .failures import USAGE, Failure
 
 
@@ -24,7 +24,7 @@ def add_subcommands(sub) -> None:
         "being played has no public record yet.")
     p.add_argument("match_id", metavar="MATCH_ID", help="the match, as `domino new-match` "
                    "printed it")
-    p.add_argument("--engine", default="127.0.0.1:50051", help=ENGINE_HELP)
+    p.add_argument("--engine", default=ENGINE_DEFAULT, help=ENGINE_DEFAULT_HELP)
     p.add_argument("--out", metavar="FILE", help="write the record to FILE instead of stdout")
     p.set_defaults(func=run_record)
 

@@ -19,7 +19,7 @@ import threading
 from engine_service.core.storage.factory import is_dsn
 from gateway.house import pool_of
 
-from .argtypes import ENGINE_HELP, POSITIVE
+from .argtypes import ENGINE_DEFAULT, ENGINE_DEFAULT_HELP, POSITIVE
 from .engine_cmd import (
     DB_HELP,
     DEFAULT_DB,
@@ -52,11 +52,14 @@ def add_subcommands(subparsers) -> None:
                    "even when --host is not 127.0.0.1 (docs/security.md)")
     add_arena_flags(p)
     _gateway_options(p, "house bot strategies, comma-separated ('' for none)")
+    p.add_argument("-v", "--verbose", action="store_true", help="log every match (created, "
+                   "started, over) and a progress line per match the house bots play every "
+                   "10 s; by default only the URL, warnings and errors")
     p.set_defaults(func=run_serve)
 
     p = subparsers.add_parser("gateway", help="run the REST gateway and web page in front of "
                               "a running engine")
-    p.add_argument("--engine", default="127.0.0.1:50051", help=ENGINE_HELP)
+    p.add_argument("--engine", default=ENGINE_DEFAULT, help=ENGINE_DEFAULT_HELP)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8080, help="HTTP port (0 picks a free one)")
     _gateway_options(p, "house bot strategies enlisted at the engine ('' for none)")
@@ -157,13 +160,17 @@ def run_gateway(args) -> int:
 
 
 # ----- serve: engine + house bots + gateway ------------------------------------------------
-def house_bot_commands(engine: str, strategies: list[str]) -> list[list[str]]:
+def house_bot_commands(engine: str, strategies: list[str], verbose: bool = True
+                       ) -> list[list[str]]:
     """One `domino bot` process per strategy, enlisting BOTS_PER_STRATEGY streams in pool
     house-<strategy>, each playing BOT_CAPACITY matches at once, until stopped. Each needs
-    its pool's secret in DOMINO_POOL_SECRET (house_pools)."""
+    its pool's secret in DOMINO_POOL_SECRET (house_pools). Not `verbose`: no progress lines
+    (a line per match every 10 s, abandoned ones too, is noise on `domino serve`'s
+    terminal)."""
+    quiet = [] if verbose else ["--progress-every", "0"]
     return [[*DOMINO, "bot", "--engine", engine, "--strategy", strategy, "--pool", pool_of(strategy),
              "--name", strategy, "--bots", str(BOTS_PER_STRATEGY), "--capacity", str(BOT_CAPACITY),
-             "--matches", "0", "--give-up", "0"]
+             "--matches", "0", "--give-up", "0", *quiet]
             for strategy in strategies]
 
 
@@ -184,7 +191,8 @@ def start_house_bots(commands: list[list[str]], secrets: dict[str, str], strateg
 
 
 def run_serve(args) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s %(message)s")
     if args.engines > 1 and not is_dsn(args.db):
         raise SystemExit("domino serve: --engines above 1 needs a PostgreSQL store they share: "
                          "--db postgresql://USER@HOST/DB (docs/cluster.md)")
@@ -203,7 +211,8 @@ def run_serve(args) -> int:
             port = args.engine_port + i if args.engine_port else 0
             engine, engine_port = start_engine(
                 "127.0.0.1", port, args.db,
-                extra=(("--open",) if is_open else ("--keys",)) + arena_flags(args),
+                extra=(("--open",) if is_open else ("--keys",)) + arena_flags(args)
+                + (() if args.verbose else ("--quiet",)),
                 env={"DOMINO_POOL_SECRETS": json.dumps(secrets)})
             engines.append((engine, engine_port))
     except SystemExit:
@@ -211,7 +220,7 @@ def run_serve(args) -> int:
         raise
     # Bots and the gateway get every engine: they follow each match to its owner.
     address = ",".join(f"127.0.0.1:{p}" for _, p in engines)
-    commands = house_bot_commands(address, strategies)
+    commands = house_bot_commands(address, strategies, args.verbose)
     bots = start_house_bots(commands, secrets, strategies)
     try:
         server = make_server(address, args.host, args.port, strategies, args.threads, args.cors)

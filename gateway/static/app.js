@@ -6,6 +6,7 @@
 import { drawBoard, el, replaySteps, tileNode, halves } from "./board.js";
 import { describe, describeMatch, describeResult, plural } from "./narrate.js";
 import { ladderListPage, ladderPage } from "./ladders.js";
+import { advance, DEFAULT_PACE, PACES } from "./pace.js";
 import { arenaPage, botPage } from "./arena.js";
 import { glossary, termId, termText } from "./terms.js";
 
@@ -77,7 +78,9 @@ main.addEventListener("click", (ev) => {
 
 // One line of a match list: the game, who sits where, how far it got.
 function matchItem(m, action) {
-  const who = m.seats.map((s) => s.strategy ? `${s.strategy} bot` : (s.open ? "open seat" : s.kind)).join(", ");
+  // A seat by its name when it has one ("ana"), else by what sits there.
+  const who = m.seats.map((s) => s.strategy ? `${s.strategy} bot`
+    : (s.open ? "open seat" : (s.name || (s.kind === "person" ? "player" : s.kind)))).join(", ");
   return el("li", {}, el("span", { class: "m-title", text: `${variantName(m.variant)} · ${m.match_id}` }),
     el("span", { class: "m-meta", text: ` — ${who}; ${plural(m.version, "move")}` }), " ", action);
 }
@@ -221,6 +224,15 @@ async function tablePage(matchId) {
   const st = { match: null, state: null, selected: null, logged: 0, turnSince: Date.now(), lastTurn: null, busy: false };
   const $ = (id) => document.getElementById(id);
   if (!token) $("tb-hand-panel").hidden = true;
+  // A spectator watches at a pace of its own choosing (pace.js); a seat's holder plays live.
+  st.queue = [];
+  st.shown = null;   // the spectator's view as of the last event shown: the stream's snapshot, moved on
+  st.pace = 0;
+  if (!token) {
+    const stored = Number(localStorage.getItem("pace"));
+    st.pace = PACES.some(([ms]) => ms === stored) && localStorage.getItem("pace") !== null ? stored : DEFAULT_PACE;
+  }
+  const behind = () => st.queue.length > 0;
 
   // Refreshes may overlap and answer out of order: only a newer answer is drawn.
   st.asked = 0;
@@ -237,7 +249,7 @@ async function tablePage(matchId) {
     render();
   };
 
-  const log = (events) => {
+  const write = (events) => {
     const ol = $("tb-log");
     if (!ol) return;
     const nm = names(st.match, token ? mine.seat : null);
@@ -248,10 +260,52 @@ async function tablePage(matchId) {
     ol.scrollTop = ol.scrollHeight;
   };
 
+  // The stream's events: written at once, or queued and shown one by one at the pace.
+  // The view shown while behind follows the stream itself, from its snapshot on (the
+  // events after a snapshot are exactly those it does not hold), never a fetched view:
+  // that may be older or newer than the events.
+  const show = (events) => {
+    if (st.shown) for (const e of events) advance(st.shown, e, st.match.variant);
+    write(events);
+  };
+  const log = (events) => {
+    if (!st.pace || !st.shown) { show(events); return; }
+    st.queue.push(...events);
+    if (!st.pumping) st.pumping = setTimeout(pump, 0);
+  };
+  const pump = () => {
+    st.pumping = null;
+    if (!st.queue.length) return;
+    show([st.queue.shift()]);
+    render();   // once the queue is empty: the engine's own view again
+    if (st.queue.length) st.pumping = setTimeout(pump, st.pace);
+  };
+  const jumpToLive = () => {
+    clearTimeout(st.pumping);
+    st.pumping = null;
+    show(st.queue.splice(0));
+    if (st.state) render();
+  };
+  if (!token) {
+    $("tb-pace").hidden = false;
+    const select = $("tb-pace-select");
+    select.replaceChildren(...PACES.map(([ms, name]) =>
+      el("option", { value: String(ms), text: ms ? `${name} (${ms / 1000} s a move)` : `${name} (as they come)` })));
+    select.value = String(st.pace);
+    select.addEventListener("change", () => {
+      st.pace = Number(select.value);
+      localStorage.setItem("pace", select.value);
+      if (!st.pace) jumpToLive();
+    });
+    $("tb-live").addEventListener("click", jumpToLive);
+  }
+
   const render = () => {
     const { match, state } = st;
     if (!$("tb-title")) return;
-    const view = state.view;
+    const late = behind();
+    const view = late ? st.shown : state.view;
+    const toMove = late ? null : state.to_move;
     const nm = names(match, token ? mine.seat : null);
     document.title = `${variantName(match.variant)} — ${match.match_id}`;
     $("tb-title").textContent = `${variantName(match.variant)} · ${match.match_id}`;
@@ -262,11 +316,15 @@ async function tablePage(matchId) {
     const extra = match.variant === "domeng" ? `cycle ${view.cycle + 1}, ` : "";
     $("tb-status").textContent = `${match.status} · ${extra}${unit.toLowerCase()} ${view.deal_number + 1} · version ${state.version}` +
       (token ? ` · you are seat ${mine.seat}` : " · watching");
+    if (!token) {
+      $("tb-behind").textContent = late ? `${plural(st.queue.length, "event")} behind live` : "live";
+      $("tb-live").disabled = !late;
+    }
     if (st.lastTurn !== `${state.to_move}/${state.version}`) { st.lastTurn = `${state.to_move}/${state.version}`; st.turnSince = Date.now(); }
     // seats
     const scores = match.variant === "domeng" ? view.held : view.totals;
     $("tb-seats").replaceChildren(...match.seats.map((s) => {
-      const turn = state.to_move === s.seat;
+      const turn = toMove === s.seat;
       const score = match.variant === "domeng" ? `${plural(scores[s.seat], "STONE")} held` : plural(scores[s.seat], "point");
       const camat = view.camat === s.seat ? " · CAMAT" : "";
       return el("li", { class: `seat${turn ? " to-move" : ""}${token && s.seat === mine.seat ? " me" : ""}`, "aria-current": turn ? "true" : null },
@@ -280,7 +338,7 @@ async function tablePage(matchId) {
     // hand
     if (token) drawHand();
     // result
-    if (match.status === "over" && match.result) {
+    if (match.status === "over" && match.result && !late) {
       const box = $("tb-result");
       box.hidden = false;
       box.replaceChildren(el("h2", { text: "Result" }), el("p", { class: "final" }, termText(describeMatch(match.result, nm))),
@@ -293,7 +351,10 @@ async function tablePage(matchId) {
     const { match, state } = st;
     const t = $("tb-turn");
     if (!t || !match) return;
+    if (behind()) { t.textContent = `Watching at your pace: ${plural(st.queue.length, "event")} behind live`; return; }
     if (state.to_move === null || match.status === "over") { t.textContent = "The match is over."; return; }
+    // Out of touch with the engine: a clock counted here would be a guess.
+    if (st.reconnecting) { t.textContent = "Reconnecting…"; return; }
     const nm = names(match, token ? mine.seat : null);
     let left;
     if (state.deadline_unix_ms) left = Math.max(0, Math.round((state.deadline_unix_ms - Date.now()) / 1000));
@@ -362,33 +423,79 @@ async function tablePage(matchId) {
   };
 
   await refresh();
-  // live updates
+  // Live updates. The stream ends when the engine goes away (an `error` message), and a
+  // reconnect that the gateway answers 503 would make EventSource give up for good: so the
+  // page reconnects by itself, with a backoff, and on the way back refetches the match and
+  // rebuilds the log from the new stream's snapshot, as a reload would.
   const url = `${API}/matches/${matchId}/events${token ? "?seat_token=" + encodeURIComponent(token) : ""}`;
-  const source = new EventSource(url);
+  let source = null;
   let pending = null;
+  let retry = null;
+  let backoff = RECONNECT_FIRST_MS;
+  let closed = false;
   const soon = () => {
     if (pending) return;
     pending = setTimeout(() => { pending = null; refresh().catch(() => {}); }, 60);
   };
-  source.addEventListener("events", (ev) => {
-    const data = JSON.parse(ev.data);
-    log(data.events);
-    soon();
-  });
-  source.addEventListener("match_over", () => { source.close(); soon(); });
-  source.addEventListener("snapshot", (ev) => {
-    // The log starts from the stream's own snapshot, not from the first refresh: the
-    // events that follow on the stream are exactly those after it, so no move made in
-    // between is left out of the log (nor told twice).
-    if (!st.logged) {
-      log(JSON.parse(ev.data).state.view.history || []);
+  const connection = (text) => {
+    st.reconnecting = !!text;
+    const p = $("tb-conn");
+    if (p) { p.hidden = !text; p.textContent = text || ""; }
+    tick();
+  };
+  const reconnect = () => {
+    if (source) source.close();
+    source = null;
+    if (closed || retry) return;
+    connection("Connection to the match lost: reconnecting…");
+    retry = setTimeout(async () => {
+      retry = null;
+      try {
+        await refresh();   // the engine answers again: resynchronise, then listen
+        open();
+      } catch {
+        reconnect();
+      }
+    }, backoff);
+    backoff = Math.min(backoff * 2, RECONNECT_MOST_MS);
+  };
+  const open = () => {
+    source = new EventSource(url);
+    source.addEventListener("events", (ev) => {
+      log(JSON.parse(ev.data).events);
+      soon();
+    });
+    source.addEventListener("match_over", () => { closed = true; source.close(); soon(); });
+    source.addEventListener("snapshot", (ev) => {
+      // The log starts from the stream's own snapshot, not from the first refresh: the
+      // events that follow on the stream are exactly those after it, so no move made in
+      // between is left out of the log (nor told twice). After a reconnect the log is
+      // drawn again from the new snapshot: moves made meanwhile came on no stream.
+      const ol = $("tb-log");
+      if (st.logged && ol) ol.replaceChildren();
+      const snap = JSON.parse(ev.data).state;
+      clearTimeout(st.pumping);
+      st.pumping = null;
+      st.queue = [];        // what was queued is in the snapshot's history
+      st.shown = token ? null : structuredClone(snap.view);
+      write(snap.view.history || []);
       st.logged = 1;
-    }
-    soon();
-  });
+      backoff = RECONNECT_FIRST_MS;
+      connection(null);
+      soon();
+    });
+    // Both the stream's own `error` message (the engine went away) and a failed connection.
+    source.addEventListener("error", reconnect);
+  };
+  open();
   const timer = setInterval(tick, 1000);
-  cleanup = () => { source.close(); clearInterval(timer); };
+  cleanup = () => { closed = true; if (source) source.close(); clearTimeout(retry); clearTimeout(st.pumping); clearInterval(timer); };
 }
+
+// How long the page waits before reconnecting a lost stream: doubling from the first to the
+// most (docs/gateway.md, "The web page").
+const RECONNECT_FIRST_MS = 1000;
+const RECONNECT_MOST_MS = 8000;
 
 // ----- replay ----------------------------------------------------------------------------
 async function replayPage(matchId) {
@@ -422,7 +529,9 @@ async function replayPage(matchId) {
     const lines = steps.slice(0, at + 1).filter((s) => s.deal === step.deal && (s.text || s.result))
       .map((s) => el("li", {}, termText(s.result ? describeResult(s.result, nm) : s.text)));
     if (at === steps.length - 1 && record.result) lines.push(el("li", { class: "final" }, termText(describeMatch(record.result, nm))));
-    $("rp-log").replaceChildren(...lines);
+    const moves = $("rp-log");
+    moves.replaceChildren(...lines);
+    moves.scrollTop = moves.scrollHeight;   // the step shown is the last line: keep it in sight
     showFork();
   };
   // "Play from here": a new match forked after the plays shown so far (POST /matches with

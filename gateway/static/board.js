@@ -192,8 +192,10 @@ function measure(box) {
   };
   const [[wide], [narrow, tall]] = [...probe.children].map(outer);
   probe.remove();
-  // A crosswise double of the up/down arms sticks out of the spinner's column by this much.
-  return { wide, narrow, tall, clear: (wide - narrow) / 2 + 2 };
+  // A crosswise double of the up/down arms sticks out of the spinner's column by this much;
+  // a row that turns back stops half a tile short of it, so that it never seems to be part
+  // of the up or down arm (2 px looked attached on a phone).
+  return { wide, narrow, tall, clear: (wide - narrow) / 2 + narrow / 2 };
 }
 
 const shown = new WeakMap();   // box -> the view it shows, for redrawing on a resize
@@ -225,6 +227,36 @@ export function drawBoard(box, view) {
 function remove(list, tile) {
   const i = list.indexOf(tile);
   if (i >= 0) list.splice(i, 1);
+}
+
+// Lay a play ({play, at, mode}) on a board: HHL {spinner, arms}, Domeng {line, ends}; the
+// fields are replaced or changed in place. The replay and the paced spectator share it.
+export function layTile(variant, b, m) {
+  const [a, c] = halves(m.play);
+  if (variant === "hhl") {
+    if (!m.at) {
+      b.spinner = m.play;
+      for (const name of Object.keys(b.arms)) b.arms[name].end = a;
+      return;
+    }
+    const arm = b.arms[m.at];
+    const inner = arm.end;
+    const t = { tile: m.play, inner, outer: inner === a ? c : a };
+    if (m.mode) t.mode = m.mode;
+    arm.tiles.push(t);
+    if (m.mode === "barricade") { arm.closed = true; arm.end = null; } else arm.end = t.outer;
+  } else if (!m.at) {
+    b.line = [{ tile: m.play, left: a, right: c }];
+    b.ends = { left: a, right: c };
+  } else if (m.at === "left") {
+    const out = b.ends.left === a ? c : a;
+    b.line.unshift({ tile: m.play, left: out, right: b.ends.left });
+    b.ends.left = out;
+  } else {
+    const out = b.ends.right === a ? c : a;
+    b.line.push({ tile: m.play, left: b.ends.right, right: out });
+    b.ends.right = out;
+  }
 }
 
 // Steps of a domino-record/1 document: each is a {view, text, deal, move} snapshot with the
@@ -265,32 +297,9 @@ export function replaySteps(record, describeMove) {
         }
       } else if (m.play) {
         remove(hands[m.seat], m.play);
-        const [a, b] = halves(m.play);
-        if (record.variant === "hhl") {
-          if (!m.at) {
-            spinner = m.play;
-            for (const name of Object.keys(arms)) arms[name].end = a;
-          } else {
-            const arm = arms[m.at];
-            const inner = arm.end;
-            const outer = inner === a ? b : a;
-            const t = { tile: m.play, inner, outer };
-            if (m.mode) t.mode = m.mode;
-            arm.tiles.push(t);
-            if (m.mode === "barricade") { arm.closed = true; arm.end = null; } else arm.end = outer;
-          }
-        } else if (!m.at) {
-          line = [{ tile: m.play, left: a, right: b }];
-          ends = { left: a, right: b };
-        } else if (m.at === "left") {
-          const out = ends.left === a ? b : a;
-          line.unshift({ tile: m.play, left: out, right: ends.left });
-          ends.left = out;
-        } else {
-          const out = ends.right === a ? b : a;
-          line.push({ tile: m.play, left: ends.right, right: out });
-          ends.right = out;
-        }
+        const laid = { spinner, arms, line, ends };
+        layTile(record.variant, laid, m);
+        ({ spinner, line, ends } = laid);
       }
       snap(describeMove(m), m, null);
     }

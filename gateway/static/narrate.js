@@ -44,9 +44,24 @@ function source(names, src) {
   return src === "table" ? "the table" : who(names, src);
 }
 
-function stones(names, paid) {
-  if (!paid || !paid.length) return "nothing paid";
-  return paid.map((x) => `${x.count} from ${source(names, x.from)}`).join(", ");
+// A PASS hands the passer STONES, from the table first, then from the LAST MAPPANO (DOM-5):
+// the same words as domino_cli/narrate.py.
+function passPayment(names, e) {
+  const head = `${cap(who(names, e.seat))} ${e.passebunge ? "PASSEBUNGE" : "PASS"}: `;
+  const paid = e.stones || [];
+  if (!paid.length) {
+    return head + `${isYou(names, e.seat) ? "you are" : "is"} due ${plural(e.cost, "STONE")}, but there are none left to give.`;
+  }
+  // "Seat 2 PASS: takes ...", but "You PASS: you take ..." (a bare "take" reads as an order)
+  const take = isYou(names, e.seat) ? "you take" : "takes";
+  if (paid.length === 1) return head + `${take} ${plural(paid[0].count, "STONE")} from ${source(names, paid[0].from)}.`;
+  return head + `${take} ${plural(e.cost, "STONE")} — ` +
+    paid.map((x) => `${x.count} from ${source(names, x.from)}`).join(" and ") + ".";
+}
+
+// A place is an arm in HHL and an end in Domeng.
+function place(variant, at) {
+  return `${at} ${variant === "domeng" ? "end" : "arm"}`;
 }
 
 function given(v) {
@@ -79,8 +94,10 @@ export function describeResult(r, names) {
 export function describeMatch(r, names) {
   if (!r) return "";
   const places = (r.ranking || []).map((group, i) => `${i + 1}. ${cap(list(names, group))}`).join("; ");
-  if (r.totals) return `Match over. Totals ${r.totals.join(", ")}. Ranking: ${places}.`;
-  const titles = r.camat_titles ? ` CAMAT titles ${r.camat_titles.join(", ")}; STONES ${r.stones.join(", ")}.` : "";
+  // Each number next to its seat's name: "Totals: Seat 0 (random bot) 1125, you -2775".
+  const bySeat = (values) => values.map((v, s) => `${who(names, s)} ${v}`).join(", ");
+  if (r.totals) return `Match over. Totals: ${bySeat(r.totals)}. Ranking: ${places}.`;
+  const titles = r.camat_titles ? ` CAMAT titles: ${bySeat(r.camat_titles)}; STONES: ${bySeat(r.stones)}.` : "";
   return `Match over. Ranking: ${places}.${titles}`;
 }
 
@@ -95,7 +112,7 @@ export function describe(e, names, variant) {
       return `${unit} ${e.deal + 1} dealt; ${does(names, e.leader, "lead", "leads")}${camat}${mine}.`;
     }
     case "play": {
-      const where = e.at ? ` on the ${e.at}` : " to open";
+      const where = e.at ? ` on the ${place(variant, e.at)}` : " to open";
       const mode = e.mode === "barricade" ? " as a barricade (face down: that arm is closed)" : "";
       const kul = e.mappakuling ? " — MAPPAKULING" : "";
       return `${cap(does(names, s, "play", "plays"))} ${e.play}${where}${mode}${kul}.`;
@@ -108,14 +125,13 @@ export function describe(e, names, variant) {
         return `${cap(who(names, s))} cannot play either: the round is blocked and ` +
           `${does(names, s, "are", "is")} the MANGUNO.`;
       }
-      return `${cap(who(names, s))}: ${e.passebunge ? "PASSEBUNGE" : "PASS"}, ` +
-        `${isYou(names, s) ? "owe" : "owes"} ${plural(e.cost, "STONE")}: ${stones(names, e.stones)}.`;
+      return passPayment(names, e);
     case "deal_over":
       return describeResult(e.result, names);
     case "cycle_over": {
       const r = e.result;
       const camat = given(r.camat) ? `${does(names, r.camat, "are", "is")} CAMAT` : "no CAMAT (round cap)";
-      return `Cycle ${r.cycle + 1} over after ${plural(r.rounds, "round")}: ${camat}; STONES held ${r.held.join(", ")}.`;
+      return `Cycle ${r.cycle + 1} over after ${plural(r.rounds, "round")}: ${camat}; STONES held: ${r.held.map((v, s) => `${who(names, s)} ${v}`).join(", ")}.`;
     }
     case "match_over":
       return describeMatch(e.result, names);

@@ -48,7 +48,8 @@ def test_the_bot_refuses_what_cannot_work(engine):
         (["--strategy", "nosuch", "--pool", "p"], "unknown strategy"),
         (["--match", match_id, "--seat", "0", "--seat", "1", f"--seat-token={tokens[0]}"],
          "give them in pairs"),
-        (["--match", match_id], "--seats-file, or --pool"),
+        (["--match", match_id], "no seat token for match"),   # and names where one goes
+        (["--seat", "0"], "--seats-file, or --pool"),
     ]
     for args, message in cases:
         p = domino_bot(engine.address, *args, env={"DOMINO_SEAT_TOKEN": ""})

@@ -132,3 +132,28 @@ def test_a_log_that_cannot_be_written_is_one_line(tmpdir_env, tmp_path):
             check=False, extra_env=extra)
     assert_one_line_failure(p, "ladder run", "ladder.log", "No such file")
     assert list(folder.iterdir()) == []
+
+
+def test_a_run_stopped_by_ctrl_c_prints_the_standings_so_far(tmpdir_env):
+    """Ctrl-C once some matches are counted: the partial standings, said to be partial, on
+    stdout as the full ones would be, then exit 130."""
+    _, extra = tmpdir_env
+    p = start(*SMALL, "--matches", "2000", extra_env=extra)
+    try:
+        counted = 0
+        for line in p.stderr:                  # a pipe: a plain progress line every few s
+            found = re.match(r"^(\d+)/2000 matches", line)
+            if found and int(found.group(1)) >= 1:
+                counted = int(found.group(1))
+                break
+        assert counted, "no match was counted"
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert p.returncode == 130, err
+    assert "Traceback" not in err, err
+    said = re.search(r"interrupted; the standings after (\d+) counted match", err)
+    assert said and int(said.group(1)) >= counted, err
+    rows = [line for line in out.splitlines() if re.match(r"^ *\d+ (random|greedy) ", line)]
+    assert len(rows) == 2, out

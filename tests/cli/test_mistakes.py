@@ -6,6 +6,7 @@ The cases run all at once (a few take seconds: a bot gives an unreachable engine
 """
 
 import json
+import socket
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -47,6 +48,8 @@ CASES = [
     ("bot-unknown-strategy", "bot", ["bot", "--strategy", "nosuch", "--match", "m",
                                      "--seat-token=t"], ("unknown strategy",)),
     ("bot-bad-number", "bot", ["bot", "--give-up", "soon"], ("--give-up", "'soon'")),
+    ("bot-no-token", "bot", ["bot", "--match", "m", "--seat", "0"],
+     ("no seat token", "DOMINO_SEAT_TOKEN", "--seat-token", "--seats-file")),
     # ladder
     ("ladder-run-unreachable", "ladder run", ["ladder", "run", "--variant", "hhl", "--bots",
                                               "random,greedy", "--matches", "2", "--engine",
@@ -86,6 +89,14 @@ CASES = [
     ("demo-bad-hands", "demo", ["demo", "--hands", "0"], ("--hands", "1..1000")),
     # engine, keys, pools
     ("engine-bad-port", "engine", ["engine", "--port", "99999"], ("--port", "0..65535")),
+    ("engine-port-busy", "engine", ["engine", "--port", "{busy}", "--db", "{tmp}/busy.sqlite3"],
+     ("cannot listen on 127.0.0.1:{busy}", "the port is in use")),
+    ("serve-port-busy", "serve", ["serve", "--port", "{busy}", "--engine-port", "0", "--bots", "",
+                                  "--no-arenas", "--db", "{tmp}/serve.sqlite3"],
+     ("cannot listen on 127.0.0.1:{busy}", "the port is in use")),
+    ("serve-engine-port-busy", "", ["serve", "--port", "0", "--engine-port", "{busy}", "--bots",
+                                    "", "--no-arenas", "--db", "{tmp}/serve.sqlite3"],
+     ("cannot listen on 127.0.0.1:{busy}", "the port is in use")),
     ("engine-not-a-store", "engine", ["engine", "--port", "0", "--db", "{tmp}/bad.json"],
      ("is it an engine store",)),
     ("keys-create-not-a-store", "keys create", ["keys", "create", "bob", "--db", "{tmp}/bad.json"],
@@ -107,8 +118,11 @@ def outcomes(engine, keyed_engine, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("mistakes")
     (tmp / "bad.json").write_text("{not json")
     run("keys", "create", "alice", "--db", str(tmp / "keys.sqlite3"))   # a store that exists
+    busy = socket.socket()              # a port someone else listens on
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
     values = {"dead": dead_port(), "engine": engine.address, "keyed": keyed_engine.address,
-              "tmp": str(tmp)}
+              "tmp": str(tmp), "busy": busy.getsockname()[1]}
 
     def fill(text):
         for key, value in values.items():
@@ -119,7 +133,7 @@ def outcomes(engine, keyed_engine, tmp_path_factory):
         _, _, args, needles = case
         return run(*map(fill, args), check=False, timeout=60), [fill(n) for n in needles]
 
-    with ThreadPoolExecutor(6) as pool:
+    with busy, ThreadPoolExecutor(6) as pool:
         return dict(zip([c[0] for c in CASES], pool.map(one, CASES), strict=True))
 
 
@@ -135,3 +149,17 @@ def test_a_bot_that_fails_still_prints_its_json_line(outcomes):
     p, _ = outcomes["bot-refused"]
     entry = json.loads(p.stdout)
     assert entry["match_id"] == "nosuch" and "UNKNOWN_MATCH" in entry["error"]
+
+
+@pytest.mark.parametrize("name", ["bot-no-token", "bot-bad-number", "engine-bad-port"])
+def test_a_wrong_command_line_exits_2(outcomes, name):
+    p, _ = outcomes[name]
+    assert p.returncode == 2, (p.returncode, p.stderr)
+
+
+@pytest.mark.parametrize("name", ["engine-port-busy", "serve-port-busy", "serve-engine-port-busy"])
+def test_a_busy_port_is_said_once(outcomes, name):
+    """On a terminal stdout and stderr are one screen: the failure is on one of them only."""
+    p, _ = outcomes[name]
+    said = (p.stdout + p.stderr).count("the port is in use")
+    assert said == 1, (p.stdout, p.stderr)

@@ -120,3 +120,48 @@ def test_a_time_limited_hhl_fork_ends_with_the_records_last_hand(tmp_path):
     new = json.loads(done.stdout)
     assert len(new["deals"]) == 3 and "result" in new
     replay_record(new)
+
+
+def test_a_fork_says_how_far_it_got_while_it_plays(hhl_record, tmp_path):
+    """In a pipe: a plain line at the start and one at the end (and one every
+    --progress-every seconds between); stdout keeps only the record. 0: no lines."""
+    path = write(tmp_path, hhl_record)
+    done = fork_process(path, "--at", "3", "--bots", "greedy", "--json")
+    assert done.returncode == 0, done.stderr
+    json.loads(done.stdout)
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("fork: hand 1, 0 moves played ("), lines
+    assert lines[-1].startswith("fork: hand ") and lines[-1].endswith(": over"), lines
+    assert all(line.startswith("fork: ") for line in lines), lines
+    assert "\r" not in done.stderr           # a pipe gets plain lines, no redrawn line
+    quiet = fork_process(path, "--at", "3", "--bots", "greedy", "--json", "--progress-every", "0")
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+
+
+def test_on_a_terminal_a_fork_redraws_one_live_line(hhl_record, tmp_path):
+    import os
+
+    path = write(tmp_path, hhl_record)
+    master, slave = os.openpty()
+    p = subprocess.Popen([*DOMINO, "fork", path, "--at", "3", "--bots", "greedy", "--json"],
+                         stdout=subprocess.PIPE, stderr=slave, text=True)
+    os.close(slave)
+    chunks = []
+    try:
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:          # EIO: the other side of the terminal closed
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        out, _ = p.communicate(timeout=60)
+    finally:
+        os.close(master)
+        p.kill()
+    shown = b"".join(chunks).decode(errors="replace")
+    assert p.returncode == 0, shown
+    json.loads(out)
+    assert shown.startswith("\rfork: hand 1, 0 moves played (") and "\x1b[K" in shown, shown
+    assert shown.rstrip().endswith(": over\x1b[K") and shown.count("\n") == 1, shown  # one line

@@ -73,6 +73,13 @@ def test_play_a_match_against_bots_by_clicking_then_replay_it(browser, live, tmp
     assert "Match over" in result and "Ranking" in result
     assert_good_grammar(page_sentences(b))
     assert b.js("document.getElementById('tb-turn').textContent") == "The match is over."
+    # an event number of four digits fits the log's margin (the list scrolls, so a wider
+    # marker would be clipped)
+    room = b.js("""(() => { const ol = document.getElementById('tb-log');
+        const ctx = document.createElement('canvas').getContext('2d');
+        ctx.font = getComputedStyle(ol.querySelector('li')).font;
+        return [ctx.measureText('9999. ').width, parseFloat(getComputedStyle(ol).paddingLeft)]; })()""")
+    assert room[0] <= room[1], room
     b.screenshot(str(tmp_path / "table.png"))
 
     # the replay viewer, forwards and back
@@ -91,6 +98,11 @@ def test_play_a_match_against_bots_by_clicking_then_replay_it(browser, live, tmp
     where = b.js("document.getElementById('rp-where').textContent")
     assert where.startswith(f"Step {last} ") and "Hand over" in where
     assert "Match over" in b.js("document.getElementById('rp-log').textContent")
+    # the move list follows the step: its last line (the step shown) is in sight
+    moves = b.js("(() => { const l = document.getElementById('rp-log'); return "
+                 "[l.scrollHeight, l.clientHeight, l.scrollTop]; })()")
+    assert moves[0] > moves[1], moves          # a whole hand is longer than the list's box
+    assert moves[2] + moves[1] >= moves[0] - 1, moves
     b.key("ArrowLeft", 37)
     assert b.js("document.getElementById('rp-where').textContent").startswith(f"Step {last - 1} ")
     b.key("Home", 36)

@@ -29,6 +29,12 @@ def create(client, variant, options, seats, seed=None):
     return r.get_json()["match_id"]
 
 
+def choose_pace(b, ms: str) -> None:
+    """Choose the spectator's pace in its select, as a person would."""
+    b.js(f"(() => {{ const s = document.getElementById('tb-pace-select'); s.value = '{ms}'; "
+         "s.dispatchEvent(new Event('change')); })()")
+
+
 def join_from_the_lobby(b, live, match_id, seat, only=None):
     """Click "Join seat N" of the match in the lobby's open seats; `only`: the seats it offers."""
     b.goto(live.url + "/")
@@ -116,6 +122,7 @@ def test_a_match_is_watched_as_its_moves_arrive(browser, live, client):
     b.click(watch)
     b.wait("document.getElementById('tb-status').textContent.includes('watching')")
     assert b.js("document.getElementById('tb-hand-panel').hidden")
+    choose_pace(b, "0")      # live: every move as it comes (the paced view: the test below)
     seen = 0
     for _ in range(300):
         state = player.view()
@@ -138,4 +145,64 @@ def test_a_match_is_watched_as_its_moves_arrive(browser, live, client):
         raise AssertionError("the match did not end")
     b.wait("!document.getElementById('tb-result').hidden", timeout=30)
     assert b.js("document.getElementById('tb-turn').textContent") == "The match is over."
+    assert_good_grammar(page_sentences(b))
+
+
+# What a spectator's page shows in one look: how far behind, the board's tiles, and the log's
+# plays since the latest deal.
+PACED = """(() => {
+  const lines = [...document.querySelectorAll('#tb-log li')].map((li) => li.textContent);
+  let dealt = -1;
+  lines.forEach((line, i) => { if (/^Hand \\d+ dealt/.test(line)) dealt = i; });
+  const plays = lines.slice(dealt + 1).filter((line) => / plays \\d-\\d/.test(line)).length;
+  return {behind: document.getElementById('tb-behind').textContent, lines: lines.length, plays,
+          tiles: document.querySelectorAll('#tb-board .tile').length,
+          result: !document.getElementById('tb-result').hidden,
+          status: document.getElementById('tb-status').textContent,
+          turn: document.getElementById('tb-turn').textContent}; })()"""
+
+
+def test_a_fast_match_is_watched_at_a_human_pace(browser, live, client):
+    """Bots and a quick player finish a hand in moments; the spectator's page shows it move
+    by move at the pace chosen, the board following the log, and jumps to live on a click."""
+    match_id = create(client, "hhl", {"hands": 1}, bot_seats(4))
+    player = RestPlayer(client, match_id, 0)
+    b = browser
+    b.goto(f"{live.url}/#/match/{match_id}")
+    b.wait("document.getElementById('tb-status').textContent.includes('watching')")
+    assert b.js("document.getElementById('tb-pace-select').value") == "1000"   # "normal"
+    assert not b.js("document.getElementById('tb-pace').hidden")
+    choose_pace(b, "300")
+    done = {}
+    thread = threading.Thread(target=lambda: done.update(state=player.play_to_end()), daemon=True)
+    thread.start()
+    thread.join(90)
+    assert done["state"]["to_move"] is None
+    over = client.get(f"/api/v1/matches/{match_id}").get_json()
+    assert over["status"] == "over"
+
+    # the match is over on the server; the page is still showing it, a move at a time
+    seen = b.js(PACED)
+    assert seen["behind"].endswith("behind live") and not seen["result"], seen
+    assert seen["turn"].startswith("Watching at your pace"), seen
+    for _ in range(3):
+        b.wait(f"(() => {{ const p = {PACED}; return p.lines > {seen['lines']} || p.result; }})()",
+               timeout=10)
+        seen = b.js(PACED)
+        if seen["result"]:
+            break
+        # the board shown is the one after the last line of the log: the spinner and a
+        # tile for every play since the deal
+        assert seen["tiles"] == seen["plays"], seen
+
+    b.click("#tb-live")
+    b.wait("!document.getElementById('tb-result').hidden")
+    seen = b.js(PACED)
+    assert seen["behind"] == "live", seen
+    assert f"version {over['version']} " in seen["status"], (seen, over["version"])
+    assert b.js("document.getElementById('tb-turn').textContent") == "The match is over."
+    arms = over["view"]["arms"]
+    assert seen["tiles"] == (1 if over["view"]["spinner"] else 0) + sum(
+        len(a["tiles"]) for a in arms.values()), (seen, arms)
+    assert b.js("document.getElementById('tb-live').disabled")
     assert_good_grammar(page_sentences(b))

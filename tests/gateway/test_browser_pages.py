@@ -87,13 +87,20 @@ SENTENCES = [
      "Round 3 dealt; you lead as CAMAT."),
     ({"kind": "draw", "seat": 0, "count": 1, "tiles": ["3-1"]}, "hhl", "You draw 1 tile: 3-1."),
     ({"kind": "draw", "seat": 2, "count": 2}, "hhl", "Seat 2 (random bot) draws 2 tiles."),
-    ({"kind": "play", "seat": 0, "play": "6-4", "at": "left"}, "hhl", "You play 6-4 on the left."),
+    ({"kind": "play", "seat": 0, "play": "6-4", "at": "left"}, "hhl", "You play 6-4 on the left arm."),
+    ({"kind": "play", "seat": 2, "play": "3-1", "at": "right"}, "domeng",
+     "Seat 2 (random bot) plays 3-1 on the right end."),
     ({"kind": "pass", "seat": 0}, "hhl", "You pass (the stock is empty)."),
     ({"kind": "pass", "seat": 0, "cost": 1, "passebunge": False,
-      "stones": [{"from": "table", "count": 1}]}, "domeng", "You: PASS, owe 1 STONE: 1 from the table."),
+      "stones": [{"from": "table", "count": 1}]}, "domeng", "You PASS: you take 1 STONE from the table."),
     ({"kind": "pass", "seat": 2, "cost": 2, "passebunge": True,
       "stones": [{"from": "table", "count": 2}]}, "domeng",
-     "Seat 2 (random bot): PASSEBUNGE, owes 2 STONES: 2 from the table."),
+     "Seat 2 (random bot) PASSEBUNGE: takes 2 STONES from the table."),
+    ({"kind": "pass", "seat": 1, "cost": 2, "passebunge": True,
+      "stones": [{"from": "table", "count": 1}, {"from": 0, "count": 1}]}, "domeng",
+     "Seat 1 PASSEBUNGE: takes 2 STONES — 1 from the table and 1 from you."),
+    ({"kind": "pass", "seat": 0, "cost": 1, "passebunge": False, "stones": []}, "domeng",
+     "You PASS: you are due 1 STONE, but there are none left to give."),
     ({"kind": "pass", "seat": 0, "cost": 0, "stones": []}, "domeng",
      "You cannot play either: the round is blocked and you are the MANGUNO."),
     ({"kind": "returned", "seat": 0}, "hhl", "You are back."),
@@ -106,8 +113,8 @@ SENTENCES = [
      "hhl", "Hand over (domino!). Won by you. Points: you +300, Seat 1 -100, Seat 2 (random bot) -100, "
      "Seat 3 -100."),
     ({"kind": "match_over", "result": {"totals": [300, -100, -100, -100], "ranking": [[0], [1, 2, 3]]}},
-     "hhl", "Match over. Totals 300, -100, -100, -100. Ranking: 1. You; 2. Seat 1 and Seat 2 (random bot) "
-     "and Seat 3."),
+     "hhl", "Match over. Totals: you 300, Seat 1 -100, Seat 2 (random bot) -100, Seat 3 -100. "
+     "Ranking: 1. You; 2. Seat 1 and Seat 2 (random bot) and Seat 3."),
 ]
 
 
@@ -119,3 +126,47 @@ def test_the_sentences_of_the_narration(browser, live):
     got = b.js(f"""import('/static/narrate.js').then((m) => {json.dumps(SENTENCES)}
         .map(([e, variant]) => m.describe(e, {json.dumps(names)}, variant)))""")
     assert got == [sentence for _, _, sentence in SENTENCES]
+
+
+# The plays and passes the terminal and the page both narrate: one wording for both (the
+# page names a seat "Seat N", the terminal "seat N"; the page ends a sentence with a stop).
+SHARED = [
+    ({"kind": "play", "seat": 3, "play": "2-0", "at": "up"}, "hhl"),
+    ({"kind": "play", "seat": 2, "play": "6-6"}, "hhl"),
+    ({"kind": "play", "seat": 0, "play": "3-1", "at": "left"}, "domeng"),
+    ({"kind": "pass", "seat": 1, "stones": [{"from": 0, "count": 1}], "cost": 1,
+      "passebunge": False}, "domeng"),
+    ({"kind": "pass", "seat": 2, "stones": [{"from": "table", "count": 1}, {"from": 4, "count": 1}],
+      "cost": 2, "passebunge": True}, "domeng"),
+    ({"kind": "pass", "seat": 2, "stones": [], "cost": 1, "passebunge": False}, "domeng"),
+]
+
+
+def test_the_page_and_the_terminal_narrate_alike(browser, live):
+    from domino_cli.narrate import describe
+
+    b = browser
+    b.goto(live.url + "/")
+    b.wait("!!document.getElementById('new-form')")
+    names = [f"Seat {s}" for s in range(5)]
+    got = b.js(f"""import('/static/narrate.js').then((m) => {json.dumps(SHARED)}
+        .map(([e, variant]) => m.describe(e, {json.dumps(names)}, variant)))""")
+    for (event, variant), page in zip(SHARED, got, strict=True):
+        assert page.replace("Seat ", "seat ").rstrip(".") == describe(event, variant), (event, page)
+
+
+def test_the_lobby_names_a_seat_by_its_name(browser, live, client):
+    r = client.post("/api/v1/matches", json={"variant": "hhl", "options": {"hands": 1}, "seats": [
+        {"kind": "person", "name": "ana"}, {"kind": "person"},
+        *[{"kind": "bot", "strategy": "random"}] * 2]})
+    assert r.status_code == 201, r.get_json()
+    match_id = r.get_json()["match_id"]
+    r = client.post(f"/api/v1/matches/{match_id}/seats/0/claim")
+    assert r.status_code == 200, r.get_json()
+    b = browser
+    b.goto(live.url + "/")
+    item = f"#list-open button[data-match='{match_id}']"
+    b.wait(f"!!document.querySelector({item!r})")
+    text = b.js(f"document.querySelector({item!r}).closest('li').textContent")
+    assert "ana, open seat, random bot, random bot" in text, text
+    assert "person" not in text, text

@@ -1,7 +1,8 @@
 """The board on a phone, 390 px wide, in headless Chromium: an HHL cross with long arms and a
 long Domeng line, each reached by moves the test chooses (so the position is always the
 same), watched as a spectator. Every tile lies within the page and its panel, none overlaps
-another, the page never scrolls sideways, and every HHL arm touches the spinner. The same
+another, the page never scrolls sideways, and every HHL arm touches the spinner; no two rows
+of an arm overlap, and a row that turned back keeps clear of the up and down arms. The same
 position at a desktop width, after a resize, too. Screenshots go to tmp_path and, one per
 game, to screenshots/ at the repository root (not committed)."""
 
@@ -90,6 +91,43 @@ def check_arms_touch_the_spinner(b, gap=5):
         assert abs((at[arm]["top"] + at[arm]["bottom"]) / 2 - middle) <= 1.5, (arm, at)
 
 
+# Each row of a side arm as the box around its tiles, and each tile of the spinner's column.
+ROWS = """(() => {
+  const union = (tiles) => { const rs = tiles.map((t) => t.getBoundingClientRect());
+    return {left: Math.min(...rs.map((r) => r.left)), right: Math.max(...rs.map((r) => r.right)),
+            top: Math.min(...rs.map((r) => r.top)), bottom: Math.max(...rs.map((r) => r.bottom))}; };
+  const rows = [];
+  for (const arm of ['left', 'right'])
+    document.querySelectorAll(`#tb-board [data-arm=${arm}] .arm-row`).forEach((row, i) => {
+      const tiles = [...row.querySelectorAll('.tile')];
+      if (tiles.length) rows.push({arm, i, ...union(tiles)});
+    });
+  const column = [...document.querySelectorAll(
+      '#tb-board [data-arm=up] .tile, #tb-board [data-arm=down] .tile, #tb-board .tile.spinner')]
+    .map((t) => t.getBoundingClientRect().toJSON());
+  const half = document.querySelector('#tb-board .tile.spinner .half').getBoundingClientRect();
+  return {rows, column, half: half.width}; })()"""
+
+
+def check_rows_apart(b):
+    """No two rows of the side arms overlap, and a row that turned back (below the first)
+    keeps half a tile's width from the spinner's column: it must not read as part of the
+    up or down arm."""
+    at = b.js(ROWS)
+    rows, column, gap = at["rows"], at["column"], at["half"] / 2
+    for i, a in enumerate(rows):
+        for c in rows[i + 1:]:
+            width = min(a["right"], c["right"]) - max(a["left"], c["left"])
+            height = min(a["bottom"], c["bottom"]) - max(a["top"], c["top"])
+            assert width <= 0.5 or height <= 0.5, ("rows overlap", a, c)
+    for r in (r for r in rows if r["i"] > 0):
+        for t in column:
+            if min(r["bottom"], t["bottom"]) - max(r["top"], t["top"]) <= 0.5:
+                continue   # not level with each other
+            apart = t["left"] - r["right"] if r["arm"] == "left" else r["left"] - t["right"]
+            assert apart >= gap, ("a turned row against the spinner's column", r, t, apart)
+
+
 def watch(b, live, match_id, version, tiles):
     b.goto(f"{live.url}/#/match/{match_id}")
     b.wait(f"document.querySelectorAll('#tb-board .tile').length === {tiles} && "
@@ -115,6 +153,7 @@ def test_an_hhl_cross_with_long_arms_fits_a_phone(browser, live, client, tmp_pat
     watch(b, live, match_id, match["version"], tiles)
     check_board(b, tiles)
     check_arms_touch_the_spinner(b)
+    check_rows_apart(b)
     # the long arms really turn: some tile of each side arm lies below the spinner's row
     rows = b.js("['left', 'right'].map((a) => document.querySelectorAll("
                 "`#tb-board [data-arm=${a}] .arm-row`).length)")
@@ -127,6 +166,7 @@ def test_an_hhl_cross_with_long_arms_fits_a_phone(browser, live, client, tmp_pat
            f"document.querySelectorAll('#tb-board [data-arm=right] .arm-row').length < {rows[1]}")
     check_board(b, tiles)
     check_arms_touch_the_spinner(b)
+    check_rows_apart(b)
     b.screenshot(str(tmp_path / "hhl-desktop.png"))
 
 

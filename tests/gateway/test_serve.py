@@ -119,3 +119,45 @@ def test_gateway_alone_fronts_a_running_engine(tmp_path):
         engine.terminate()
         engine.wait(60)
     assert gw.returncode == 0
+
+
+def _serve_a_match(tmp_path, *flags) -> str:
+    """`domino serve` with `flags`: a bot match played to its end and a match with an open
+    seat left waiting, then Ctrl-C; all it wrote (stdout and stderr together)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "domino_cli", "serve", "--port", "0", "--engine-port", "0",
+         "--db", str(tmp_path / "serve.sqlite3"), "--bots", "random", "--no-arenas", *flags],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        seen = []
+        for line in proc.stdout:
+            seen.append(line)
+            if line.startswith("domino serving on "):
+                break
+        url = seen[-1].split()[3].rstrip("/")
+        status, created = post(url + "/api/v1/matches", {
+            "variant": "hhl", "options": {"hands": 1},
+            "seats": [{"kind": "bot", "strategy": "random"}] * 4})
+        assert status == 201
+        post(url + "/api/v1/matches", {"variant": "hhl", "options": {"hands": 1}, "seats": [
+            {"kind": "person"}, *[{"kind": "bot", "strategy": "random"}] * 3]})
+        wait_for(lambda: get(f"{url}/api/v1/matches/{created['match_id']}")["status"] == "over",
+                 timeout=60, step=0.2)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        # read on through the same buffered reader: communicate() would read the pipe
+        # itself and miss what the reader above had buffered already
+        rest = proc.stdout.read()
+        proc.wait(60)
+    return "".join(seen) + rest
+
+
+def test_serve_is_quiet_by_default_and_tells_every_match_with_verbose(tmp_path):
+    quiet = _serve_a_match(tmp_path / "quiet")
+    lines = [line for line in quiet.splitlines() if line.strip()]
+    assert len(lines) == 3, quiet          # the URL, open or keyed, and "stopped"
+    assert lines[0].startswith("domino serving on ") and lines[-1] == "domino serve: stopped"
+    assert "cannot reach the engine" not in quiet
+    verbose = _serve_a_match(tmp_path / "verbose", "--verbose")
+    assert " created by " in verbose and " started: hhl" in verbose, verbose
+    assert "cannot reach the engine" not in verbose   # a pool bot waiting to be seated

@@ -101,6 +101,10 @@ def legal_ids(moves) -> list[tuple[str, str]]:
 # long. While a probed store (PostgreSQL) is away the clocks wait for it instead: its
 # return restarts them (store_back).
 RETRY_S = 1.0
+# A waiting match's open seat (a person's, that nobody claimed) is taken by the engine this
+# long after the match was created, and played automatically like an absent seat, so that
+# no match waits in the lobby's "Open seats" for ever (docs/protocol.md, docs/gateway.md).
+OPEN_SEAT_EXPIRY_S = 15 * 60
 # Accepted moves whose resubmission is answered again, as accepted (a client that lost
 # the answer sends its move again); older ones are refused as stale. A window, so that a
 # long match does not keep every move's answer.
@@ -140,6 +144,7 @@ class Referee:
         self._alarm: Alarm | None = None
         self._deadline = 0.0
         self._time_alarm: Alarm | None = None
+        self._expiry_alarm: Alarm | None = None
         self._lock = threading.RLock()
         self._subscribers: set[Subscriber] = set()
         # The legal moves of the seat to move, computed once per version (the rules core
@@ -196,6 +201,7 @@ class Referee:
         """Start the clocks (after creation or restore)."""
         with self._lock:
             self._arm_time_limit()
+            self._arm_seat_expiry()
             self._autoplay_and_arm()
 
     def _now(self) -> float:
@@ -224,6 +230,9 @@ class Referee:
                 self.seats[seat].name = name  # a pool bot's name, shown in the record
             if self.status == WAITING and all(s.claimed for s in self.seats):
                 self.status = LIVE
+                if self._expiry_alarm:        # no open seat is left to expire
+                    self._expiry_alarm.cancel()
+                    self._expiry_alarm = None
                 self._owned_write(self._store.set_status, self.id, LIVE)
                 log.info("match %s started: %s, %d seats", self.id, self.row.variant,
                          len(self.seats))
@@ -815,6 +824,38 @@ class Referee:
                 self._apply(-1, None, TIME_UP, extra=(EngineEvent("time_up"),))
                 self._continue()
 
+    def _open_seats(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if not s.claimed and not s.pool]
+
+    def _arm_seat_expiry(self) -> None:
+        """OPEN_SEAT_EXPIRY_S after creation, a waiting match's open seats are the engine's
+        (pool seats have their own wait: the ladder's and the arena's seat_wait_s)."""
+        if self.status != WAITING or self._alarms is None or self._expiry_alarm:
+            return
+        if not self._open_seats():
+            return
+        left = self.row.created + OPEN_SEAT_EXPIRY_S - self._now()
+        self._expiry_alarm = self._arm(max(left, 0.0), self._seats_expire)
+
+    def _seats_expire(self) -> None:
+        self._on_clock("taking its open seats failed", self._take_open_seats,
+                       self._seats_expire, slot="_expiry_alarm")
+
+    def _take_open_seats(self) -> None:
+        """Nobody came for these seats: the engine claims each (nobody gets its token) and
+        plays it at once, as absent; the last claim makes the match live."""
+        with self._lock:
+            self._expiry_alarm = None
+            if self.status != WAITING:
+                return
+            open_seats = self._open_seats()
+            log.info("match %s: nobody claimed seat(s) %s in %d min: the engine plays them",
+                     self.id, ", ".join(map(str, open_seats)), OPEN_SEAT_EXPIRY_S // 60)
+            for seat in open_seats:
+                self.seats[seat].absent = True
+                self._publish_engine_event(EngineEvent("absent", seat=seat))
+                self.claim(seat)
+
     def store_back(self) -> None:
         """The store answers again (Engine, told by the store's health): read back what it
         may have taken while this referee was told it had not (_settle), write what it
@@ -859,9 +900,11 @@ class Referee:
 
     def _stop_clocks(self) -> None:
         self._cancel_alarm()
-        if self._time_alarm:
-            self._time_alarm.cancel()
-        self._time_alarm = None
+        for slot in ("_time_alarm", "_expiry_alarm"):
+            alarm = getattr(self, slot)
+            if alarm:
+                alarm.cancel()
+            setattr(self, slot, None)
 
     # ----- watchers -------------------------------------------------------------------
     def subscribe(self, seat: int | None, queue: UpdateQueue,
