@@ -19,14 +19,18 @@ import os
 import statistics
 import time
 
+from benchmarks import sized
 from bots.arena import play_match
 from bots.simulate import stones_taken
 from bots.strategies import make_strategy
 from bots.strategies.search import Search
 
-BENCH_HANDS = 2000
-BENCH_ITERATIONS = 300
-TIMING_MOVES = 100
+BENCH_HANDS = sized(2000, 8)
+BENCH_ITERATIONS = sized(300, 10)
+TIMING_MOVES = sized(100, 2)
+# The matches the search bot's time per move is taken in (it plays at its full budget).
+TIMING_OPTIONS = sized({"hhl": {"hands": 4}, "domeng": {"cycles": 1, "round_cap": 5}},
+                       {"hhl": {"hands": 1}, "domeng": {"cycles": 1, "round_cap": 1}})
 HHL_HANDS_PER_MATCH = 10
 
 
@@ -87,7 +91,7 @@ def search_move_times(variant, moves, seed=3):
             return move
 
     seats = 4 if variant == "hhl" else 5
-    options = {"hands": 4} if variant == "hhl" else {"cycles": 1, "round_cap": 5}
+    options = TIMING_OPTIONS[variant]
     k = 0
     while len(times) < moves:
         bots = [Timed(seed + k) if s == k % seats else make_strategy("greedy", s) for s in range(seats)]

@@ -26,20 +26,22 @@ from concurrent import futures
 
 import grpc
 
+from benchmarks import sized
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RUNS = 2                   # every measurement is taken this many times
-SINGLE_HANDS = 40          # one HHL match: about 850 moves (p99 from some 800 samples)
-MULTI_MATCHES, MULTI_HANDS = 25, 8   # 25 matches of about 170 moves each
-IDLE_MATCHES = 1000
+RUNS = sized(2, 1)         # every measurement is taken this many times
+SINGLE_HANDS = sized(40, 1)  # one HHL match: about 850 moves (p99 from some 800 samples)
+MULTI_MATCHES, MULTI_HANDS = sized((25, 8), (2, 1))  # 25 matches of about 170 moves each
+IDLE_MATCHES = sized(1000, 10)
 IDLE_CLOCK_MS = 3_600_000  # an idle live match must not be moved by its clock while measured
-PING_SECONDS = 3.0
+PING_SECONDS = sized(3.0, 0.3)
 # The single match's figures leave out its first moves, as the bare ping-pong leaves out
 # its first 200 round trips: they are played while the other bot processes still start
 # (importing gRPC takes a core for a good part of a second).
-WARM_MOVES = 50
+WARM_MOVES = sized(50, 2)
 # The probe sizes the messages of every 7th version only (7: every seat of 4 gets its
 # share), from the whole match as the ping-pong's sizes must be, at a seventh of the cost.
-SIZE_EVERY = 7
+SIZE_EVERY = sized(7, 1)
 LIMIT_S = 120              # no bot process may run longer than this
 
 
@@ -407,7 +409,7 @@ async def _ping(address: str, pid: int, ask: bytes, seconds: float):
 
 
 # ----- bare relay ---------------------------------------------------------------------------
-RELAY_HOPS = 3000
+RELAY_HOPS = sized(3000, 50)
 
 
 def relay_server_main(argv: list[str]) -> int:
@@ -623,7 +625,7 @@ def pooled_matches(seed: int) -> dict:
                                  stdout=subprocess.DEVNULL, stderr=engine.log, cwd=ROOT,
                                  env=_env(DOMINO_POOL_SECRET=engine.pool_secret))
                 for i in range(4)]
-        time.sleep(2.0)  # let the four streams enlist before the clock starts
+        wait_enlisted(engine, 4)   # the clock starts once the four streams are there
         cpu, start = engine.cpu_s(), time.monotonic()
         ids = [engine.stub.CreateMatch(engine_pb2.CreateMatchRequest(
             variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", {"hands": MULTI_HANDS}),
@@ -637,6 +639,18 @@ def pooled_matches(seed: int) -> dict:
                 "engine_cpu_ms": (engine.cpu_s() - cpu) * 1000 / max(moves, 1)}
     finally:
         engine.close()
+
+
+def wait_enlisted(engine: Engine, bots: int, timeout: float = 60) -> None:
+    """Until `bots` streams are enlisted in the engine's pool."""
+    from domino_proto.domino.v1 import engine_pb2
+
+    deadline = time.monotonic() + timeout
+    while engine.stub.GetPool(engine_pb2.GetPoolRequest(name=engine.POOL),
+                              timeout=10).bots < bots:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"fewer than {bots} bots enlisted in {timeout:.0f} s")
+        time.sleep(0.05)
 
 
 def idle_memory(claim: bool) -> dict:

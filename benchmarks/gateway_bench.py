@@ -23,12 +23,14 @@ import sys
 import threading
 import time
 
+from benchmarks import sized
 from benchmarks.sse_crowd import Crowd
 
-CLIENTS = 4
-SECONDS = 4.0
-CROWDS = (0, 300, 1000)
-DELIVERY_MOVES = 40
+CLIENTS = sized(4, 2)
+SECONDS = sized(4.0, 0.3)
+WARM_S = sized(0.5, 0.1)
+CROWDS = sized((0, 300, 1000), (0, 20))
+DELIVERY_MOVES = sized(40, 3)
 
 
 def _serve(engine_address: str) -> None:
@@ -205,8 +207,8 @@ def run(seconds: float = SECONDS) -> list[str]:
                                     address], stdout=subprocess.PIPE,
                                    stderr=subprocess.DEVNULL, text=True, env=env)
         port = int(gateway.stdout.readline())
-        _load(lambda i: _bare(port), 0.5)        # warm up both paths
-        _load(lambda i: _mover(port, 100 + i), 0.5)
+        _load(lambda i: _bare(port), WARM_S)        # warm up both paths
+        _load(lambda i: _mover(port, 100 + i), WARM_S)
         direct = _load(lambda i: _grpc_mover(address, 200 + i), seconds)
         c = Client(port)
         _, created = c.call("POST", "/api/v1/matches", {

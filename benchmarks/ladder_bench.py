@@ -23,9 +23,13 @@ import subprocess
 import tempfile
 import time
 
-SEEDS = 20
+from benchmarks import sized
+
+SEEDS = sized(20, 2)
 SEPARATION_OPTIONS = ({"hands": 4}, {"hands": 1})
-THROUGHPUT = (("hhl", 4, 160), ("domeng", 5, 80))   # variant, entrants (= seats), matches
+# variant, entrants (= seats), matches
+THROUGHPUT = sized((("hhl", 4, 160), ("domeng", 5, 80)), (("hhl", 4, 2), ("domeng", 5, 1)))
+MAX_MATCHES = sized(2000, 40)   # a separation run stops here, separated or not
 CONCURRENCY = 4
 
 
@@ -93,7 +97,7 @@ def separation(options: dict, fmt: str, seeds: int = SEEDS) -> dict:
     needed, separated, greedy_first = [], 0, 0
     for seed in range(1, seeds + 1):
         s = run("hhl", ["random", "greedy"], fmt, options, seed=seed, until_separated=True,
-                max_matches=2000)
+                max_matches=MAX_MATCHES)
         needed.append(s["matches"])
         separated += s["separated"]
         greedy_first += s["separated"] and s["entries"][0]["entrant"] == "greedy"

@@ -19,8 +19,10 @@ import sys
 import tempfile
 import time
 
+from benchmarks import sized
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HANDS, WARM_MOVES = 40, 50
+HANDS, WARM_MOVES = sized((40, 50), (1, 2))
 
 
 def _stamp(table: dict, key, at: float | None = None) -> None:
@@ -64,30 +66,40 @@ def bot_main(argv: list[str]) -> int:
 
 def _engine_stamps():
     """Wrap the engine's PlaySession: MoveChoice in, TurnRequest built, TurnRequest written.
-    Returns the stamps and a function that takes the wrappers off again."""
+    Returns the stamps and a function that takes the wrappers off again.
+
+    A TurnRequest leaves the engine as bytes, serialized from pre-encoded parts
+    (rpc/codec.turn_request), not as a message: it is stamped where codec builds it, and
+    known again on the way out by the bytes object itself."""
+    from engine_service.rpc import codec, streams
     from engine_service.rpc import play_session as ps
-    from engine_service.rpc import streams
 
     stamps = {"choice": {}, "built": {}, "written": {}}
-    answer, send = ps.PlaySession._answer, streams.send_all
+    answer, send, turn_request = ps.PlaySession._answer, streams.send_all, codec.turn_request
+    built: dict[int, int] = {}      # id(TurnRequest bytes) -> its version, until written
 
     def _answer(self, message, reply):
-        _stamp(stamps["choice"], message.move.version)
+        if message.WhichOneof("body") == "move":
+            _stamp(stamps["choice"], message.move.version)
         return answer(self, message, reply)
+
+    def _turn_request(match_id, view):
+        encoded = turn_request(match_id, view)
+        _stamp(stamps["built"], view.version)
+        built[id(encoded)] = view.version
+        return encoded
 
     async def _send(messages, write):
         for message in messages:
-            version = message.turn.state.version if message.WhichOneof("body") == "turn" else None
-            if version is not None:
-                _stamp(stamps["built"], version)
+            version = built.pop(id(message), None) if isinstance(message, bytes) else None
             await write(message)
             if version is not None:
                 _stamp(stamps["written"], version)
 
-    ps.PlaySession._answer, streams.send_all = _answer, _send
+    ps.PlaySession._answer, streams.send_all, codec.turn_request = _answer, _send, _turn_request
 
     def restore():
-        ps.PlaySession._answer, streams.send_all = answer, send
+        ps.PlaySession._answer, streams.send_all, codec.turn_request = answer, send, turn_request
     return stamps, restore
 
 

@@ -26,6 +26,7 @@ import time
 
 import grpc
 
+from benchmarks import sized
 from tests.engine.support import finish
 from tests.hostile.outage_support import MODES, NOT_SERVING, SERVING, OutageRig
 
@@ -136,8 +137,13 @@ def one_outage(rig: OutageRig, mode: str, outage_s: float, probes: int) -> list[
     ]
 
 
-def run(smoke: bool = False) -> list[str]:
-    outage_s, probes = (SMOKE_OUTAGE_S, SMOKE_PROBES) if smoke else (OUTAGE_S, PROBES)
+# `python -m benchmarks --smoke outage` (benchmarks.sized) takes the short outage too.
+SIZES = sized((OUTAGE_S, PROBES), (SMOKE_OUTAGE_S, SMOKE_PROBES))
+
+
+def run(smoke: bool | None = None) -> list[str]:
+    outage_s, probes = SIZES if smoke is None else \
+        (SMOKE_OUTAGE_S, SMOKE_PROBES) if smoke else (OUTAGE_S, PROBES)
     with tempfile.TemporaryDirectory(prefix="domino-outage-") as folder:
         rig = OutageRig(f"{folder}/engine.log")
         try:

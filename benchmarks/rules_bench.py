@@ -17,7 +17,7 @@ import random
 import statistics
 import time
 
-from benchmarks import flat_engine
+from benchmarks import flat_engine, sized
 from benchmarks.yardstick import play_hand
 from bots.simulate import simulate
 from engine_service.rules import new_match
@@ -127,7 +127,10 @@ def simulate_rows(seconds: float) -> list[str]:
     return lines
 
 
-def run(seconds: float = 3.0) -> list[str]:
+SECONDS = sized(3.0, 0.1)
+
+
+def run(seconds: float = SECONDS) -> list[str]:
     lines = match_api_rows(3 * seconds)
     lines.append("targets: >= 0.6 x yardstick (a move = one seat's chosen play)")
     lines.append("")

@@ -27,12 +27,13 @@ import time
 
 import grpc
 
-from benchmarks.engine_bench import ROOT, Engine, _env, cpu_s
+from benchmarks import sized
+from benchmarks.engine_bench import ROOT, Engine, _env, cpu_s, wait_enlisted
 
-SOAK_MATCHES = 10_000
-CHECKPOINTS = (1_000, 5_000, 10_000)
-IN_FLIGHT = 48
-SPAM_SECONDS = 5.0
+SOAK_MATCHES = sized(10_000, 16)
+CHECKPOINTS = sized((1_000, 5_000, 10_000), (4, 8, 16))
+IN_FLIGHT = sized(48, 8)
+SPAM_SECONDS = sized(5.0, 0.5)
 
 
 def soak_bots_main(argv: list[str]) -> int:
@@ -84,7 +85,7 @@ def soak() -> dict:
                              engine.address, engine.pool_secret, engine.POOL],
                             stderr=engine.log, env=_env())
     try:
-        time.sleep(1.5)     # the four streams enlist
+        wait_enlisted(engine, 4)
         request = engine_pb2.CreateMatchRequest(
             variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", {"hands": 1}),
             seats=[engine_pb2.SeatSpec(pool=engine.POOL)] * 4)
@@ -93,13 +94,13 @@ def soak() -> dict:
         started = time.monotonic()
         while done < SOAK_MATCHES:
             while len(live) < IN_FLIGHT and created < SOAK_MATCHES:
-                live.add(engine.stub.CreateMatch(request, timeout=10, metadata=auth).match_id)
+                live.add(engine.stub.CreateMatch(request, timeout=60, metadata=auth).match_id)
                 created += 1
             time.sleep(0.1)
             going = {m.match_id for status in (common_pb2.MATCH_STATUS_WAITING,
                                                common_pb2.MATCH_STATUS_LIVE)
                      for m in engine.stub.ListMatches(engine_pb2.ListMatchesRequest(
-                         status=status, limit=1000), timeout=10).matches}
+                         status=status, limit=1000), timeout=60).matches}
             done += len(live - going)
             live &= going
             max_wal = max(max_wal, _sizes(engine)["wal_mb"])

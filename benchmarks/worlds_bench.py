@@ -21,9 +21,11 @@ import time
 
 import grpc
 
+from benchmarks import sized
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-POSITIONS_EVERY = 4        # moves between the positions asked about
-REPEATS = 3                # 1000-world calls per seat and position
+POSITIONS_EVERY = sized(4, 12)   # moves between the positions asked about
+REPEATS = sized(3, 1)               # 1000-world calls per seat and position
 
 
 def serve() -> None:
@@ -42,7 +44,7 @@ def _matches(stub, engine_pb2, game):
     for variant, options, seed in (("hhl", {"hands": 1}, 3), ("domeng", {"round_cap": 1}, 4)):
         created = stub.CreateMatch(engine_pb2.CreateMatchRequest(
             variant=game_pb2_variant(variant), options=game.options_pb(variant, options),
-            seed=seed), timeout=10)
+            seed=seed, bot_clock_ms=3_600_000), timeout=10)   # no clock plays while it asks
         tokens = [stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=created.match_id, seat=s),
                                  timeout=10).seat_token for s in range(created.num_seats)]
         yield created.match_id, tokens

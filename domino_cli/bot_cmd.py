@@ -32,6 +32,13 @@ of a table. S is the pool's enlist secret (`domino pools create NAME` prints it;
 ladder's creator gets one per entrant). DOMINO_POOL, DOMINO_POOL_NAME, DOMINO_POOL_CAPACITY
 and DOMINO_POOL_MATCHES stand for the flags.
 
+Or an arena, as a registered bot (docs/arena.md): DOMINO_BOT_KEY=K --arena hhl --version v1
+[--matches N]: the bot's lobby stays connected and the engine seats it at table after table
+against bots of similar strength, until interrupted (or N matches; a first Ctrl-C or SIGTERM
+leaves the lobby and finishes the matches in play, a second stops at once). K is the bot key
+`domino arena register NAME` printed; --bot-key-env names another variable holding it (a
+key is never given on the command line, where ps shows it).
+
 The bot answers every turn before the engine's deadline (the first legal move if the
 strategy is too slow), reconnects with backoff after a drop and resumes with its token.
 It prints one JSON line per seat ({"match_id", "seat", "result", "stats"}) or, for a pool,
@@ -83,9 +90,16 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("--bots", type=POSITIVE, default=1, help="pool streams enlisted from this process, "
                    "named NAME-1..NAME-N (a stream plays one seat per match)")
     # Its own dest: a pool bot's --matches means something else than simulate's or a ladder's.
-    p.add_argument("--matches", type=COUNT, default=env("DOMINO_POOL_MATCHES") or 1,
-                   dest="pool_matches", help="pool matches to play, then stop (0: until "
-                   "interrupted; default: DOMINO_POOL_MATCHES, or 1)")
+    p.add_argument("--matches", type=COUNT, default=None,
+                   dest="pool_matches", help="pool (or arena) matches to play, then stop (0: "
+                   "until interrupted; default: DOMINO_POOL_MATCHES, or 1; in an arena 0)")
+    p.add_argument("--arena", help="play in this arena as a registered bot (hhl, domeng, ...; "
+                   "docs/arena.md), with the bot key from --bot-key-env")
+    p.add_argument("--bot-key-env", default="DOMINO_BOT_KEY", metavar="VAR",
+                   help="the environment variable holding the bot key (default DOMINO_BOT_KEY)")
+    p.add_argument("--version", default="", dest="bot_version",
+                   help="the bot's version label in the arena, 1..40 characters (default: "
+                   "the strategy's name); each version is rated on its own")
     p.add_argument("--margin-ms", type=COUNT, help="answer this long before the deadline "
                    "(default: a tenth of the clock, 250..1000 ms)")
     p.add_argument("--give-up", type=seconds(), default=120.0, help="seconds the engine may stay "
@@ -173,7 +187,7 @@ def run_bot(args) -> int:
 
     def make_bot(match_id, seat):
         with lock:
-            k = next(counter) if args.pool else seat
+            k = next(counter) if args.pool or args.arena else seat
         strategy = make_strategy(args.strategy, None if args.seed is None else args.seed + k)
         if args.delay > 0:
             choose = strategy.choose
@@ -190,7 +204,12 @@ def run_bot(args) -> int:
     options = {"margin": None if args.margin_ms is None else args.margin_ms / 1000,
                "give_up_after": args.give_up or None, "events": listens(probe),
                "answers": args.answers, "on_message": progress.on_message}
-    if args.pool:
+    if args.arena:
+        with running(progress):
+            entries = [run_arena_bot(args, make_bot, options)]
+    elif args.pool:
+        if args.pool_matches is None:
+            args.pool_matches = COUNT(os.environ.get("DOMINO_POOL_MATCHES") or "1")
         with running(progress):
             entries = run_pool_bots(args, make_bot, options)
     else:
@@ -281,3 +300,56 @@ def run_pool_bots(args, make_bot, options) -> list[dict]:
             entry["error"] = errors[i]
         out.append(entry)
     return out
+
+
+def run_arena_bot(args, make_bot, options) -> dict:
+    """--arena: one lobby, a seat stream per match the engine seats the bot in; one JSON
+    entry for the whole run."""
+    from bots.lobby import ArenaBot
+    from bots.runner import RunnerError
+
+    key = os.environ.get(args.bot_key_env, "")
+    if not key:
+        raise SystemExit(f"domino bot: --arena needs the bot key in the environment variable "
+                         f"{args.bot_key_env} (`domino arena register NAME` prints it)")
+    version = args.bot_version or args.strategy
+    bot = ArenaBot(args.engine, key, version, args.arena, make_bot,
+                   matches=args.pool_matches or 0, label=f"arena {args.arena}", **options)
+    signals = []
+
+    def on_signal(*_):
+        # The first signal leaves the lobby and lets the matches in play end (their seats
+        # would otherwise be played by the clock); a second one stops at once.
+        signals.append(1)
+        if len(signals) == 1:
+            print("domino bot: leaving the arena after the matches in play (again: stop now)",
+                  file=sys.stderr, flush=True)
+            bot.leave()
+        else:
+            bot.stop()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, on_signal)
+    entry = {"arena": args.arena, "version": version}
+    done = threading.Event()
+
+    def run():
+        try:
+            bot.run()
+        except RunnerError as e:
+            entry["error"] = str(e)
+        except Exception as e:   # noqa: BLE001 - reported in the line
+            logging.getLogger("bots.lobby").exception("arena bot failed")
+            entry["error"] = repr(e)
+        finally:
+            done.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    while not done.wait(0.5):    # a wait with a timeout, so signals get through
+        pass
+    if bot.welcome is not None:
+        entry["name"], entry["bot_id"] = bot.welcome.name, bot.welcome.bot_id
+    entry.update(results=bot.results, matches=bot.finished, pauses=bot.pauses)
+    if bot.errors:
+        entry["match_errors"] = bot.errors
+    return entry

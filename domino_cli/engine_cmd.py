@@ -63,9 +63,11 @@ def add_subcommands(subparsers) -> None:
                    "PostgreSQL --db (default: --host and the port it listens on)")
     p.add_argument("--max-live-matches", type=POSITIVE, default=5000,
                    help="matches not over, at most, for the whole engine (default 5000)")
-    p.add_argument("--metrics-port", type=PORT, default=0, metavar="PORT",
+    p.add_argument("--metrics-port", type=PORT, default=None, metavar="PORT",
                    help="serve Prometheus metrics at http://HOST:PORT/metrics, on --host "
-                   "(default 0: off; docs/cluster.md lists them)")
+                   "(default: off; 0 picks a free port, printed on the 'engine listening' "
+                   "line; docs/cluster.md lists them)")
+    add_arena_flags(p)
     p.set_defaults(func=run_engine)
 
     p = subparsers.add_parser(
@@ -129,14 +131,62 @@ def failed(command: str, message: str) -> int:
     return 1
 
 
-def serve_metrics(engine, host: str, port: int) -> None:
+def serve_metrics(engine, host: str, port: int) -> int:
     """/metrics on the engine's own host (127.0.0.1 stays this machine's), read at each
-    scrape; OSError when the port cannot be bound."""
+    scrape; the port it serves on; OSError when the port cannot be bound."""
     from engine_service.core import metrics
 
     metrics.count_live(engine.live_count)
-    metrics.serve(host, port)
+    port = metrics.serve(host, port)
     logging.getLogger("domino.engine").info("metrics at http://%s:%d/metrics", host, port)
+    return port
+
+
+ARENA_HELP = ("run this arena's matchmaker (repeatable): hhl, domeng, hhl:duplicate or "
+              "domeng:duplicate (default: hhl and domeng; docs/arena.md)")
+
+
+def add_arena_flags(p) -> None:
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--arena", action="append", default=[], metavar="ARENA",
+                       help=ARENA_HELP)
+    group.add_argument("--no-arenas", action="store_true", help="run no arena matchmaker "
+                       "(in a cluster the engine still hosts arena matches and lobbies)")
+
+
+def arenas_of(args) -> list[dict]:
+    """The arenas `--arena`/`--no-arenas` ask for (SystemExit naming a bad one)."""
+    from engine_service.core.arena import spec
+
+    if args.no_arenas:
+        return []
+    try:
+        return [spec.parse(a) for a in (args.arena or spec.DEFAULT_ARENAS)]
+    except ValueError as e:
+        raise SystemExit(f"domino engine: --arena: {e}") from None
+
+
+def arena_flags(args) -> tuple:
+    """The same flags again, for an engine this command starts (domino serve)."""
+    if args.no_arenas:
+        return ("--no-arenas",)
+    return tuple(x for a in args.arena for x in ("--arena", a))
+
+
+def residents() -> dict:
+    """The arenas' residents: every strategy of bots.strategies but the in-process-only
+    yardsticks (the oracle), each with a small fixed budget where it has one (search:
+    SEARCH_ITERATIONS samples a move), so that the engine's own players cannot starve it."""
+    from bots.strategies import STRATEGIES
+    from engine_service.core.arena.spec import SEARCH_ITERATIONS
+
+    budgets = {"search": {"iterations": SEARCH_ITERATIONS}}
+
+    def maker(cls, budget: dict):
+        return lambda: cls(None, **budget)
+
+    return {name: maker(cls, budgets.get(name, {}))
+            for name, cls in STRATEGIES.items() if name not in yardsticks()}
 
 
 def yardsticks() -> dict:
@@ -158,7 +208,7 @@ def run_engine(args) -> int:
     make_folder_of(args.db)
     is_open = open_mode(args)
     taken = port_taken(args.host, args.port)
-    if not taken and args.metrics_port:
+    if not taken and args.metrics_port:     # (0: a free one, never taken)
         if args.metrics_port == args.port:
             taken = f"--metrics-port {args.metrics_port} is the gRPC port too: give another"
         else:
@@ -167,7 +217,8 @@ def run_engine(args) -> int:
         return failed("engine", taken)
     try:
         engine = Engine.open(args.db, keys_required=not is_open,
-                             max_live=args.max_live_matches, yardsticks=yardsticks())
+                             max_live=args.max_live_matches, yardsticks=yardsticks(),
+                             arenas=arenas_of(args), residents=residents())
     except sqlite3.DatabaseError as e:
         return failed("engine", f"store {args.db} cannot be opened ({e}): is it an engine "
                       "store? Restore it from a backup, or give another --db")
@@ -180,15 +231,16 @@ def run_engine(args) -> int:
         if engine.cluster is None:
             restored = engine.recover()
         server, port = start_server(engine, args.host, args.port)
-        if args.metrics_port:
-            serve_metrics(engine, args.host, args.metrics_port)
+        metrics_port = None
+        if args.metrics_port is not None:
+            metrics_port = serve_metrics(engine, args.host, args.metrics_port)
         address = args.advertise or f"{advertised_host(args.host)}:{port}"
         if engine.cluster is not None:
             # Recovery in a cluster: take what no live engine owns (this engine's own
             # matches of its previous run among them).
             restored = engine.join(address)
         engine.address = address
-    except StoreDamaged as e:
+    except (StoreDamaged, StoreUnavailable) as e:
         engine.close()
         return failed("engine", str(e))
     except OSError as e:
@@ -196,9 +248,11 @@ def run_engine(args) -> int:
         return failed("engine", str(e))
     mode = ("open: no API key needed" if is_open else
             "API keys needed to create matches and ladders (domino keys create NAME)")
-    # Tests and scripts read this line to learn the port.
+    metrics_at = "" if metrics_port is None else f"; metrics on {args.host}:{metrics_port}"
+    # Tests and scripts read this line to learn the port (and the metrics port): with
+    # --port 0 and --metrics-port 0 nothing else can take them before the engine binds them.
     print(f"engine listening on {args.host}:{port} ({len(restored)} matches restored; "
-          f"{mode})", flush=True)
+          f"{mode}{metrics_at})", flush=True)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())

@@ -24,7 +24,8 @@ def add_subcommands(subparsers) -> None:
     c.add_argument("name", help="who the key is for (shown in logs and ladders)")
     c.add_argument("--quota", default="", metavar="NAME=N,...",
                    help=f"quotas (defaults: live_matches={q.live_matches}, "
-                   f"ladders={q.ladders}, matches_per_minute={q.matches_per_minute})")
+                   f"ladders={q.ladders}, matches_per_minute={q.matches_per_minute}, "
+                   f"bots={q.bots}: registered arena bots)")
     c.add_argument("--db", default=DEFAULT_DB, help=f"the engine's store (default {DEFAULT_DB})")
     c.set_defaults(func=create_key)
     ls = ksub.add_parser("list", help="the keys' names, quotas and state (never the keys)")

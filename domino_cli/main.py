@@ -15,6 +15,7 @@ import threading
 from engine_service.rules import IllegalMove, MalformedInput
 
 from . import (
+    arena_cmd,
     bot_cmd,
     conformance_cmd,
     engine_cmd,
@@ -23,10 +24,13 @@ from . import (
     keys_cmd,
     ladder_cmd,
     local,
+    record_cmd,
     serve_cmd,
 )
 
-COMMANDS = (local, fork_cmd, engine_cmd, bot_cmd, serve_cmd, ladder_cmd, keys_cmd, conformance_cmd)
+COMMANDS = (local, fork_cmd, engine_cmd, record_cmd, bot_cmd, serve_cmd, ladder_cmd, arena_cmd,
+            keys_cmd,
+            conformance_cmd)
 
 
 class Parser(argparse.ArgumentParser):

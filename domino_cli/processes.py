@@ -17,7 +17,8 @@ def start_engine(host: str, port: int, db: str, log=None, extra: tuple = (),
                  env: dict | None = None) -> tuple[subprocess.Popen, int]:
     """Start `domino engine` (with `extra` arguments, and `env` added to the environment);
     returns the process and its port (port 0 picks one). Its log goes to ``log`` (a file
-    object; default: this process's stderr)."""
+    object; default: this process's stderr). The line it printed once listening is kept as
+    the process's `ready_line` (metrics_port_of reads it)."""
     proc = subprocess.Popen([*DOMINO, "engine", "--host", host, "--port", str(port), "--db", db,
                              *extra], stdout=subprocess.PIPE, stderr=log, text=True,
                             env={**os.environ, **(env or {})})
@@ -27,8 +28,15 @@ def start_engine(host: str, port: int, db: str, log=None, extra: tuple = (),
         proc.wait()
         why = line.removeprefix("engine failed: ").strip() or f"it exited with {proc.returncode}"
         raise SystemExit(f"domino: the engine did not start: {why}")
+    proc.ready_line = line
     threading.Thread(target=_drain, args=(proc.stdout, log), daemon=True).start()
     return proc, int(line.split()[3].rsplit(":", 1)[1])
+
+
+def metrics_port_of(ready_line: str) -> int | None:
+    """The metrics port in an engine's "engine listening on ..." line (None: no metrics)."""
+    _, found, rest = ready_line.partition("; metrics on ")
+    return int(rest.split(")")[0].rsplit(":", 1)[1]) if found else None
 
 
 @contextlib.contextmanager

@@ -20,7 +20,16 @@ from engine_service.core.storage.factory import is_dsn
 from gateway.house import pool_of
 
 from .argtypes import ENGINE_HELP, POSITIVE
-from .engine_cmd import DB_HELP, DEFAULT_DB, is_loopback, make_folder_of, port_taken
+from .engine_cmd import (
+    DB_HELP,
+    DEFAULT_DB,
+    add_arena_flags,
+    arena_flags,
+    arenas_of,
+    is_loopback,
+    make_folder_of,
+    port_taken,
+)
 from .processes import DOMINO, start_engine, stop_processes
 
 BOTS_PER_STRATEGY = 5      # the most seats at a table (Domeng)
@@ -41,6 +50,7 @@ def add_subcommands(subparsers) -> None:
                    "--engine-port and the ports after it")
     p.add_argument("--open", action="store_true", help="need no API key to create matches "
                    "even when --host is not 127.0.0.1 (docs/security.md)")
+    add_arena_flags(p)
     _gateway_options(p, "house bot strategies, comma-separated ('' for none)")
     p.set_defaults(func=run_serve)
 
@@ -179,6 +189,7 @@ def run_serve(args) -> int:
         raise SystemExit("domino serve: --engines above 1 needs a PostgreSQL store they share: "
                          "--db postgresql://USER@HOST/DB (docs/cluster.md)")
     make_folder_of(args.db)
+    arenas_of(args)     # a bad --arena is refused here, before anything starts
     strategies = _strategies(args.bots)
     is_open = args.open or is_loopback(args.host)
     taken = port_taken(args.host, args.port)
@@ -191,7 +202,8 @@ def run_serve(args) -> int:
         for i in range(args.engines):
             port = args.engine_port + i if args.engine_port else 0
             engine, engine_port = start_engine(
-                "127.0.0.1", port, args.db, extra=("--open",) if is_open else ("--keys",),
+                "127.0.0.1", port, args.db,
+                extra=(("--open",) if is_open else ("--keys",)) + arena_flags(args),
                 env={"DOMINO_POOL_SECRETS": json.dumps(secrets)})
             engines.append((engine, engine_port))
     except SystemExit:

@@ -9,7 +9,7 @@ and the REST schemas.
 
 from __future__ import annotations
 
-from domino_proto.domino.v1 import common_pb2, game_pb2, ladder_pb2
+from domino_proto.domino.v1 import arena_pb2, common_pb2, game_pb2, ladder_pb2
 
 
 class Words:
@@ -47,3 +47,5 @@ MATCH_STATUS = Words(common_pb2.MatchStatus, "MATCH_STATUS_")
 LADDER_FORMAT = Words(ladder_pb2.LadderFormat, "LADDER_FORMAT_", default="rotation")
 LADDER_STATUS = Words(ladder_pb2.LadderStatus, "LADDER_STATUS_")
 LADDER_MATCH_STATUS = Words(ladder_pb2.LadderMatchStatus, "LADDER_MATCH_STATUS_")
+LEADERBOARD_VIEW = Words(arena_pb2.LeaderboardView, "LEADERBOARD_VIEW_", default="latest")
+ARENA_MATCH_STATUS = Words(arena_pb2.ArenaMatchStatus, "ARENA_MATCH_STATUS_")

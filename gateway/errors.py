@@ -5,7 +5,8 @@
 
 `code` is the HTTP status, `status` its name, `reason` a stable code (the engine's, or one
 of the gateway's below), `version` the match's current version when the engine said it
-(else null), `legal_moves` the seat's legal moves for a rules refusal (else empty).
+(else null), `legal_moves` the seat's legal moves when a move made during its turn is refused
+(a rules refusal, MALFORMED_MOVE, UNKNOWN_MOVE_ID; else empty: common.proto's Refusal).
 """
 
 from __future__ import annotations

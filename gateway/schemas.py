@@ -296,7 +296,9 @@ class ErrorSchema(Schema):
     version = fields.Integer(required=True, allow_none=True,
                              **_d("the match's current version when the engine told it"))
     legal_moves = fields.List(fields.Nested(LegalMoveSchema), required=True,
-                              **_d("for a rules refusal: the seat's legal moves now"))
+                              **_d("the seat's legal moves now when a move made during its "
+                                    "turn is refused (a rules refusal, MALFORMED_MOVE, "
+                                    "UNKNOWN_MOVE_ID); else empty"))
     errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()),
                          **_d("on a 400 only: each field at fault by its dotted path "
                               "(\"seats.0.kind\", \"options.hands\", \"body\"), "

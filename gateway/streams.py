@@ -69,6 +69,11 @@ class Fanout:
         self.queues.discard(queue)
         if not self.queues and not self.task.done():
             self.task.cancel()               # nobody watches any more
+            # The task ends only at its next turn on the loop: a spectator arriving before
+            # that would join this Fanout and be sent its END (a stream cut, events lost
+            # until the browser reconnects). The next one gets a Fanout of its own.
+            if self.streams.fanouts.get(self.match_id) is self:
+                del self.streams.fanouts[self.match_id]
 
     def _broadcast(self, item) -> None:
         for queue in list(self.queues):

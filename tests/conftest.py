@@ -6,13 +6,20 @@ import pytest
 
 from tests.pg_server import STORES, PostgresServer, why_not
 
+# What the tests ask of PostgreSQL is what engines do with it, not that it survives a power
+# cut: no fsync, so that a test's CREATE DATABASE and the server's stop at the end of a
+# worker's session do not wait on the disk (the benchmarks' server keeps the defaults).
+TEST_SETTINGS = {"fsync": "off", "full_page_writes": "off"}
+
 
 @pytest.fixture(scope="session")
 def pg_server():
+    """One server per test session, which is one per worker process under `make test`
+    (pytest-xdist): each worker's tests get databases of their own on it."""
     reason = why_not()
     if reason:
         pytest.skip(reason)
-    server = PostgresServer()
+    server = PostgresServer(TEST_SETTINGS)
     yield server
     server.stop()
 
@@ -38,3 +45,49 @@ def durable_db(request, tmp_path) -> str:
     if request.param == "sqlite":
         return str(tmp_path / "engine.sqlite3")
     return request.getfixturevalue("pg_dsn")
+
+
+# Under `make test` (pytest-xdist, --dist loadgroup) the tests of a group run on one worker,
+# one after another; everything else is spread over the workers. A group is given where a
+# fixture is expensive or loud, so that it runs once instead of once per worker:
+GROUPS = {
+    # an engine, house bot processes and a live gateway for the session (gateway/conftest.py)
+    # and Chromium: the browser tests apart from the others, so the two halves run side by side
+    "tests/gateway/test_browser": "gateway-browser",
+    "tests/gateway/": "gateway",
+    # its module fixture runs every mistake's command at once: some 30 processes
+    "tests/cli/test_mistakes.py": "cli-mistakes",
+    # the C++ bot, which `make test` builds while the other tests run: one worker waits for
+    # the build (not one per test), and it comes last (LAST), when the build is done
+    "tests/bots_runner/test_cpp_bot.py": "cpp-bot",
+}
+LAST = ("cpp-bot",)
+
+
+@pytest.hookimpl(tryfirst=True)     # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
+        group = next((g for prefix, g in GROUPS.items() if item.nodeid.startswith(prefix)), None)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+    def last(item):
+        mark = item.get_closest_marker("xdist_group")
+        return bool(mark and mark.args and mark.args[0] in LAST)
+    items[:] = [i for i in items if not last(i)] + [i for i in items if last(i)]
+
+
+@pytest.hookimpl(trylast=True)      # after pytest-xdist has given each its group
+def pytest_collection_finish(session):
+    """pytest-xdist marks a grouped test by its node id (TEST@GROUP); where it cannot
+    (a pytest it does not follow yet), the groups would be spread over the workers
+    without a word: the run stops instead."""
+    if not session.config.getoption("loadgroup", default=False):
+        return
+    lost = [i.nodeid for i in session.items if i.get_closest_marker("xdist_group")
+            and "@" not in i.nodeid]
+    if lost:
+        raise pytest.UsageError(f"pytest-xdist did not group {lost[0]} (and {len(lost) - 1} "
+                                "more): is pytest newer than pytest-xdist supports?")

@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-import socket
 import urllib.request
 
 from prometheus_client.parser import text_string_to_metric_families
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Scrape:

@@ -62,7 +62,6 @@ class PostgresServer:
         self.root = tempfile.mkdtemp(prefix="domino-pg-")   # /tmp: reachable by postgres
         self.data = os.path.join(self.root, "data")
         self.log = os.path.join(self.root, "server.log")
-        self.port = _free_port()
         self._user = {}
         if os.geteuid() == 0:
             pg = pwd.getpwnam("postgres")
@@ -70,12 +69,23 @@ class PostgresServer:
             self._user = {"user": pg.pw_uid, "group": pg.pw_gid, "extra_groups": []}
         self._run("initdb", "-D", self.data, "-A", "trust", "-U", "postgres", "-E", "UTF8",
                   "--no-sync")
-        options = {"listen_addresses": "127.0.0.1", "port": self.port,
-                   "unix_socket_directories": self.root, "max_connections": 300,
-                   "shared_buffers": "64MB", **(settings or {})}
-        self._flags = " ".join(f"-c {k}={v}" for k, v in options.items())
+        # PostgreSQL cannot be told to pick a port and say which: a free one is found, let
+        # go, and given to it; if another process took it meanwhile (tests run in several
+        # workers at once), the start fails on the port and is tried on another. A
+        # restart (halt, then start) keeps the port it got.
         self._frozen: list[int] = []
-        self.start()
+        for attempt in range(5):
+            self.port = _free_port()
+            options = {"listen_addresses": "127.0.0.1", "port": self.port,
+                       "unix_socket_directories": self.root, "max_connections": 300,
+                       "shared_buffers": "64MB", **(settings or {})}
+            self._flags = " ".join(f"-c {k}={v}" for k, v in options.items())
+            try:
+                self.start()
+                break
+            except RuntimeError as e:
+                if "already in use" not in str(e) or attempt == 4:
+                    raise
 
     def start(self) -> None:
         """Start the server (again, after halt(): same port, same data)."""

@@ -7,6 +7,7 @@ Each entry says who uses it. Dead code goes; it does not come here.
 from html.parser import HTMLParser
 
 from bots.remote_worlds import RemoteWorlds
+from engine_service.rpc.arena_service import ArenaServicer
 from engine_service.rpc.server import EngineServicer
 from gateway import (
     app,
@@ -26,6 +27,13 @@ from gateway.server import GatewayServer
 # gRPC: the generated add_*Servicer_to_server calls each method by its RPC's name.
 EngineServicer.ListVariants
 EngineServicer.GetPool
+ArenaServicer.RotateBotKey
+ArenaServicer.RetireBot
+ArenaServicer.ListArenas
+ArenaServicer.GetLeaderboard
+ArenaServicer.GetBot
+ArenaServicer.ListBotMatches
+ArenaServicer.GetRatingHistory
 
 # Imported by the bot script a test starts in a process of its own (tests/engine/
 # test_search_remote.py): a search strategy's source of worlds from the engine.

@@ -60,6 +60,7 @@ class Run:
         self.observer, self.table = observer, table
         self.bot: BotProcess | None = None
         self.restarted_at: float | None = None
+        self.restarted: asyncio.Event | None = None   # set once a restart case's restart is done
         self.over = False
         self.exit_after_over: float | None = None
         self.exit_wait_s = EXIT_WAIT_S
@@ -185,9 +186,20 @@ class Kit:
                             if not seats[s].pool}
 
     def _table(self, host: LocalEngine, match_id: str, tokens: dict, script,
-               observer: CaseObserver, hold: asyncio.Event) -> Table:
+               observer: CaseObserver, hold: asyncio.Event,
+               restarted: asyncio.Event | None = None) -> Table:
+        """The kit's seats. With `restarted` (a restart case), no kit seat plays after the
+        bot has sent a move until the engine has been restarted: a bot that answers in a
+        millisecond would otherwise finish the scripted match before the kit's loop (which
+        restarts the engine on the bot's first accepted move) has seen that move."""
         table: Table | None = None
         settled = asyncio.Event()
+
+        def bot_has_moved() -> bool:
+            # The proxy notes the bot's move before the engine has it, so before any kit
+            # seat's turn that follows it; a move the engine refused holds nothing.
+            return any(a.answer is None or a.answer.accepted
+                       for a in observer.attempts(match_id))
 
         async def gate(seat, state):
             # The move that starts the bot's situation waits for the bot: its turn then
@@ -198,6 +210,8 @@ class Kit:
                 # its turn is to test how it answers, not how fast it starts.
                 await asyncio.sleep(SETTLE_S)
                 settled.set()
+            if restarted is not None and not restarted.is_set() and bot_has_moved():
+                await until(lambda: restarted.is_set() or not bot_has_moved(), CASE_LIMIT_S)
             await hold.wait()
 
         table = Table(self.proxy.channel(host.address), match_id, tokens, script.moves, gate)
@@ -224,8 +238,10 @@ class Kit:
         hold.set()
         seat = script.bot
         kit_seats = {s: t for s, t in tokens.items() if s != seat or script.bot_moves_before}
-        table = self._table(host, match_id, kit_seats, script, observer, hold)
+        restarted = asyncio.Event() if case.restart else None
+        table = self._table(host, match_id, kit_seats, script, observer, hold, restarted)
         run = Run(case, match_id, seat, observer, table)
+        run.restarted = restarted
         table.start()
         try:
             if script.bot_moves_before:
@@ -244,6 +260,10 @@ class Kit:
             if not bot.start():
                 return C.FAIL, bot.error
             await self._follow(run, host, hold)
+            if not observer.conns:
+                # Whatever the case looks for, the reason is that the bot never came.
+                return C.FAIL, f"never connected within {CONNECT_LIMIT_S:.0f} s of its " \
+                    f"start{run.why_silent().removeprefix(': it never connected')}"
             if table.problem:
                 return C.FAIL, f"kit: {table.problem}"
             verdict, reason = case.check(run)
@@ -273,8 +293,12 @@ class Kit:
             if run.case.restart and run.restarted_at is None and any(
                     a.answer is not None and a.answer.accepted for a in run.attempts):
                 hold.clear()       # the kit's seats wait while the engine is away
-                await asyncio.to_thread(host.restart)
+                # Stamped as the engine goes away, not once it is back: the bot reconnects
+                # to the proxy (always up) as soon as its stream breaks, and on a loaded
+                # machine that can be before the restart call has returned here.
                 run.restarted_at = time.monotonic()
+                await asyncio.to_thread(host.restart)
+                run.restarted.set()
                 hold.set()
             if not bot.running:
                 exited_mid = exited_mid or time.monotonic()

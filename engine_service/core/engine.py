@@ -21,6 +21,7 @@ from plumbing.alarms import Alarms
 
 from .. import rules
 from ..rules.errors import shown
+from .arena.room import Arenas
 from .cluster.membership import Cluster
 from .errors import EngineError, Reason
 from .ladders.director import Ladders
@@ -47,11 +48,13 @@ class Engine:
     def __init__(self, store: SQLStore | None = None, alarms: Alarms | None = None,
                  keys_required: bool = False,
                  max_live: int = MAX_LIVE_MATCHES, yardsticks: dict | None = None,
-                 worlds: WorldService | None = None):
+                 worlds: WorldService | None = None, arenas=(), residents: dict | None = None):
         """`yardsticks`: name -> a function making a strategy the engine plays itself, in
         process, for a ladder's yardstick entrant (the oracle, which reads the true hands
         and so never plays over the wire). The composition root (domino_cli) gives them:
-        the engine imports no bots. `worlds`: the SampleWorlds service (its rate)."""
+        the engine imports no bots. `worlds`: the SampleWorlds service (its rate).
+        `arenas`: the arenas this engine runs (arena/spec.py); `residents`: strategy name ->
+        a function making it, the house bots of every arena (arena/residents.py)."""
         self.yardsticks = dict(yardsticks or {})
         self.store = store if store is not None else open_store(":memory:")
         self.alarms = alarms if alarms is not None else Alarms()
@@ -68,6 +71,7 @@ class Engine:
         # Only a store several engines can share makes a cluster; it starts at join().
         self.cluster = Cluster(self, self.store) if self.store.shared else None
         self.store.health.listen(self._store_health)
+        self.arenas = Arenas(self, arenas, residents)   # runs from recover() or join()
 
     @classmethod
     def open(cls, db: str, **options) -> Engine:
@@ -100,6 +104,7 @@ class Engine:
             restored.append(row.id)
             log.info("match %s restored at version %d", row.id, referee.version)
         self.ladders.resume()
+        self.arenas.start()
         return restored
 
     def join(self, address: str) -> list[str]:
@@ -109,7 +114,9 @@ class Engine:
         self.store.check()
         self.address = address
         self.ladders.resume(running=False)   # the finished ones, to read; running: owned
-        return self.cluster.join(address)
+        taken = self.cluster.join(address)
+        self.arenas.start()
+        return taken
 
     def adopt_match(self, match_id: str) -> bool:
         """Restore a match this engine now owns (a failover) from its log and start its
@@ -167,6 +174,7 @@ class Engine:
         self.drop_match(referee.id, "another engine owns the match now (a write was refused)")
 
     def drop_everything(self, why: str) -> None:
+        self.arenas.let_go(why)
         self.ladders.drop_all(why)
         for match_id in self.live_ids():
             self.drop_match(match_id, why)
@@ -190,6 +198,7 @@ class Engine:
     def close(self) -> None:
         if self.cluster is not None:
             self.cluster.stop()
+        self.arenas.close()
         self.ladders.close()
         for referee in list(self._referees.values()):
             referee.close()
@@ -399,9 +408,6 @@ class Engine:
                move_text: str = "") -> tuple[int, Accepted]:
         """Returns (seat, accepted)."""
         referee, seat = self.seat(match_id, seat_token)
-        if not move_id and not move_text:
-            raise EngineError(Reason.MALFORMED_MOVE, "give a legal-move id or the move text",
-                              referee.version, field="move")
         return seat, referee.submit(seat, version, move_id, move_text)
 
     def sample_worlds(self, match_id: str, seat_token: str, count: int, seed: int):

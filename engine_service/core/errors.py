@@ -35,6 +35,14 @@ class Reason(StrEnum):
     # unknown match or ladder
     UNKNOWN_MATCH = "UNKNOWN_MATCH"
     UNKNOWN_LADDER = "UNKNOWN_LADDER"
+    # the arena (docs/arena.md): registered bots' keys, names, lobbies and seats
+    BAD_BOT_KEY = "BAD_BOT_KEY"              # unknown bot key (a rotated one is unknown)
+    BOT_RETIRED = "BOT_RETIRED"              # the bot was retired: it can no longer connect
+    UNKNOWN_BOT = "UNKNOWN_BOT"
+    UNKNOWN_ARENA = "UNKNOWN_ARENA"
+    BOT_NAME_TAKEN = "BOT_NAME_TAKEN"
+    NOT_SEATED = "NOT_SEATED"                # the bot has no seat in that arena match
+    LOBBY_REPLACED = "LOBBY_REPLACED"        # a newer lobby of the same bot and arena took over
     # stale version
     STALE_VERSION = "STALE_VERSION"
     # a seat's token is handed out once
@@ -85,6 +93,13 @@ STATUS: dict[Reason, str] = {
     Reason.RATE_LIMITED: "RESOURCE_EXHAUSTED",
     Reason.UNKNOWN_MATCH: "NOT_FOUND",
     Reason.UNKNOWN_LADDER: "NOT_FOUND",
+    Reason.BAD_BOT_KEY: "UNAUTHENTICATED",
+    Reason.BOT_RETIRED: "UNAUTHENTICATED",
+    Reason.UNKNOWN_BOT: "NOT_FOUND",
+    Reason.UNKNOWN_ARENA: "NOT_FOUND",
+    Reason.BOT_NAME_TAKEN: "ALREADY_EXISTS",
+    Reason.NOT_SEATED: "PERMISSION_DENIED",
+    Reason.LOBBY_REPLACED: "ABORTED",
     Reason.STALE_VERSION: "ABORTED",
     Reason.SEAT_TAKEN: "ALREADY_EXISTS",
     Reason.POOL_SEAT: ILLEGAL,
@@ -97,8 +112,18 @@ STATUS: dict[Reason, str] = {
 }
 
 
+# The refusals of a move submitted during the seat's turn: they carry the seat's legal moves
+# (Refusal.legal_moves), so a client can answer again without asking for its view. No other
+# refusal does: not the turn (NOT_YOUR_TURN, MATCH_OVER), or not the current version
+# (STALE_VERSION: the next TurnRequest or GetView has the new moves), or not about a move.
+WITH_LEGAL_MOVES = frozenset({Reason.MALFORMED_MOVE, Reason.UNKNOWN_MOVE_ID,
+                              *(Reason(r) for r in rules.REASONS)}
+                             - {Reason.NOT_YOUR_TURN, Reason.MATCH_OVER})
+
+
 class EngineError(Exception):
-    """A refusal: nothing was changed. `legal_moves` is [(id, text), ...] for rules refusals;
+    """A refusal: nothing was changed. `legal_moves` is [(id, text), ...], the seat's legal
+    moves, for a reason of WITH_LEGAL_MOVES (empty when the seat has none to make);
     `field` names the request field at fault for a malformed request ("options.hands");
     `owner` is where a NOT_OWNER refusal sends the client."""
 
@@ -108,6 +133,8 @@ class EngineError(Exception):
         reason = Reason(reason)   # an unknown reason is a bug here, not a new code on the wire
         if STATUS[reason] == INVALID and not field:
             raise ValueError(f"a {reason} refusal must name its field")   # (a bug here too)
+        if legal_moves and reason not in WITH_LEGAL_MOVES:
+            raise ValueError(f"a {reason} refusal carries no legal moves")   # (and here)
         super().__init__(f"{reason}: {message}")
         self.reason = reason
         self.message = message

@@ -100,11 +100,12 @@ def count_live(count: Callable[[], int]) -> None:
     LIVE_MATCHES.set_function(count)
 
 
-def serve(host: str, port: int) -> None:
+def serve(host: str, port: int) -> int:
     """Serve /metrics on host:port from a daemon thread of prometheus_client (OSError when
-    the port cannot be bound)."""
+    the port cannot be bound); the port it serves on (port 0 picks a free one)."""
     import prometheus_client
 
     # No *_created series: one more line per series that no dashboard here reads.
     prometheus_client.disable_created_metrics()
-    prometheus_client.start_http_server(port, addr=host)
+    server, _ = prometheus_client.start_http_server(port, addr=host)
+    return server.server_port

@@ -1,8 +1,9 @@
 """One Play stream: the matches a bot connection plays and the messages it is sent, in order.
 
-A seat stream (Hello.seat) plays one match and ends with it. A pool stream (Hello.pool)
-is seated by the engine's pools in any number of matches, one after another or several at
-once, and lasts until the bot goes away. Either way all outgoing messages come from one
+A seat stream (Hello.seat, or Hello.arena_seat for a registered bot's arena seat) plays
+one match and ends with it; an arena lobby (Hello.arena) is arena_lobby.py's. A pool
+stream (Hello.pool) is seated by the engine's pools in any number of matches, one after
+another or several at once, and lasts until the bot goes away. Either way all outgoing messages come from one
 inbox: match updates, answers to the bot's moves (from the stream's reader task) and new
 seats (from the pools), so they leave in one ordered stream (streams.serve_inbox). A bot
 whose Hello sets skip_events gets no EventBatch: its stream is woken only for its turns,
@@ -44,6 +45,7 @@ from ..core.matches.updates import Moved, Subscriber, TurnAgain, Update
 from ..core.security import limits
 from ..rules.errors import shown
 from . import codec
+from .arena_lobby import LobbySession
 from .streams import send_all, serve_inbox
 
 # What grpc.aio raises in a stream's reader when the server stops under it (grpcio names
@@ -124,8 +126,17 @@ class PlaySession:
             hello = await self._hello(request_iterator)
             self.events = not hello.skip_events
             self.accepted = not hello.skip_accepted
-            if hello.WhichOneof("auth") == "seat":
-                referee, seat = self.engine.seat(hello.seat.match_id, hello.seat.seat_token)
+            auth = hello.WhichOneof("auth")
+            if auth == "arena":     # a registered bot's lobby: a conversation of its own
+                await LobbySession(self.engine).run(hello.arena, request_iterator, write)
+                return
+            if auth in ("seat", "arena_seat"):
+                if auth == "seat":
+                    referee, seat = self.engine.seat(hello.seat.match_id, hello.seat.seat_token)
+                else:   # the bot key stands for the seat token (core/arena/host.py)
+                    referee, seat = await asyncio.to_thread(
+                        self.engine.arenas.seat_stream, hello.arena_seat.match_id,
+                        hello.arena_seat.bot_key)
                 log.info("bot %r plays match %s seat %d", hello.client, referee.id, seat)
                 self.single = referee.id
                 await send_all(self._join(referee, seat), write)
@@ -164,7 +175,8 @@ class PlaySession:
         auth = hello.WhichOneof("auth")
         if auth is None:
             raise EngineError(Reason.MALFORMED_REQUEST, "Hello needs a seat (match id + "
-                              "token) or a pool", field="hello.auth")
+                              "token), a pool, an arena lobby or an arena seat",
+                              field="hello.auth")
         limits.text(hello.client, "hello.client", limits.CLIENT_MAX)
         if auth == "pool":
             p = hello.pool

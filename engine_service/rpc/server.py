@@ -27,6 +27,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from domino_proto.domino.v1 import (
+    arena_pb2,
     engine_pb2,
     engine_pb2_grpc,
     ladder_pb2,
@@ -38,6 +39,7 @@ from ..core import metrics
 from ..core.engine import Engine
 from ..core.security import limits
 from . import codec
+from .arena_service import ArenaServicer
 from .decode import add_service
 from .ladder_service import LadderServicer
 from .play_session import PlaySession
@@ -53,13 +55,12 @@ SERVER_OPTIONS = [
     ("grpc.so_reuseport", 0),
     ("grpc.keepalive_time_ms", 5000),
     ("grpc.keepalive_timeout_ms", 3000),
+    # Clients may ping once a second, with or without a call open (grpc-go never pings
+    # more often than every 10 s). The name is gRPC core's string for
+    # GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS: under any other, gRPC keeps its
+    # default of 5 minutes, and a client pinging a quiet connection is sent away with
+    # "too_many_pings" at its third early ping (max_ping_strikes, default 2).
     ("grpc.keepalive_permit_without_calls", 1),
-    # Clients may ping every second (ours ping every 5 s, grpc-go's every 10 s at most)
-    # with no data between: the server's default allows one ping per 5 minutes without
-    # data, and sends "too_many_pings" (GOAWAY) at the third early one, which a stalled
-    # engine, sending nothing, used to earn every one of its bots. (The name is gRPC
-    # core's GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS; an unknown name is
-    # silently ignored, so tests/engine/test_keepalive.py checks that it works.)
     ("grpc.http2.min_ping_interval_without_data_ms", 1000),
     ("grpc.http2.max_pings_without_data", 0),
 ]
@@ -164,7 +165,8 @@ class PlayServicer(play_pb2_grpc.PlayServicer):
 
 SERVICE_NAMES = [engine_pb2.DESCRIPTOR.services_by_name["Engine"].full_name,
                  play_pb2.DESCRIPTOR.services_by_name["Play"].full_name,
-                 ladder_pb2.DESCRIPTOR.services_by_name["Ladder"].full_name]
+                 ladder_pb2.DESCRIPTOR.services_by_name["Ladder"].full_name,
+                 arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name]
 HEALTH_NAMES = ["", *SERVICE_NAMES]   # "": the whole server
 
 
@@ -217,7 +219,8 @@ class EngineServer:
                                        options=SERVER_OPTIONS)
         for servicer, module, name in ((EngineServicer(engine), engine_pb2, "Engine"),
                                        (PlayServicer(engine), play_pb2, "Play"),
-                                       (LadderServicer(engine), ladder_pb2, "Ladder")):
+                                       (LadderServicer(engine), ladder_pb2, "Ladder"),
+                                       (ArenaServicer(engine), arena_pb2, "Arena")):
             add_service(self._server, servicer, module.DESCRIPTOR.services_by_name[name])
         self._health = await add_health_and_reflection(self._server)
         self._store_health = engine.store.health

@@ -1,9 +1,10 @@
 """How a refusal leaves any servicer: the status code of its reason, the message
 "REASON: text", and the standard rich status (google.rpc.Status, sent by grpcio-status as
 the trailer "grpc-status-details-bin") whose details are the Refusal (with the version and,
-for rules refusals, the legal moves), a google.rpc.ErrorInfo with the reason, and for a
-malformed request a google.rpc.BadRequest naming the field. Generic gRPC tools and every
-language's status helpers read these; nothing is custom but the Refusal message itself.
+for a move refused during the seat's turn, the legal moves), a google.rpc.ErrorInfo with
+the reason, and for a malformed request a google.rpc.BadRequest naming the field. Generic
+gRPC tools and every language's status helpers read these; nothing is custom but the
+Refusal message itself.
 
 A store that cannot be reached (StoreUnavailable, from any read or write of a call) is
 the refusal STORE_UNAVAILABLE (UNAVAILABLE): try again shortly. Anything else a servicer

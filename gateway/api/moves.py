@@ -27,7 +27,7 @@ blp = Blueprint("moves", __name__, url_prefix=PREFIX + "/matches/<match_id>/move
             404, (409, MOVE_REFUSALS), body=True)
 def submit_move(body, match_id):
     """Submit {version, move_id} or {version, move_text}; answers the new version and the events
-    the move set off. A refusal changes nothing; a rules refusal lists the legal moves"""
+    the move set off. A refusal changes nothing; one during the seat's turn lists its legal moves"""
     done = engine().submit_move(match_id, bearer_token(), body["version"],
                                 body.get("move_id", ""), body.get("move_text", ""))
     return {"version": done.version, "move_text": done.move_text,

@@ -281,10 +281,6 @@ async function tablePage(matchId) {
         el("p", {}, el("a", { href: `#/replay/${matchId}`, text: "Replay this match" }), " · ", el("a", { href: "#/", text: "Lobby" })));
     }
     tick();
-    if (!st.logged) {
-      log(view.history || []);
-      st.logged = 1;
-    }
   };
 
   const tick = () => {
@@ -374,7 +370,16 @@ async function tablePage(matchId) {
     soon();
   });
   source.addEventListener("match_over", () => { source.close(); soon(); });
-  source.addEventListener("snapshot", () => soon());
+  source.addEventListener("snapshot", (ev) => {
+    // The log starts from the stream's own snapshot, not from the first refresh: the
+    // events that follow on the stream are exactly those after it, so no move made in
+    // between is left out of the log (nor told twice).
+    if (!st.logged) {
+      log(JSON.parse(ev.data).state.view.history || []);
+      st.logged = 1;
+    }
+    soon();
+  });
   const timer = setInterval(tick, 1000);
   cleanup = () => { source.close(); clearInterval(timer); };
 }

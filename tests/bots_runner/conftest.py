@@ -19,6 +19,16 @@ class EngineProcess:
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
+    def wait_logged(self, text: str, timeout: float = 30) -> None:
+        """Until the engine's log has a line with `text` (e.g. "plays match M seat 0": a
+        bot's stream is connected and seated)."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while text not in self.log.read_text():
+            assert time.monotonic() < deadline, f"the engine never logged {text!r}"
+            time.sleep(0.02)
+
     def define_pool(self, name: str) -> str:
         """`domino pools create NAME` on this engine's store; returns the enlist secret."""
         done = subprocess.run([*DOMINO, "pools", "create", name, "--db", str(self.db)],
@@ -30,7 +40,7 @@ class EngineProcess:
         """kill -9: nothing is flushed or said goodbye."""
         self.client.close()
         self.proc.kill()
-        self.proc.wait(10)
+        self.proc.wait(60)
 
     def restart(self) -> None:
         """Start again on the same store and port."""
@@ -41,7 +51,7 @@ class EngineProcess:
         self.client.close()
         if self.proc.poll() is None:
             self.proc.terminate()
-            self.proc.wait(10)
+            self.proc.wait(60)
 
 
 @pytest.fixture

@@ -5,13 +5,15 @@ answers): B refuses with NOT_OWNER naming A, and the Node bot and the Python run
 
 import json
 import shutil
+import socket
 import subprocess
 
 import pytest
 
+from domino_cli.processes import metrics_port_of
 from domino_proto.domino.v1 import engine_pb2
 from domino_wire import game
-from tests.metrics_support import Scrape, free_port
+from tests.metrics_support import Scrape
 
 from .support import (
     VARIANTS,
@@ -26,17 +28,15 @@ from .support import (
 
 @pytest.fixture
 def two_engines(tmp_path, pg_dsn):
-    """Engines A and B on one database, each advertised at its own port; B serves metrics."""
+    """Engines A and B on one database, each advertised at the port it picked; B serves
+    metrics on a port it picked too."""
     procs, clients = [], []
-    metrics_port = free_port()
     for name in ("a", "b"):
-        port = free_port()
-        extra = ("--advertise", f"127.0.0.1:{port}")
-        if name == "b":
-            extra += ("--metrics-port", str(metrics_port))
-        proc, bound = start_engine(pg_dsn, port, tmp_path / f"engine-{name}.log", extra=extra)
+        extra = ("--metrics-port", "0") if name == "b" else ()
+        proc, bound = start_engine(pg_dsn, 0, tmp_path / f"engine-{name}.log", extra=extra)
         procs.append(proc)
         clients.append(Client(bound))
+    metrics_port = metrics_port_of(procs[1].ready_line)
     yield clients[0], clients[1], f"http://127.0.0.1:{metrics_port}/metrics"
     for c in clients:
         c.close()
@@ -61,7 +61,11 @@ def test_node_bot_and_python_runner_are_sent_to_the_owner_and_finish(two_engines
     ensure_node_modules()
     a, b, metrics = two_engines
     match_id, tokens = new_match_on(a, "hhl", {"hands": 1}, seed=23)
-    nobody = f"127.0.0.1:{free_port()}"     # nothing listens there: skipped for the next
+    # Nothing listens there: skipped for the next. The port stays bound (never listening)
+    # for the test, so no other process can start listening on it meanwhile.
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    nobody = f"127.0.0.1:{held.getsockname()[1]}"
     node = node_bot(f"{nobody},{b.address}", "--verbose", "--match", match_id, "--seat", "0",
                     env={"DOMINO_SEAT_TOKEN": tokens[0]})
     others = [x for s in (1, 2, 3) for x in ("--seat", str(s), f"--seat-token={tokens[s]}")]
@@ -85,3 +89,4 @@ def test_node_bot_and_python_runner_are_sent_to_the_owner_and_finish(two_engines
     # B sent them all there: the Node bot's stream and each of the runner's three.
     assert Scrape(metrics).get("domino_engine_refusals_total", reason="NOT_OWNER") >= 4
     assert a.summary(match_id).seats[0].timeouts_in_a_row == 0
+    held.close()

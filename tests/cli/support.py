@@ -31,19 +31,17 @@ def start(*args, extra_env=None, **popen) -> subprocess.Popen:
                             env=env(**(extra_env or {})), **popen)
 
 
+_HELD: list[socket.socket] = []
+
+
 def dead_port() -> int:
-    """A port nothing listens on: bound once, then closed."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def reachable(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
-    except OSError:
-        return False
+    """A port nothing listens on, and nothing can start listening on while the tests run:
+    bound and held, never listening (a connection to it is refused). A port bound and let
+    go could be taken by any process of a parallel run meanwhile."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    _HELD.append(s)
+    return s.getsockname()[1]
 
 
 def assert_one_line_failure(p, command: str, *needles: str) -> None:

@@ -10,7 +10,7 @@ from domino_proto.domino.v1 import play_pb2
 from domino_wire.names import VARIANT
 
 
-def _wait_for(condition, timeout=5.0):
+def _wait_for(condition, timeout=30.0):
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"

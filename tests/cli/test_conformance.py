@@ -13,6 +13,9 @@ from tests.bots_runner.support import ensure_node_modules
 
 from .support import DOMINO, ROOT, assert_one_line_failure, run
 
+# A conformance run is a dozen scripted matches with a bot process each (180 s allowed).
+pytestmark = pytest.mark.timeout(600)
+
 BROKEN = pathlib.Path(__file__).parent / "broken_bots"
 HOUSE = [*DOMINO, "bot"]
 

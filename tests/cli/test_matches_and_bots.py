@@ -103,15 +103,18 @@ def test_bots_print_progress_lines_while_a_long_match_goes_on(engine, tmp_path, 
     assert [e["seat"] for e in entries] == list(range(len(created["seat_tokens"])))
     assert all(e["result"] and "error" not in e for e in entries)
     last = len(created["seat_tokens"]) - 1
-    pattern = re.compile(rf"^domino bot: match {created['match_id']} seats 0-{last}: "
+    # A line names the seats playing so far: on a loaded machine the first may come while
+    # the others are still connecting ("seat 0", "seats 0,1", "seats 0-2" of 0-3).
+    pattern = re.compile(rf"^domino bot: match {created['match_id']} seats? [0-{last}][0-{last},-]*: "
                          rf"version (\d+), {words} \(\d+ s\)$")
     lines = p.stderr.splitlines()
     versions = [int(m.group(1)) for m in map(pattern.match, lines) if m]
     assert len(versions) >= 2, p.stderr
     assert len(versions) == len(lines), p.stderr          # nothing else on stderr
     assert versions == sorted(set(versions))              # a line only when the match moved on
-    # Not a line per move: far fewer lines than moves.
-    assert len(versions) * 10 < sum(e["stats"]["moves"] for e in entries)
+    # Not a line per move: a line per 0.1 s at most, and greedy bots make many moves in
+    # that (some ten on a machine loaded 8 times over its cores).
+    assert len(versions) * 2 < sum(e["stats"]["moves"] for e in entries)
 
 
 def test_ctrl_c_ends_a_bot_quietly(engine, tmp_path):

@@ -33,19 +33,13 @@ class EngineCluster:
             proc, port = self._launch(0)
             self.procs.append(proc)
             self.ports.append(port)
-        self.wait_members(n)
-        # Each engine reads the membership at its heartbeat (every 0.5 s): one that started
-        # first has seen the others only after its next beat, and placement needs them.
-        time.sleep(1.0)
+        placement_ready(dsn, n)
 
     def _launch(self, port: int):
-        if port == 0:   # a free port, then advertised as what it is
-            import socket
-            with socket.socket() as s:
-                s.bind(("127.0.0.1", 0))
-                port = s.getsockname()[1]
-        return start_engine(self.dsn, port, self.log_path,
-                            extra=("--advertise", f"127.0.0.1:{port}", *self.extra))
+        """An engine on `port`; 0: on the port it picks itself, which it then advertises
+        (nothing else can take that port between a test choosing it and the engine binding
+        it). A restart gives the engine's own port back: bots hold every address."""
+        return start_engine(self.dsn, port, self.log_path, extra=self.extra)
 
     # ----- addresses ------------------------------------------------------------------
     def address(self, i: int) -> str:
@@ -61,7 +55,7 @@ class EngineCluster:
     # ----- faults ---------------------------------------------------------------------
     def kill(self, i: int) -> None:
         self.procs[i].send_signal(signal.SIGKILL)
-        self.procs[i].wait(10)
+        self.procs[i].wait(60)
 
     def drain(self, i: int, timeout: float = 30) -> int:
         """SIGTERM: the engine drains and exits; its exit status."""
@@ -83,7 +77,7 @@ class EngineCluster:
             if proc is not None and proc.poll() is None:
                 proc.send_signal(signal.SIGCONT)
                 proc.kill()
-                proc.wait(10)
+                proc.wait(60)
 
     # ----- what the database says -------------------------------------------------------
     def sql(self, query: str, args: tuple = ()) -> list[tuple]:
@@ -118,6 +112,29 @@ class EngineCluster:
             if live >= n:
                 return
             assert time.monotonic() < deadline, f"{live} of {n} engines live"
+            time.sleep(0.05)
+
+
+def placement_ready(dsn: str, n: int, timeout: float = 30) -> None:
+    """Until `n` engines are live on `dsn` and each has since read the membership, which
+    it does at each heartbeat right after writing it: an engine's heartbeat seen to move
+    twice after all were live means it read them all at the first of those beats (placement
+    spreads matches only over the engines it has read)."""
+    deadline = time.monotonic() + timeout
+    beats: dict[str, set] = {}
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        while True:
+            rows = conn.execute("SELECT id, heartbeat FROM engines WHERE heartbeat > now() - "
+                                "make_interval(secs => %s) AND NOT draining",
+                                (LEASE_S,)).fetchall()
+            if len(rows) < n:
+                beats.clear()           # count beats from when all n are live
+            else:
+                for engine_id, heartbeat in rows:
+                    beats.setdefault(engine_id, set()).add(heartbeat)
+                if len(beats) >= n and all(len(b) >= 3 for b in beats.values()):
+                    return   # the first value seen, then two beats after it
+            assert time.monotonic() < deadline, f"{len(rows)} of {n} engines live"
             time.sleep(0.05)
 
 

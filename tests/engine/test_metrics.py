@@ -6,8 +6,9 @@ import time
 import grpc
 import pytest
 
+from domino_cli.processes import metrics_port_of
 from engine_service.core.storage.factory import is_dsn, open_store
-from tests.metrics_support import Scrape, free_port
+from tests.metrics_support import Scrape
 
 from .support import Client, finish, refusal, start_bot, start_engine
 
@@ -15,14 +16,14 @@ from .support import Client, finish, refusal, start_bot, start_engine
 @pytest.fixture
 def metered(tmp_path, durable_db):
     """An engine process with /metrics on a port of 127.0.0.1: (client, metrics url, db)."""
-    port = free_port()
     proc, bound = start_engine(durable_db, 0, str(tmp_path / "engine.log"),
-                               extra=("--metrics-port", str(port)))
+                               extra=("--metrics-port", "0"))
+    port = metrics_port_of(proc.ready_line)
     client = Client(bound)
     yield client, f"http://127.0.0.1:{port}/metrics", durable_db
     client.channel.close()
     proc.terminate()
-    proc.wait(10)
+    proc.wait(60)
 
 
 def wait_over(client, match_id, timeout=60):
@@ -40,7 +41,8 @@ def test_the_counters_match_a_played_match_a_refusal_and_the_turn_clock(metered)
     assert before.get("domino_engine_moves_accepted_total", variant="hhl") == 0
 
     # A match played to the end by bot processes, after one deliberately stale move.
-    match_id, tokens = client.new_match("hhl", {"hands": 1}, seed=5, clock_ms=20_000)
+    # A clock no bot process misses, however slow they are to start: its moves are the seats'.
+    match_id, tokens = client.new_match("hhl", {"hands": 1}, seed=5, clock_ms=600_000)
     assert Scrape(url).get("domino_engine_live_matches") == 1
     with pytest.raises(grpc.RpcError) as refused:
         client.submit(match_id, tokens[0], version=7, move_id="0")

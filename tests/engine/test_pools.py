@@ -2,6 +2,7 @@
 bot, several at once, one after another."""
 
 import json
+import queue
 
 import grpc
 import pytest
@@ -9,8 +10,9 @@ import pytest
 from bots.fleet import play_pool
 from bots.play import play
 from bots.strategies import make_strategy
-from domino_proto.domino.v1 import common_pb2, engine_pb2, game_pb2
+from domino_proto.domino.v1 import common_pb2, engine_pb2, game_pb2, play_pb2, play_pb2_grpc
 from domino_wire import game
+from plumbing import inbox
 
 from .support import refusal, run_threads
 
@@ -74,3 +76,29 @@ def test_pool_seats_and_token_seats_mix_and_a_pool_seat_cannot_be_claimed(served
     ])
     result = game.match_result(served.summary(match_id).summary.result)
     assert out[0] == out[1] == [result] and out[11] == out[13] == result
+
+
+def test_a_pool_hello_is_answered_only_when_the_bot_is_seated_with_keepalives_until_then(
+        served, monkeypatch):
+    """What docs/bots.md tells pool bots: no Welcome while no match needs a bot, only
+    Keepalives (version 0); the Welcome comes with the first seat."""
+    monkeypatch.setattr(inbox, "KEEPALIVE_S", 0.1)
+    secret = served.engine.pools.define("p")
+    outbox = queue.SimpleQueue()
+    outbox.put(play_pb2.BotMessage(hello=play_pb2.Hello(pool=play_pb2.PoolEnlist(
+        pool="p", name="waiting", secret=secret), skip_events=True)))
+    stream = play_pb2_grpc.PlayStub(served.channel).Connect(iter(outbox.get, None), timeout=30)
+    kinds, match_id = [], None
+    for message in stream:
+        kinds.append(message.WhichOneof("body"))
+        if kinds[-1] == "keepalive":
+            assert message.keepalive.version == 0
+            if kinds.count("keepalive") == 3:   # the bot has waited: now a match needs it
+                match_id = pool_match(served, ["p"] * 4, seed=1)[0]
+        elif kinds[-1] == "welcome":
+            assert message.welcome.match_id == match_id
+            break
+    outbox.put(None)
+    stream.cancel()
+    assert match_id is not None and kinds[-1] == "welcome"
+    assert set(kinds[:-1]) == {"keepalive"} and len(kinds) >= 4

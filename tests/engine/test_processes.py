@@ -30,7 +30,7 @@ def engine_process(tmp_path, durable_db):
     for proc in procs:
         if proc.poll() is None:
             proc.terminate()
-            proc.wait(10)
+            proc.wait(60)
 
 
 def record_of(client, match_id):
@@ -83,7 +83,7 @@ def test_kill_9_mid_match_loses_nothing_and_the_match_finishes_as_if_uninterrupt
         assert time.monotonic() < deadline, "the bots did not start playing"
         time.sleep(0.01)
     os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(10)
+    proc.wait(60)
     client.channel.close()
 
     proc, _ = engine_process(port)          # same store, same port: the bots reconnect

@@ -314,14 +314,14 @@ def test_every_hello_field_is_bounded(served, hello, field):
 def test_a_stream_that_sends_no_hello_is_closed(served, monkeypatch):
     monkeypatch.setattr(play_session, "HELLO_TIMEOUT_S", 0.3)
     outbox = queue.SimpleQueue()     # nothing is ever put: no Hello
-    started = time.monotonic()
     stream = play_pb2_grpc.PlayStub(served.channel).Connect(iter(outbox.get, None), timeout=30)
     with pytest.raises(grpc.RpcError) as info:
         list(stream)
     outbox.put(None)
     code, r = refusal(info.value)
+    # Ended by the engine's Hello timeout (0.3 s), not by the call's own deadline (30 s),
+    # which would carry no refusal.
     assert (code, r.reason) == (grpc.StatusCode.DEADLINE_EXCEEDED, "HELLO_TIMEOUT")
-    assert time.monotonic() - started < 5
 
 
 def test_a_bot_spamming_refused_moves_is_charged_slowed_and_not_asked_again(hhl, monkeypatch):

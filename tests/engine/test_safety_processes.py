@@ -63,7 +63,7 @@ def test_an_engine_on_a_port_in_use_says_so_and_exits(tmp_path):
             assert "in use" in done.stderr
     finally:
         first.terminate()
-        first.wait(10)
+        first.wait(60)
 
 
 def played_store(path):
@@ -86,7 +86,7 @@ def played_store(path):
                 match_id=match_id, seat_token=tokens[s.to_move], expected_version=s.version,
                 move_id="0"), timeout=5)
     proc.kill()
-    proc.wait(10)
+    proc.wait(60)
     return [m for m, _ in ids]
 
 
@@ -127,14 +127,14 @@ def test_a_refused_poison_is_not_stored_and_the_engine_starts_again(tmp_path):
         assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     finally:
         proc.kill()
-        proc.wait(10)
+        proc.wait(60)
     proc, port = start_engine(db, port)          # starts, on the same store
     try:
         listed = stub_at(port).ListMatches(engine_pb2.ListMatchesRequest(), timeout=5)
         assert list(listed.matches) == []
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(60)
 
 
 def key_metadata(key):
@@ -194,7 +194,7 @@ def test_keys_quotas_and_cancel_end_to_end(tmp_path):
         assert not log.exists() or alice not in log.read_text()
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(60)
 
 
 def test_an_engine_on_another_address_needs_keys_unless_told_open(tmp_path):
@@ -206,7 +206,7 @@ def test_an_engine_on_another_address_needs_keys_unless_told_open(tmp_path):
         assert refusal(info.value)[1].reason == "NO_KEY"
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(60)
     from domino_cli.engine_cmd import is_loopback, open_mode
 
     class Args:
@@ -238,4 +238,4 @@ def test_rest_creating_needs_a_key_when_the_engine_does(tmp_path):
         assert plain.get("/api/v1/matches").status_code == 200              # reading is public
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(60)

@@ -50,7 +50,7 @@ def test_commits_never_checkpoint_the_wal_its_own_thread_does(tmp_path):
         store.add_match(row())
         for v in range(1, 301):
             store.append_move("m1", MoveRow(v, v % 4, "0-0", "seat", float(v)))
-        deadline = time.monotonic() + 5 * CHECKPOINT_S
+        deadline = time.monotonic() + 30    # a loaded machine may hold its thread back
         while store.last_checkpoint[0] < 300 and time.monotonic() < deadline:
             time.sleep(CHECKPOINT_S / 5)
         frames, done = store.last_checkpoint

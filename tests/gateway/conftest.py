@@ -24,7 +24,7 @@ def engine_address(tmp_path_factory):
         p.terminate()
     for p in [*bots, proc]:
         try:
-            p.wait(10)
+            p.wait(60)
         except Exception:   # noqa: BLE001
             p.kill()
 

@@ -83,16 +83,22 @@ class Browser:
     def goto(self, url: str) -> None:
         self.send("Page.navigate", {"url": url})
 
+    # What an evaluation says while the page changes under it: not yet, ask again.
+    NOT_YET = ("TypeError",                          # an element the route has not drawn yet
+               "Inspected target navigated or closed",   # a navigation replaced the page
+               "Execution context was destroyed", "Cannot find context with specified id")
+
     def wait(self, expression: str, timeout: float = 20.0, step: float = 0.05):
         """Until `expression` is truthy. A TypeError counts as not yet: the page may not have
-        drawn the element the expression reads (a route is changing)."""
+        drawn the element the expression reads (a route is changing); so does an
+        evaluation cut by a navigation (the new page is asked next)."""
         deadline = time.monotonic() + timeout
         last = None
         while time.monotonic() < deadline:
             try:
                 value = self.js(expression)
             except RuntimeError as e:
-                if "TypeError" not in str(e):
+                if not any(word in str(e) for word in self.NOT_YET):
                     raise
                 value, last = None, e
             if value:
@@ -123,7 +129,7 @@ class Browser:
                 return
             self.click(selector)
             try:
-                self.wait(done, timeout=1.0)
+                self.wait(done, timeout=3.0)   # a loaded machine is slow to repaint
                 return
             except AssertionError:
                 continue
@@ -153,7 +159,7 @@ class Browser:
             pass
         self.proc.terminate()
         try:
-            self.proc.wait(10)
+            self.proc.wait(60)
         except subprocess.TimeoutExpired:
             self.proc.kill()
         shutil.rmtree(self.profile, ignore_errors=True)

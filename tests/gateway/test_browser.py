@@ -31,7 +31,7 @@ def test_play_a_match_against_bots_by_clicking_then_replay_it(browser, live, tmp
             break
         b.click_until(".tile-btn:not([disabled])", "!!document.querySelector('#tb-where .where-btn')")
         # keyboard flow: choosing a tile moves the focus to where it can go
-        b.wait("document.activeElement.classList.contains('where-btn')", timeout=2)
+        b.wait("document.activeElement.classList.contains('where-btn')", timeout=10)
         before = b.js("document.querySelectorAll('#tb-log li').length")
         if clicks == 0:
             # The first move goes out against a version the match has left (as if another

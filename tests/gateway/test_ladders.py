@@ -46,7 +46,7 @@ class Bots:
             p.terminate()
         for p in self.procs:
             try:
-                p.wait(10)
+                p.wait(60)
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()

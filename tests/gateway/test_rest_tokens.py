@@ -3,7 +3,6 @@ URL, says which seat; the public views and the spectator stream never show a han
 
 import json
 import threading
-import time
 
 import pytest
 
@@ -60,8 +59,9 @@ def test_public_answers_never_show_a_hand(client, seated):
     assert "view" not in listed["matches"][0]
 
 
-def read_events(live_url, match_id, token=None, until="events", limit=20):
-    """(kind, data) messages of an SSE stream up to the first `until` message."""
+def read_events(live_url, match_id, token=None, until="events", limit=20, snapshot=None):
+    """(kind, data) messages of an SSE stream up to the first `until` message; `snapshot`
+    (a threading.Event) is set once the stream's snapshot has come."""
     import urllib.request
 
     url = f"{live_url}/api/v1/matches/{match_id}/events" + (f"?seat_token={token}" if token else "")
@@ -75,6 +75,8 @@ def read_events(live_url, match_id, token=None, until="events", limit=20):
                 kind = line[7:]
             elif line.startswith("data: "):
                 out.append((kind, json.loads(line[6:])))
+                if kind == "snapshot" and snapshot is not None:
+                    snapshot.set()
                 if kind == until or len(out) >= limit:
                     return out
     return out
@@ -83,14 +85,16 @@ def read_events(live_url, match_id, token=None, until="events", limit=20):
 def test_the_event_stream_is_private_with_a_token_and_public_without(client, live, seated):
     match_id, tokens, leader = seated
     got = {}
+    snapshots = {"seat": threading.Event(), "public": threading.Event()}
 
     def listen(name, token):
-        got[name] = read_events(live.url, match_id, token)
+        got[name] = read_events(live.url, match_id, token, snapshot=snapshots[name])
     threads = [threading.Thread(target=listen, args=("seat", tokens[leader])),
                threading.Thread(target=listen, args=("public", None))]
     for t in threads:
         t.start()
-    time.sleep(0.5)   # both streams have had their snapshot by then
+    for name, had in snapshots.items():   # the move below must come after both snapshots
+        assert had.wait(30), f"the {name} stream sent no snapshot"
     auth = {"Authorization": f"Bearer {tokens[leader]}"}
     state = client.get(f"/api/v1/matches/{match_id}/view", headers=auth).get_json()
     r = client.post(f"/api/v1/matches/{match_id}/moves", headers=auth,

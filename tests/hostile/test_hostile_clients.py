@@ -1,5 +1,6 @@
 """Hostile clients (docs/security.md): hypothesis sends arbitrary values in every field
-of CreateMatch, ClaimSeat, SubmitMove, Hello and MoveChoice to a real `domino engine` process,
+of CreateMatch, ClaimSeat, SubmitMove, Hello (seat, pool, arena lobby and arena seat),
+MoveChoice and every Arena call to a real `domino engine` process,
 and arbitrary JSON bodies to a real gateway in front of it, both on 127.0.0.1.
 
 Whatever is sent: no call ends with UNKNOWN or INTERNAL, no REST answer is a 5xx, nothing
@@ -18,7 +19,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domino_proto.domino.v1 import engine_pb2, engine_pb2_grpc, game_pb2, play_pb2, play_pb2_grpc
+from domino_proto.domino.v1 import (
+    arena_pb2,
+    arena_pb2_grpc,
+    engine_pb2,
+    engine_pb2_grpc,
+    game_pb2,
+    play_pb2,
+    play_pb2_grpc,
+)
 from domino_wire import game
 from tests.engine.support import refusal, start_engine, wait_for
 from tests.pg_server import STORES
@@ -87,7 +96,7 @@ class Engine:
     def stop(self):
         self.channel.close()
         self.proc.kill()
-        self.proc.wait(10)
+        self.proc.wait(60)
 
     def canary(self) -> str:
         """An hour-long HHL match nobody plays: its clocks play every move, all along."""
@@ -118,6 +127,9 @@ def engine(request, tmp_path_factory):
     e.target = created.match_id            # a match the fuzzer moves in and claims seats of
     e.tokens = [e.stub.ClaimSeat(engine_pb2.ClaimSeatRequest(match_id=e.target, seat=s),
                                  timeout=5).seat_token for s in range(2)]
+    e.arena = arena_pb2_grpc.ArenaStub(e.channel)
+    e.bot_key = e.arena.RegisterBot(arena_pb2.RegisterBotRequest(name="fuzzed"),
+                                    timeout=5).bot_key
     yield e
     e.stop()
 
@@ -178,6 +190,12 @@ hellos = st.one_of(
               texts | st.just("TARGET"), texts | st.just("T0"), texts),
     st.builds(lambda p, n, k, s: play_pb2.Hello(pool=play_pb2.PoolEnlist(
         pool=p, name=n, capacity=k, secret=s)), texts, texts, int32s, texts),
+    st.builds(lambda k, v, a, n, c: play_pb2.Hello(arena=play_pb2.ArenaEnlist(
+        bot_key=k, version=v, arena=a, max_matches=n), client=c),
+              texts | st.just("BOTKEY"), texts | st.just("v1"),
+              texts | st.sampled_from(["hhl", "domeng"]), int32s | st.just(1), texts),
+    st.builds(lambda m, k: play_pb2.Hello(arena_seat=play_pb2.ArenaSeatAuth(
+        match_id=m, bot_key=k)), texts | st.just("TARGET"), texts | st.just("BOTKEY")),
     st.just(play_pb2.Hello()))
 choices = st.builds(lambda m, v, i, t: play_pb2.MoveChoice(
     match_id=m, version=v, **({"move_id": i} if t is None else {"move_text": t})),
@@ -192,6 +210,11 @@ def test_play_streams_with_anything(engine, hello, moves, first_is_move):
             hello.seat.match_id = engine.target
         if hello.seat.seat_token == "T0":
             hello.seat.seat_token = engine.tokens[0]
+    for part in (hello.arena, hello.arena_seat):
+        if part.bot_key == "BOTKEY":
+            part.bot_key = engine.bot_key
+    if hello.arena_seat.match_id == "TARGET":
+        hello.arena_seat.match_id = engine.target
     messages = [play_pb2.BotMessage(move=m) for m in moves]
     if not first_is_move:
         messages.insert(0, play_pb2.BotMessage(hello=hello))
@@ -209,6 +232,38 @@ def test_play_streams_with_anything(engine, hello, moves, first_is_move):
         read()
     except grpc.RpcError as err:         # the 3 s deadline of a seat stream that plays on
         assert err.code() in ALLOWED, (err.code(), err.details())
+
+
+# ----- the Arena service ----------------------------------------------------------------------
+ascii_keys = st.text(st.characters(min_codepoint=33, max_codepoint=126), max_size=60)
+bot_names = texts | st.sampled_from(["fuzzed", "house-greedy", "a" * 40, "ok.name-1"])
+arena_ids = texts | st.sampled_from(["hhl", "domeng"])
+floats = st.floats(allow_nan=True, allow_infinity=True)
+arena_requests = st.one_of(
+    st.builds(lambda n, d: ("RegisterBot", arena_pb2.RegisterBotRequest(name=n, description=d)),
+              bot_names, texts),
+    st.builds(lambda n: ("RotateBotKey", arena_pb2.RotateBotKeyRequest(name=n)), bot_names),
+    st.builds(lambda n: ("RetireBot", arena_pb2.RetireBotRequest(name=n)),
+              texts | st.just("house-greedy")),
+    st.just(("ListArenas", arena_pb2.ListArenasRequest())),
+    st.builds(lambda a, v, n: ("GetLeaderboard", arena_pb2.GetLeaderboardRequest(
+        arena_id=a, view=v, limit=n)), arena_ids, int32s | st.sampled_from([0, 1, 2]), int32s),
+    st.builds(lambda n: ("GetBot", arena_pb2.GetBotRequest(name=n)), bot_names),
+    st.builds(lambda n, k, b: ("ListBotMatches", arena_pb2.ListBotMatchesRequest(
+        name=n, limit=k, before_unix_s=b)), bot_names, int32s, floats),
+    st.builds(lambda a, n, v, k: ("GetRatingHistory", arena_pb2.GetRatingHistoryRequest(
+        arena_id=a, name=n, version=v, limit=k)), arena_ids, bot_names, texts, int32s))
+
+
+@HOSTILE
+@given(request=arena_requests, bearer=st.none() | ascii_keys | st.just("BOTKEY"))
+def test_arena_calls_with_anything(engine, request, bearer):
+    method, message = request
+    key = engine.bot_key if bearer == "BOTKEY" else bearer
+    metadata = (("authorization", f"Bearer {key}"),) if key is not None else ()
+    if method == "RotateBotKey" and message.name == "fuzzed" and not key:
+        return        # the fixture's bot keeps its key: the Play streams use it
+    survives(lambda: getattr(engine.arena, method)(message, timeout=10, metadata=metadata))
 
 
 # ----- REST ---------------------------------------------------------------------------------

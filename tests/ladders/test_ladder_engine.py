@@ -23,6 +23,9 @@ from engine_service.core.engine import Engine
 from engine_service.rpc.server import start_server
 from tests.bots_runner.conftest import EngineProcess
 
+# Whole ladders of bot processes: minutes on a loaded machine.
+pytestmark = pytest.mark.timeout(600)
+
 DOMINO = [sys.executable, "-m", "domino_cli"]
 
 
@@ -146,7 +149,11 @@ def test_a_hung_bot_and_a_missing_bot_are_charged_and_the_ladder_goes_on():
         stub = ladder_stub(address)
         created = stub.CreateLadder(ladder_pb2.CreateLadderRequest(
             variant=game_pb2.VARIANT_HHL, options=game.options_pb("hhl", {"hands": 1}), seed=2, matches=3,
-            entrants=["greedy", "sleeper", "ghost"], concurrency=3, clock_ms=150, seat_wait_s=1), timeout=5)
+            # The clock and the wait for a seat are what the greedy bot process must answer
+            # and enlist within on a loaded machine (its start takes seconds there): the
+            # sleeper is charged a timeout per turn, the ghost a no-show.
+            entrants=["greedy", "sleeper", "ghost"], concurrency=3, clock_ms=1000, seat_wait_s=10),
+            timeout=5)
         info, enlist = created.ladder, {p.entrant: p.enlist_secret for p in created.pools}
         bots = subprocess.Popen([*DOMINO, "bot", "--engine", address, "--strategy", "greedy",
                                  "--pool", f"{info.key}/greedy", "--name", "greedy", "--bots", "2",
@@ -170,7 +177,7 @@ def test_a_hung_bot_and_a_missing_bot_are_charged_and_the_ladder_goes_on():
     finally:
         stop.set()
         bots.terminate()
-        bots.wait(10)
+        bots.wait(60)
         server.stop(0)
         engine.close()
 
@@ -206,6 +213,6 @@ def test_a_voided_match_is_played_again_and_counted_once():
     finally:
         for b in bots:
             b.terminate()
-            b.wait(10)
+            b.wait(60)
         server.stop(0)
         engine.close()

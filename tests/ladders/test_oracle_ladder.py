@@ -89,7 +89,7 @@ def test_a_ladder_with_the_oracle_and_greedy_marks_the_oracle_and_closes_the_gap
     finally:
         for b in bots:
             b.terminate()
-            b.wait(10)
+            b.wait(60)
     by = {e["entrant"]: e for e in s["entries"]}
     assert s["matches"] == 4 and by["oracle"]["matches"] >= 1
     assert [n for n, e in by.items() if e["yardstick"]] == ["oracle"]

@@ -112,7 +112,7 @@ CORE_FLOORS = (
     ("errors", "metrics"),
     ("security", "storage"),
     ("matches",),
-    ("ladders", "cluster", "sampling"),
+    ("ladders", "cluster", "sampling", "arena"),
     ("engine",),
 )
 

@@ -34,7 +34,7 @@ from ..matches.seats import BOT, DEFAULT_CLOCK_MS, SeatSpec
 from ..matches.updates import Update
 from ..security import limits
 from ..security.keys import OPEN, OPEN_PRINCIPAL, Principal
-from ..storage.rows import Fenced, StoreUnavailable
+from ..storage.rows import Fenced, store_away
 from ..storage.sql import SQLLadderStore
 
 log = logging.getLogger(__name__)
@@ -53,11 +53,6 @@ ENTRANTS = (2, 16)
 MATCHES_MAX = 10_000
 CONCURRENCY_MAX = 16
 SEAT_WAIT_S = (1, 600)
-
-
-def _store_away(e: Exception) -> bool:
-    return isinstance(e, StoreUnavailable) or (isinstance(e, EngineError)
-                                               and e.reason == Reason.STORE_UNAVAILABLE)
 
 
 def pool_of(key: str, entrant: str) -> str:
@@ -180,7 +175,7 @@ class Director:
                 self.engine.ladders.drop(self.id, "another engine owns the ladder now")
                 return
             except Exception as e:   # never silent, and it stops this ladder only
-                if _store_away(e):   # not the ladder's failure: it waits for the store
+                if store_away(e):   # not the ladder's failure: it waits for the store
                     if not away:
                         log.warning("ladder %s: waiting for the store: %s", self.id, e)
                     away = True

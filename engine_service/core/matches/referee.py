@@ -331,6 +331,11 @@ class Referee:
         changed). Resubmitting an accepted move at its version returns the same answer."""
         with self._lock:
             self._settle()
+            if not move_id and not move_text:   # (a MoveChoice or SubmitMove with no move)
+                self.faults[seat]["illegal"] += 1
+                raise EngineError(Reason.MALFORMED_MOVE, "give a legal-move id or the move "
+                                  "text", self.version, legal_ids(self.match.legal_moves(seat)),
+                                  field="move")
             if version != self.version:
                 again = self._resubmission(seat, version, move_id, move_text)
                 if again:

@@ -35,6 +35,7 @@ class Quotas:
     live_matches: int = 100        # matches created by the key and not over yet
     ladders: int = 4               # ladders created by the key and still running
     matches_per_minute: int = 60   # matches created in any 60 seconds
+    bots: int = 20                 # registered arena bots owned by the key (retired ones too)
 
     @classmethod
     def parse(cls, text: str) -> Quotas:

@@ -31,6 +31,14 @@ CAPACITY_MAX = 64             # matches one pool stream plays at once
 
 POOL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}")
 ENTRANT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,40}")
+# The arena (docs/arena.md): registered bots, their lobbies, the Arena service's lists.
+BOT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,40}")   # as an entrant's
+BOT_DESCRIPTION_MAX = 200     # printable characters
+ARENA_ID_MAX = 40             # ArenaInfo.arena_id, Hello.arena.arena
+BOT_VERSION_MAX = 40          # Hello.arena.version: 1..40 printable characters
+LOBBY_MATCHES_MAX = 10_000    # Hello.arena.max_matches (0: no limit)
+ARENA_LIST_MAX = 1000         # GetLeaderboard.limit, ListBotMatches.limit
+RATING_POINTS_MAX = 100_000   # GetRatingHistory.limit
 
 
 def refuse(field: str, message: str, version: int | None = None) -> EngineError:

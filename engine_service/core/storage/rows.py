@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from ..errors import EngineError, Reason
+
 
 @dataclass(frozen=True)
 class MatchRow:
@@ -89,3 +91,11 @@ class LogConflict(Exception):
     """The move log already has a row at that version: a write this engine was told had
     failed reached the store after all (a frozen server commits what it had received
     when it thaws). The log is the truth: the referee reads it back (referee._settle)."""
+
+
+def store_away(e: BaseException) -> bool:
+    """Is `e` the store not answering, as a store raises it or as the engine refuses with it
+    (STORE_UNAVAILABLE)? Work that runs by itself (a ladder's director, an arena) waits for
+    the store then, with one log line, instead of counting it as its own failure."""
+    return isinstance(e, StoreUnavailable) or (isinstance(e, EngineError)
+                                               and e.reason == Reason.STORE_UNAVAILABLE)

@@ -1,0 +1,197 @@
+"""The arena matches this engine plays, whoever made them.
+
+An arena match is an ordinary match (its row, its log, its referee) whose settings carry
+"arena": {"arena", "seats": [{"bot_id", "version", "resident"}], "set", "rotation"}, the
+(bot, version) that sits at each seat. Its seats wait in no pool: their pool is the marker
+"@arena/<arena>", a name no pool can have, so ClaimSeat refuses them (POOL_SEAT) and no
+pool bot is ever offered one. A seat is claimed by the engine when its bot's seat stream
+arrives with the bot key (Hello.arena_seat: `seat_stream`), or for a resident at once.
+
+The match is made by the arena's matchmaker, on whichever engine holds its lease, as a
+row owned by the engine it is placed on; that engine adopts it (`adopt_placed`, or at
+once when it is this one). Every engine tracks the arena matches it holds however it came
+to hold them (made here, placed here, taken over from a dead engine, restored after a
+restart): residents play their seats, seats whose bot has not come within the arena's
+seat_wait_s are played by the clock (a no-show: charged, and the bot paused), and when the
+match ends its arena result is inserted, once.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import time
+from dataclasses import dataclass
+
+from ..errors import EngineError, Reason
+from ..matches.referee import WAITING, Referee
+from ..matches.seats import BOT, SeatSpec, stored_seats
+from ..matches.updates import Moved, Subscriber, Update
+from ..storage.rows import MatchRow
+from .results import arena_result
+from .spec import ARENA_POOL_PREFIX, NO_SHOW
+
+log = logging.getLogger(__name__)
+ARENA_CREATOR = "arena"    # MatchRow.created_by of every arena match
+
+
+def arena_of(referee: Referee) -> dict | None:
+    return referee.row.settings.get("arena")
+
+
+def match_row(spec: dict, match_id: str, seed: int, seats: list[dict], names: list[str],
+              set_no: int, rotation: int, created: float) -> MatchRow:
+    """The row of a new arena match: `seats` [{"bot_id", "version", "resident"}] by seat."""
+    specs = [SeatSpec(BOT, name, ARENA_POOL_PREFIX + spec["id"]) for name in names]
+    settings = {"seats": stored_seats(specs, [spec["clock_ms"]] * len(specs)),
+                "arena": {"arena": spec["id"], "seats": seats, "set": set_no,
+                          "rotation": rotation}}
+    return MatchRow(match_id, spec["variant"], spec["options"], seed, None, settings, created,
+                    WAITING, created_by=ARENA_CREATOR)
+
+
+@dataclass
+class Hosted:
+    referee: Referee
+    meta: dict
+    sub: Subscriber
+
+
+class Host:
+    def __init__(self, room):
+        self.room = room
+        self.engine = room.engine
+        self.store = room.store
+        self.queue: queue.SimpleQueue = room.inbox
+        self.tracked: dict[str, Hosted] = {}
+        self._unwritten: dict[str, Referee] = {}   # over, result not stored yet (store away)
+        self._other: set[str] = set()   # matches held here that are no arena's
+
+    # ----- coming to hold a match ----------------------------------------------------------
+    def adopt(self, match_id: str, epoch: int) -> None:
+        """Hold a match placed on this engine (its row names this engine at `epoch`)."""
+        if self.engine.store.engine_id is not None:
+            self.engine.store.epochs[match_id] = epoch
+        if self.engine.adopt_match(match_id):
+            self.track(self.engine.get(match_id))
+
+    def adopt_placed(self) -> None:
+        held = self.engine.live_ids()
+        for match_id, epoch in self.store.placed_here():
+            if match_id not in held:
+                self.adopt(match_id, epoch)
+
+    def scan(self) -> None:
+        """Track the arena matches this engine holds and does not track yet (taken over
+        by the cluster, restored after a restart)."""
+        live = self.engine.live_ids()
+        self._other &= live
+        for match_id in live - set(self.tracked) - self._other:
+            try:
+                referee = self.engine.get(match_id)
+            except EngineError:
+                continue
+            if arena_of(referee) is not None:
+                self.track(referee)
+            else:
+                self._other.add(match_id)   # no arena's: not looked at again
+
+    def track(self, referee: Referee) -> None:
+        if referee.id in self.tracked:
+            return
+        meta = arena_of(referee)
+        sub, _ = referee.subscribe(None, self.queue, events=False)
+        self.tracked[referee.id] = Hosted(referee, meta, sub)
+        for seat, s in enumerate(meta["seats"]):
+            if s["resident"] and s["resident"] in self.room.residents.makers:
+                self._take(referee, seat, self.room.bot_name(s["bot_id"]))
+                self.room.residents.play(referee, seat, s["resident"])
+        if referee.match.over:
+            self.over(referee)
+
+    def _take(self, referee: Referee, seat: int, name: str) -> None:
+        """Claim an arena seat for the bot that plays it (no token leaves the engine)."""
+        self.engine.pools.withdraw(referee, seat)
+        if referee.seats[seat].claimed:
+            return
+        try:
+            referee.claim(seat, by_pool=True, name=name)
+        except EngineError as e:
+            if e.reason != Reason.SEAT_TAKEN:   # a seat stream won the race: fine
+                raise
+
+    # ----- a registered bot's seat stream ----------------------------------------------------
+    def seat_stream(self, match_id: str, bot) -> tuple[Referee, int]:
+        """The match and seat the bot plays (Hello.arena_seat), claimed for it on its first
+        arrival; NOT_OWNER when another engine plays the match, NOT_SEATED when the bot
+        has no seat in it."""
+        referee = self.engine.get(match_id)
+        meta = arena_of(referee)
+        seats = [i for i, s in enumerate(meta["seats"]) if s["bot_id"] == bot.bot_id] \
+            if meta else []
+        if not seats:
+            raise EngineError(Reason.NOT_SEATED, f"bot {bot.name} has no seat in match "
+                              f"{match_id}")
+        seat = seats[0]
+        if not referee.match.over:
+            self._take(referee, seat, bot.name)
+            if referee.seats[seat].absent:
+                referee._returns(seat)   # played by its bot again, as a seat token's return
+        return referee, seat
+
+    # ----- the clock of arena seats ----------------------------------------------------------
+    def no_shows(self, now: float) -> None:
+        for hosted in list(self.tracked.values()):
+            referee = hosted.referee
+            if referee.status != WAITING or now - referee.row.created < self.room.seat_wait(
+                    hosted.meta["arena"]):
+                continue
+            for seat in referee.unfilled_pool_seats():
+                bot_id = hosted.meta["seats"][seat]["bot_id"]
+                self.engine.pools.withdraw(referee, seat)
+                referee.no_show(seat)     # played by the clock at once; charged a crash
+                self.store.pause(bot_id, hosted.meta["arena"], NO_SHOW)
+                log.info("arena %s: match %s seat %d: bot %s did not come; paused",
+                         hosted.meta["arena"], referee.id, seat, bot_id)
+
+    # ----- what the matches say ---------------------------------------------------------------
+    def handle(self, item) -> None:
+        if isinstance(item, Update) and item.over:
+            hosted = self.tracked.get(item.match_id)
+            if hosted is not None:
+                self.over(hosted.referee)
+        elif isinstance(item, Moved):
+            hosted = self.tracked.pop(item.match_id, None)
+            if hosted is not None:
+                self.room.residents.stop(item.match_id)
+
+    def over(self, referee: Referee) -> None:
+        hosted = self.tracked.pop(referee.id, None)
+        if hosted is not None:
+            referee.unsubscribe(hosted.sub)
+        self.room.residents.stop(referee.id)
+        self.engine.pools.forget(referee)
+        self._unwritten[referee.id] = referee
+        self.write_results()
+
+    def write_results(self) -> None:
+        """Insert the results of the matches that ended here; one the store refused now is
+        tried again at the next tick."""
+        for match_id, referee in list(self._unwritten.items()):
+            meta = arena_of(referee)
+            lineup = [[s["bot_id"], s["version"]] for s in meta["seats"]]
+            try:
+                result = arena_result(referee, meta["arena"], lineup, time.time(),
+                                      meta.get("set", 0), meta.get("rotation", 0))
+                self.store.add_result(match_id, meta["arena"], result["ended"], result)
+            except Exception:
+                log.exception("arena %s: the result of match %s could not be stored; trying "
+                              "again", meta["arena"], match_id)
+                continue
+            del self._unwritten[match_id]
+            self.room.poke()
+
+    def close(self) -> None:
+        for hosted in self.tracked.values():
+            hosted.referee.unsubscribe(hosted.sub)
+        self.tracked.clear()

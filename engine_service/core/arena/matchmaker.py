@@ -1,0 +1,286 @@
+"""One arena's matchmaker: it runs on the engine holding the arena's lease (room.py), one
+engine at a time per cluster, and every write it makes is fenced by that lease's epoch.
+
+Each cycle (CYCLE_S, and at once when a bot becomes free):
+1. count: the results inserted since (by the engines their matches ended on) get the next
+   sequence numbers, in the order their matches ended; the ratings follow that order;
+   their bots are free again; a bot with timeouts in TIMEOUT_STREAK matches in a row is
+   paused;
+2. reconcile (every RECONCILE_S): a match whose creation half-happened (no match row)
+   is voided; one over without a result (its owner died right after its end) has its
+   result made from the store; one silent for STALL_CLOCKS turn clocks is voided. A
+   voided match is never counted, and its bots are free at once;
+3. seat: tables from the free bots (ladders/matchmaking.py), each an ordinary match with
+   the arena's fixed options and a seed derived by HMAC from the arena's secret, placed
+   on the least-loaded live engine (the cluster's placement) and made there as a row that
+   engine adopts; its seats are assigned as rows that the bots' lobbies deliver.
+
+After a kill -9 of its engine another engine takes the lease (room.py) and starts a new
+matchmaker from the store: what was in play is read back and reconciled, so no result is
+lost or counted twice (sequence numbers and the insert-once results), and no bot stays
+seated in a match that never starts.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections import defaultdict, deque
+
+from ladders.matchmaking import Candidate, next_table
+
+from ... import rules
+from ..security.seeds import derive_seed
+from ..storage.arena_sql import COUNTED, IN_PLAY, PLACING, PLAYING, VOIDED
+from ..storage.rows import Fenced
+from .host import match_row
+from .results import arena_result
+from .spec import (
+    MATCHES_PER_MINUTE,
+    RECONCILE_S,
+    STALL_CLOCKS,
+    TIMEOUT_STREAK,
+    TIMEOUTS,
+)
+
+log = logging.getLogger(__name__)
+
+PLACING_GRACE_S = 5.0    # a match without its row this long after being made: voided
+RESULT_GRACE_S = 3.0     # a match over without a result this long: its result is made here
+
+
+class Matchmaker:
+    def __init__(self, room, spec: dict, secret: str):
+        self.room, self.spec, self._secret = room, spec, secret
+        self.id = spec["id"]
+        self.seats = rules.NUM_SEATS[spec["variant"]]
+        self.store = room.store
+        self.playing: dict[str, dict] = {}   # match id -> lineup, created, status, set, rotation
+        self.last_lineup: dict[tuple, frozenset] = {}
+        self.streaks: dict[tuple, int] = defaultdict(int)
+        self.seated_at: dict[str, deque] = defaultdict(deque)   # bot id -> seating times
+        self.sets: dict[frozenset, tuple[list, int, int]] = {}  # duplicate sets going on
+        self.turn = 0
+        self.over_seen: dict[str, float] = {}
+        self.last_reconcile = 0.0
+
+    def start(self) -> None:
+        """Read back what the arena has in play (after a takeover or a restart)."""
+        for match_id, lineup, status, created, set_no, rotation in \
+                self.store.matches_in_play(self.id):
+            self.playing[match_id] = {"lineup": lineup, "created": created, "status": status,
+                                      "set": set_no, "rotation": rotation}
+        log.info("arena %s: matchmaker running here, %d matches in play", self.id,
+                 len(self.playing))
+
+    @property
+    def stall_s(self) -> float:
+        return STALL_CLOCKS * self.spec["clock_ms"] / 1000 + 30
+
+    def cycle(self, now: float) -> None:
+        self.count(now)
+        if now - self.last_reconcile >= RECONCILE_S:
+            self.last_reconcile = now
+            self.reconcile(now)
+        self.seat(now)
+
+    # ----- 1. counting -------------------------------------------------------------------
+    def count(self, now: float) -> None:
+        uncounted = self.store.uncounted(self.id)
+        if not uncounted:
+            return
+        board = self.room.board(self.id)
+        for match_id, _, result in uncounted:
+            info = self.playing.get(match_id)
+            if info is None:
+                found = self.store.arena_match(match_id)
+                if found is None or found[2] not in IN_PLAY:
+                    continue    # voided (or never ours): never counted
+            if not self.store.count_result(self.id, match_id, board.last_sequence + 1):
+                self._check_lease()
+                continue
+            self.store.set_match_status(self.id, match_id, COUNTED)
+            board = self.room.board(self.id)
+            self._freed(match_id, now, result)
+
+    def _check_lease(self) -> None:
+        if not self.store.holds_lease(self.id):
+            raise Fenced(f"arena {self.id}: another engine runs its matchmaker now")
+
+    def _freed(self, match_id: str, now: float, result: dict | None) -> None:
+        info = self.playing.pop(match_id, None)
+        self.over_seen.pop(match_id, None)
+        lineup = info["lineup"] if info else [tuple(k) for k in result["lineup"]]
+        bots = [k for k in lineup if not self.room.is_resident(k[0])]
+        self.store.set_free(bots, self.id, now)
+        if result is not None:
+            for seat, key in enumerate(lineup):
+                if self.room.is_resident(key[0]):
+                    continue
+                late = result["faults"][seat].get("timeouts", 0) > 0
+                self.streaks[key] = self.streaks[key] + 1 if late else 0
+                if self.streaks[key] >= TIMEOUT_STREAK:
+                    self.streaks[key] = 0
+                    self.store.pause(key[0], self.id, TIMEOUTS)
+                    log.info("arena %s: bot %s paused: timeouts in %d matches in a row",
+                             self.id, key[0], TIMEOUT_STREAK)
+            if self.spec["duplicate"] and info and info["rotation"] + 1 < self.seats:
+                base = _unrotate(lineup, info["rotation"])
+                self.sets[frozenset(lineup)] = (base, info["set"], info["rotation"] + 1)
+        self.room.poke()
+
+    # ----- 2. reconciling ----------------------------------------------------------------
+    def reconcile(self, now: float) -> None:
+        states = self.store.match_state(list(self.playing))
+        for match_id, info in list(self.playing.items()):
+            state = states.get(match_id)
+            if state is None:
+                if now - info["created"] > PLACING_GRACE_S:
+                    self.void(match_id, now, "its creation did not finish")
+                continue
+            if info["status"] == PLACING:
+                self.store.set_match_status(self.id, match_id, PLAYING, only_from=(PLACING,))
+                info["status"] = PLAYING
+            status, last = state
+            if status == "over":
+                self._over(match_id, now)
+            elif now - last > self.stall_s:
+                self.void(match_id, now, f"no move for {now - last:.0f} s")
+
+    def _over(self, match_id: str, now: float) -> None:
+        counted = self.store.results_of([match_id])
+        if match_id in counted:     # counted, but its status not yet written (a takeover)
+            self.store.set_match_status(self.id, match_id, COUNTED)
+            self._freed(match_id, now, counted[match_id])
+            return
+        if self.store.has_result(match_id):
+            return                  # the next count takes it
+        first = self.over_seen.setdefault(match_id, now)
+        if now - first < RESULT_GRACE_S:
+            return
+        # Its owner died between the last move and the result: made from the store.
+        referee = self.room.engine.get(match_id)
+        meta = referee.row.settings["arena"]
+        lineup = [[s["bot_id"], s["version"]] for s in meta["seats"]]
+        result = arena_result(referee, self.id, lineup, now, meta.get("set", 0),
+                              meta.get("rotation", 0))
+        self.store.add_result(match_id, self.id, now, result)
+        log.warning("arena %s: match %s ended without its result; made from the store",
+                    self.id, match_id)
+
+    def void(self, match_id: str, now: float, why: str) -> None:
+        if self.store.set_match_status(self.id, match_id, VOIDED):
+            log.warning("arena %s: match %s voided (%s): never counted; its bots are free",
+                        self.id, match_id, why)
+        else:
+            self._check_lease()
+        self._freed(match_id, now, None)
+
+    # ----- 3. seating --------------------------------------------------------------------
+    def seat(self, now: float) -> None:
+        free = self._free(now)
+        if not free and not self.sets:
+            return
+        residents = self.room.resident_candidates(self.id)
+        for key, (base, set_no, rotation) in list(self.sets.items()):
+            del self.sets[key]
+            wanted = [k for k in base if not self.room.is_resident(k[0])]
+            if all(k in free for k in wanted):
+                self.create(_rotate(base, rotation), set_no, rotation, now)
+                for k in wanted:
+                    free.pop(k)
+        while free:
+            table = next_table(list(free.values()), residents, self.seats, self.last_lineup,
+                               self.turn)
+            if table is None:
+                return
+            set_no = secrets.randbits(48) if self.spec["duplicate"] else 0
+            if not self.create([c.key for c in table], set_no, 0, now):
+                return
+            for c in table:
+                free.pop(c.key, None)
+
+    def _free(self, now: float) -> dict[tuple, Candidate]:
+        """The registered bots free now: connected (on a live engine), not paused, in no
+        match of the arena, under MATCHES_PER_MINUTE."""
+        busy = {k[0] for info in self.playing.values() for k in info["lineup"]}
+        present = self.store.present(self.id, self.room.lease_s)
+        if not present:
+            return {}     # an idle arena: nothing more is read
+        infos = self.room.accounts.infos(r[0] for r in present)
+        board = self.room.board(self.id)
+        free = {}
+        for bot_id, version, free_since, paused, _, left in present:
+            info = infos.get(bot_id)
+            if paused or bot_id in busy or info is None or info.retired or left == 0:
+                continue
+            times = self.seated_at[bot_id]
+            while times and now - times[0] > 60:
+                times.popleft()
+            if len(times) >= MATCHES_PER_MINUTE:
+                continue
+            key = (bot_id, version)
+            entry = board.entries.get(key)
+            free[key] = Candidate(key, info.owner, entry.mu if entry else 25.0,
+                                  float(free_since))
+        return free
+
+    def create(self, lineup: list[tuple], set_no: int, rotation: int, now: float) -> bool:
+        """Make one match of `lineup` (keys by seat) on the engine placement picks; False
+        when no engine can take it now."""
+        engine = self.room.engine
+        target, address = self._placement()
+        if not address and engine.live_count() >= engine.max_live:
+            return False
+        match_id = secrets.token_hex(8)
+        seed = (derive_seed(self._secret, self.id, "set", set_no) if self.spec["duplicate"]
+                else derive_seed(self._secret, self.id, match_id))
+        infos = self.room.accounts.infos(k[0] for k in lineup)
+        seats = [{"bot_id": b, "version": v, "resident": infos[b].resident} for b, v in lineup]
+        row = match_row(self.spec, match_id, seed, seats, [infos[b].name for b, _ in lineup],
+                        set_no, rotation, now)
+        epoch = 1 if target else 0
+        self.store.add_match(self.id, match_id, list(lineup), target, now, set_no, rotation)
+        self.playing[match_id] = {"lineup": list(lineup), "created": now, "status": PLACING,
+                                  "set": set_no, "rotation": rotation}
+        self.store.add_match_row(row, target or None, epoch)
+        self.store.set_match_status(self.id, match_id, PLAYING, only_from=(PLACING,))
+        self.playing[match_id]["status"] = PLAYING
+        if not address:
+            self.room.host.adopt(match_id, epoch)
+        keys = frozenset(lineup)
+        for bot_id, version in lineup:
+            self.last_lineup[(bot_id, version)] = keys
+            self.seated_at[bot_id].append(now)
+            if not self.room.is_resident(bot_id):
+                self.store.count_seating(bot_id, self.id)
+        self.turn += 1
+        log.info("arena %s: match %s made%s: %s", self.id, match_id,
+                 f" on {address}" if address else "",
+                 ", ".join(f"{infos[b].name}@{v}" for b, v in lineup))
+        self.room.lobbies.deliver()
+        return True
+
+    def _placement(self) -> tuple[str, str]:
+        """(engine id, address) where the next match goes; address "" for this engine
+        (engine id "" on a store no cluster shares)."""
+        cluster = self.room.engine.cluster
+        if cluster is None:
+            return "", ""
+        address = cluster.placement()
+        if address:
+            for e in cluster.live_members():
+                if e["address"] == address:
+                    return e["engine_id"], address
+        return cluster.engine_id, ""
+
+    def stop(self) -> None:
+        log.info("arena %s: matchmaker stops here", self.id)
+
+
+def _rotate(lineup: list, r: int) -> list:
+    return lineup[r:] + lineup[:r]
+
+
+def _unrotate(lineup: list, r: int) -> list:
+    return lineup[-r:] + lineup[:-r] if r else list(lineup)

@@ -1,0 +1,379 @@
+"""The engine's arena room: accounts, lobbies, the matches it hosts, the matchmakers of the
+arenas whose lease it holds, and the leaderboards, on one thread of their own.
+
+The arena thread wakes every DELIVERY_S, and at once when poked (a bot connected, a match
+ended, a result was stored). Each round it keeps the leases (every LEASE_CHECK_S: take an
+arena whose lease no live engine holds, drop one another engine took), adopts the arena
+matches placed here, watches the ones it hosts, ends replaced lobbies and delivers seats,
+and runs a cycle of each matchmaker it holds. A step that fails is logged and tried again
+at the next round: the thread never dies silently, and one arena's failure stops nothing
+else.
+
+Leaderboards are recomputed on every engine from the counted results, incrementally: each
+engine folds the results it has not read yet (those with a higher sequence number) into
+its board when asked. The matchmaker is the only writer of sequence numbers and commits
+them in order, so a reader never misses one; no engine needs another's ratings, and after
+any restart the board is again the fold of the stored results.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+
+from ladders.leaderboard import PROVISIONAL_BELOW, Board
+from ladders.matchmaking import Candidate
+
+from ...rules.errors import shown
+from ..errors import EngineError, Reason
+from ..security.keys import Principal, new_secret
+from ..storage.arena_sql import COUNTED, VOIDED, ArenaStore
+from ..storage.rows import Fenced, store_away
+from . import spec as arena_spec
+from .accounts import RESIDENT_PREFIX, Accounts, BotInfo
+from .host import Host
+from .lobbies import Lobbies, LobbyStream
+from .matchmaker import Matchmaker
+from .residents import Residents
+from .spec import DELIVERY_S, RESIDENT_OWNER, RESIDENT_VERSION
+
+log = logging.getLogger(__name__)
+
+LEASE_S = 2.0           # the cluster's lease (cluster/membership.py LEASE_S): the same rule
+LEASE_CHECK_S = 0.5     # how often the leases are kept (the cluster's heartbeat)
+POKE = object()
+
+
+class Arenas:
+    def __init__(self, engine, specs=(), residents: dict | None = None):
+        """`specs`: the arenas this engine runs a matchmaker for (spec.parse); `residents`:
+        strategy name -> a function making that strategy (from the composition root)."""
+        self.engine = engine
+        self.store = ArenaStore(engine.store)
+        self.store.ensure()
+        self.specs = {s["id"]: arena_spec.check(s) for s in specs}
+        self.residents = Residents(residents or {})
+        self.accounts = Accounts(self.store)
+        self.inbox: queue.SimpleQueue = queue.SimpleQueue()
+        self.host = Host(self)
+        self.lobbies = Lobbies(self)
+        self.matchmakers: dict[str, Matchmaker] = {}
+        self.lease_s = LEASE_S
+        self._known: dict[str, dict] = {}        # arena id -> spec, from the store
+        self._resident_bots: dict[str, BotInfo] = {}
+        self._boards: dict[str, Board] = {}
+        self._board_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._last_lease = 0.0
+        self._last_cycle = 0.0
+
+    # ----- lifecycle -----------------------------------------------------------------------
+    def start(self) -> None:
+        """Define this engine's arenas (an existing row wins), make the residents' bots,
+        and start the arena thread. Only a cluster member runs it without arenas of its
+        own (it may host arena matches and lobbies of arenas other engines run)."""
+        for arena_id, s in self.specs.items():
+            self.store.add_arena(arena_id, s, new_secret())
+        self._resident_bots = self.accounts.residents(self.residents.names)
+        self._load_known()
+        if not self.specs and self.engine.cluster is None:
+            return
+        self._thread = threading.Thread(target=self._run, name="arena", daemon=True)
+        self._thread.start()
+
+    def _load_known(self) -> None:
+        for arena_id in self.store.arena_ids():
+            if arena_id not in self._known:
+                found = self.store.arena(arena_id)
+                if found is not None:
+                    self._known[arena_id] = found[0]
+
+    def poke(self) -> None:
+        self.inbox.put(POKE)
+
+    def let_go(self, why: str) -> None:
+        """Stop every matchmaker here and release its lease (draining, or taken for dead)."""
+        for arena_id in list(self.matchmakers):
+            self.matchmakers.pop(arena_id).stop()
+            try:
+                self.store.release_lease(arena_id)
+            except Exception:   # noqa: BLE001 - it then runs out like a dead engine's
+                log.warning("arena %s: could not release its lease (%s)", arena_id, why)
+
+    def close(self) -> None:
+        self._stop.set()
+        self.poke()
+        if self._thread is not None:
+            self._thread.join(5)
+        self.lobbies.close()
+        self.host.close()
+        self.residents.close()
+
+    # ----- the arena thread ----------------------------------------------------------------
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            poked = False
+            try:
+                item = self.inbox.get(timeout=DELIVERY_S)
+                while True:
+                    if item is POKE:
+                        poked = True
+                    else:
+                        self._guard("a match update", self.host.handle, item)
+                    item = self.inbox.get_nowait()
+            except queue.Empty:
+                pass
+            if not self._stop.is_set():
+                self._round(poked)
+
+    def _guard(self, what: str, step, *args) -> None:
+        try:
+            step(*args)
+        except Fenced:
+            raise
+        except Exception as e:   # never silent; the next round tries again
+            if store_away(e):
+                log.warning("arena: %s failed, the store is away (%s); trying again", what, e)
+            else:
+                log.exception("arena: %s failed; trying again", what)
+
+    def _round(self, poked: bool) -> None:
+        now = time.time()
+        if now - self._last_lease >= LEASE_CHECK_S:
+            self._last_lease = now
+            self._guard("keeping the leases", self._keep_leases)
+        if self.engine.cluster is not None:
+            self._guard("adopting placed matches", self.host.adopt_placed)
+        self._guard("tracking arena matches", self.host.scan)
+        self._guard("no-shows", self.host.no_shows, now)
+        self._guard("storing results", self.host.write_results)
+        self._guard("the lobbies", self.lobbies.tick)
+        if poked or now - self._last_cycle >= arena_spec.CYCLE_S:
+            self._last_cycle = now
+            for arena_id, mm in list(self.matchmakers.items()):
+                try:
+                    self._guard(f"arena {arena_id}'s matchmaker", mm.cycle, now)
+                except Fenced:
+                    log.warning("arena %s: another engine runs its matchmaker now", arena_id)
+                    self.matchmakers.pop(arena_id, None)
+                    self.store.epochs.pop(arena_id, None)
+
+    def _keep_leases(self) -> None:
+        if self.engine.cluster is not None and self.engine.cluster.draining:
+            self.let_go("draining")
+            return
+        for arena_id in list(self.matchmakers):
+            if not self.store.holds_lease(arena_id):
+                log.warning("arena %s: its lease was taken by another engine", arena_id)
+                self.matchmakers.pop(arena_id).stop()
+        for arena_id in self.specs:
+            if arena_id in self.matchmakers:
+                continue
+            if self.store.take_lease(arena_id, self.lease_s) is None:
+                continue
+            found = self.store.arena(arena_id)
+            if found is None:
+                continue
+            s, secret = found
+            self._known[arena_id] = s
+            mm = Matchmaker(self, s, secret)
+            mm.start()
+            self.matchmakers[arena_id] = mm
+
+    # ----- what the other parts ask ---------------------------------------------------------
+    def spec_of(self, arena_id: str) -> dict:
+        arena_spec.arena_id(arena_id, "arena_id")
+        if arena_id not in self._known:
+            self._load_known()
+        s = self._known.get(arena_id)
+        if s is None:
+            raise EngineError(Reason.UNKNOWN_ARENA, f"no arena {shown(arena_id)}; the "
+                              f"arenas are {', '.join(sorted(self._known)) or 'none'}")
+        return s
+
+    def variant_of(self, arena_id: str) -> str:
+        return self.spec_of(arena_id)["variant"]
+
+    def seat_wait(self, arena_id: str) -> float:
+        return self.spec_of(arena_id)["seat_wait_s"]
+
+    def is_resident(self, bot_id: str) -> bool:
+        return bot_id.startswith(RESIDENT_PREFIX)
+
+    def bot_name(self, bot_id: str) -> str:
+        info = self.accounts.infos([bot_id]).get(bot_id)
+        return info.name if info else bot_id
+
+    def resident_candidates(self, arena_id: str) -> list[Candidate]:
+        board = self.board(arena_id)
+        out = []
+        for info in self._resident_bots.values():
+            key = (info.bot_id, RESIDENT_VERSION)
+            entry = board.entries.get(key)
+            out.append(Candidate(key, RESIDENT_OWNER, entry.mu if entry else 25.0, 0.0, True))
+        return out
+
+    def board(self, arena_id: str) -> Board:
+        """The arena's leaderboard, with every result counted so far folded in."""
+        variant = self.spec_of(arena_id)["variant"]
+        with self._board_lock:
+            board = self._boards.get(arena_id)
+            if board is None:
+                board = self._boards[arena_id] = Board(variant)
+            while True:
+                found = self.store.counted_after(arena_id, board.last_sequence)
+                for r in found:
+                    board.add(r)
+                if len(found) < 5000:
+                    return board
+
+    # ----- the Play stream: lobbies and seats ------------------------------------------------
+    def enlist(self, bot_key: str, version: str, arena_id: str, stream: LobbyStream,
+               max_matches: int = 0):
+        """A lobby (Hello.arena): (the lobby, its bot's rating (mu, sigma, matches))."""
+        from ..security import limits
+        arena_spec.version(version, "hello.arena.version")
+        arena_spec.arena_id(arena_id, "hello.arena.arena")
+        limits.integer(max_matches, "hello.arena.max_matches", 1, limits.LOBBY_MATCHES_MAX,
+                       zero_ok=True)
+        bot = self.accounts.authenticate(bot_key, "hello.arena.bot_key")
+        self.spec_of(arena_id)
+        lobby = self.lobbies.enlist(bot, bot_key, version, arena_id, stream, max_matches)
+        entry = self.board(arena_id).entries.get((bot.bot_id, version))
+        rating = (entry.mu, entry.sigma, entry.matches) if entry else (25.0, 25.0 / 3, 0)
+        return lobby, rating
+
+    def seat_stream(self, match_id: str, bot_key: str):
+        """A registered bot's seat stream (Hello.arena_seat): (referee, seat)."""
+        from ..security import limits
+        limits.match_id(match_id, "hello.arena_seat.match_id")
+        bot = self.accounts.authenticate(bot_key, "hello.arena_seat.bot_key")
+        return self.host.seat_stream(match_id, bot)
+
+    # ----- accounts -----------------------------------------------------------------------
+    def register(self, principal: Principal, name: str, description: str):
+        return self.accounts.register(principal, name, description)
+
+    def rotate(self, principal: Principal, name: str):
+        out = self.accounts.rotate(principal, name)
+        self.poke()
+        return out
+
+    def retire(self, principal: Principal, name: str):
+        out = self.accounts.retire(principal, name)
+        self.poke()
+        return out
+
+    # ----- reading ------------------------------------------------------------------------
+    def list_arenas(self) -> list[dict]:
+        self._load_known()
+        out = []
+        for arena_id in sorted(self._known):
+            s = self._known[arena_id]
+            counts = self.store.count_matches(arena_id)
+            present = self.store.present(arena_id, self.lease_s)
+            holder = self.store.lease_holder(arena_id, self.lease_s)
+            out.append({**s, "bots_online": len(present),
+                        "matches_playing": counts.get("placing", 0) + counts.get("playing", 0),
+                        "matches_counted": counts.get(COUNTED, 0),
+                        "matches_voided": counts.get(VOIDED, 0),
+                        "matchmaker": self.store.address_of(holder) if holder else "",
+                        "residents": [b.name for b in self._resident_bots.values()],
+                        "provisional_below": PROVISIONAL_BELOW})
+        return out
+
+    def leaderboard(self, arena_id: str, all_versions: bool = False, limit: int = 0) -> dict:
+        board = self.board(arena_id)
+        online = {(b, v): c for b, v, _, _, c, _ in self.store.present(arena_id, self.lease_s)}
+        keys = set(board.entries) | set(online)
+        keys |= {(b.bot_id, RESIDENT_VERSION) for b in self._resident_bots.values()}
+        if not all_versions:
+            latest = board.latest_versions()
+            for (bot, version) in online:
+                latest.setdefault(bot, version)
+            keys = {k for k in keys if latest.get(k[0], k[1]) == k[1]}
+        rows = self._rows(board, keys, online)
+        return {"arena_id": arena_id, "variant": board.variant, "all_versions": all_versions,
+                "matches": board.matches, "last_sequence": board.last_sequence,
+                "rows": rows[:limit] if limit else rows}
+
+    def _rows(self, board: Board, keys, online: dict) -> list[dict]:
+        infos = self.accounts.infos({k[0] for k in keys})
+        now = time.time()
+        rows = []
+        for key, e in board.ordered(keys):
+            info = infos.get(key[0])
+            if info is None:
+                continue
+            mean, ci95 = e.mean_ci()
+            resident = bool(info.resident)
+            here = key in online or resident
+            rows.append({"place": len(rows) + 1, "bot_id": info.bot_id, "name": info.name,
+                         "version": key[1], "owner": info.owner, "mu": e.mu,
+                         "sigma": e.sigma, "score": e.score,
+                         "provisional": e.matches < PROVISIONAL_BELOW, "matches": e.matches,
+                         "mean": mean, "ci95": ci95, "faults": dict(e.faults),
+                         "online": here, "last_seen": now if here else e.last_played,
+                         "resident": resident, "retired": bool(info.retired)})
+        return rows
+
+    def profile(self, name: str) -> dict:
+        bot = self.accounts.by_name(name)
+        presence = {(a, v): (c, f, p) for a, v, c, f, p in
+                    self.store.presence_of(bot.bot_id, self.lease_s)}
+        live = [m for m in self.store.bot_matches(bot.bot_id, 0, 20) if m[3] in
+                ("placing", "playing")]
+        busy = {m[1] for m in live}
+        versions = []
+        self._load_known()
+        for arena_id in sorted(self._known):
+            board = self.board(arena_id)
+            keys = {k for k in board.entries if k[0] == bot.bot_id}
+            keys |= {(bot.bot_id, v) for a, v in presence if a == arena_id}
+            if not keys:
+                continue
+            online = {k: presence[(arena_id, k[1])][0] for k in keys
+                      if (arena_id, k[1]) in presence}
+            every = self._rows(board, board.entries.keys() | keys, online)
+            rows = {(r["bot_id"], r["version"]): r for r in every}
+            latest = board.latest_versions().get(bot.bot_id)
+            for key in sorted(keys, key=lambda k: (k[1] != latest, k[1])):
+                here = presence.get((arena_id, key[1]))
+                paused = here[2] if here else ""
+                versions.append({"arena_id": arena_id, "version": key[1], "row": rows[key],
+                                 "online": here is not None,
+                                 "free": here is not None and not paused and arena_id not in busy,
+                                 "paused": paused, "connected": here[0] if here else 0.0})
+        return {"bot": bot, "versions": versions, "live": [self._match(m) for m in live]}
+
+    def bot_matches(self, name: str, limit: int, before: float) -> tuple[list[dict], bool]:
+        bot = self.accounts.by_name(name)
+        found = self.store.bot_matches(bot.bot_id, before, limit + 1)
+        return [self._match(m) for m in found[:limit]], len(found) > limit
+
+    def _match(self, m: tuple) -> dict:
+        match_id, arena_id, lineup, status, created, set_no, rotation = m
+        infos = self.accounts.infos(k[0] for k in lineup)
+        result = self.store.results_of([match_id]).get(match_id) if status == COUNTED else None
+        return {"match_id": match_id, "arena_id": arena_id,
+                "status": "playing" if status == "placing" else status,
+                "lineup": [self._seat_entry(k, infos) for k in lineup], "created": created,
+                "result": result, "set": set_no, "rotation": rotation}
+
+    def _seat_entry(self, key, infos) -> dict:
+        info = infos.get(key[0])
+        return {"bot_id": key[0], "name": info.name if info else key[0], "version": key[1],
+                "resident": bool(info and info.resident)}
+
+    def history(self, arena_id: str, name: str, version: str, limit: int) -> dict:
+        bot = self.accounts.by_name(name)
+        board = self.board(arena_id)
+        if version:
+            arena_spec.version(version)
+        else:
+            version = board.latest_versions().get(bot.bot_id, "")
+        return {"arena_id": arena_id, "bot_id": bot.bot_id, "name": bot.name,
+                "version": version, "points": board.history((bot.bot_id, version), limit)}

@@ -1,0 +1,57 @@
+"""An arena's definition and the arena's documented numbers (docs/arena.md).
+
+An arena is one variant with fixed match options (a dict the rules validate, so a rules
+profile option can join later): `hhl` (HHL, 4 hands) and `domeng` (Domeng, 1 cycle) by
+default. `duplicate` arenas play each deal once per rotation of the seats."""
+
+from __future__ import annotations
+
+from ... import rules
+from ..matches.seats import BOT, DEFAULT_CLOCK_MS
+from ..security import limits
+
+DEFAULT_OPTIONS = {"hhl": {"hands": 4}, "domeng": {"cycles": 1}}
+DEFAULT_ARENAS = ("hhl", "domeng")
+SEAT_WAIT_S = 10          # a seated bot's seat stream must connect within this, or no-show
+TIMEOUT_STREAK = 3        # matches in a row with timeouts before a bot is paused
+MATCHES_PER_MINUTE = 30   # arena matches one bot is seated in, at most, in any 60 s
+CYCLE_S = 0.25            # the matchmaker's cycle (and at once when a bot becomes free)
+DELIVERY_S = 0.2          # how often an engine looks for seats to deliver to its lobbies
+RECONCILE_S = 2.0         # how often the matchmaker checks its matches' rows
+STALL_CLOCKS = 10         # a live match silent this many turn clocks (+30 s) is voided
+RESIDENT_VERSION = "house"
+RESIDENT_OWNER = "house"
+SEARCH_ITERATIONS = 16    # the search resident's samples per move: a small, fixed budget
+RESIDENT_WORKERS = 2      # threads playing the residents' moves, for the whole engine
+NO_SHOW, TIMEOUTS = "no_show", "timeouts"   # why a bot is paused (BotVersion.paused)
+ARENA_POOL_PREFIX = "@arena/"   # the pool marker of arena seats: no pool name can be it
+
+
+def parse(text: str) -> dict:
+    """"hhl", "domeng", or "VARIANT:duplicate" (id "VARIANT-duplicate"): an arena spec."""
+    variant, _, mode = text.partition(":")
+    if variant not in DEFAULT_OPTIONS or mode not in ("", "duplicate"):
+        raise ValueError(f"an arena is hhl, domeng, hhl:duplicate or domeng:duplicate; got "
+                         f"{text!r}")
+    return check({"id": variant + ("-duplicate" if mode else ""), "variant": variant,
+                  "duplicate": bool(mode)})
+
+
+def check(spec: dict) -> dict:
+    """An arena spec completed with its defaults; ValueError when the rules refuse it."""
+    variant = spec["variant"]
+    spec = {"options": DEFAULT_OPTIONS[variant], "duplicate": False,
+            "clock_ms": DEFAULT_CLOCK_MS[BOT], "seat_wait_s": SEAT_WAIT_S, **spec}
+    try:
+        rules.new_match(variant, spec["options"], seed=0)
+    except rules.MalformedInput as e:
+        raise ValueError(f"arena {spec['id']}: {e.message}") from None
+    return spec
+
+
+def arena_id(value: str, field: str = "arena_id") -> str:
+    return limits.text(value, field, limits.ARENA_ID_MAX, required=True)
+
+
+def version(value: str, field: str = "version") -> str:
+    return limits.text(value, field, limits.BOT_VERSION_MAX, required=True)

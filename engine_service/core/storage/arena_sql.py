@@ -1,0 +1,454 @@
+"""The arena's rows, the same on SQLite and PostgreSQL: registered bots, arenas (with the
+matchmaker's lease), presence, arena matches and their seats, arena results.
+
+The tables are the arena room's own: made here, on first use, by `ArenaStore.ensure`
+(`CREATE TABLE IF NOT EXISTS`; on PostgreSQL under an advisory lock so that engines
+started together make them once), beside the match store's own schema and versions.
+Statements use the match store's `_read` and `_write` with `?` placeholders, as sql.py
+does; the few that need the cluster's clock or its engines table (PostgreSQL only) are
+chosen by `store.shared`.
+
+Who writes what: bots and presence rows are written by whichever engine a request or a
+lobby reaches; an arena's matches, their seats and the sequence numbers of its results
+only by the engine holding the arena's lease, each write fenced by (owner, epoch) like a
+match's (sql.py); a result row by the engine that owned the match when it ended, inserted
+once (keyed by the match id).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from .rows import MATCH_COLUMNS, Fenced, StoreUnavailable, match_values
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS arena_bots (
+    bot_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    description TEXT NOT NULL DEFAULT '',
+    owner TEXT NOT NULL,
+    key_hash TEXT NOT NULL UNIQUE,
+    created REAL NOT NULL,
+    retired REAL NOT NULL DEFAULT 0,        -- when retired, Unix seconds; 0: active
+    resident TEXT NOT NULL DEFAULT ''       -- a resident's strategy; '' for a registered bot
+);
+CREATE INDEX IF NOT EXISTS arena_bots_by_owner ON arena_bots (owner);
+CREATE TABLE IF NOT EXISTS arenas (
+    id TEXT PRIMARY KEY,
+    spec TEXT NOT NULL,
+    secret TEXT NOT NULL,                   -- the key of its match seeds: never shown
+    created REAL NOT NULL,
+    owner TEXT,                             -- the engine running its matchmaker
+    epoch INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS arena_presence (
+    bot_id TEXT NOT NULL,
+    arena TEXT NOT NULL,
+    version TEXT NOT NULL,
+    engine TEXT NOT NULL,                   -- the engine holding the lobby ('' alone)
+    session TEXT NOT NULL,                  -- which lobby stream: a new one replaces it
+    connected REAL NOT NULL,
+    free_since REAL NOT NULL,
+    paused TEXT NOT NULL DEFAULT '',        -- why the matchmaker skips it; '' when not
+    seat_limit INTEGER NOT NULL DEFAULT 0,  -- ArenaEnlist.max_matches (0: none)
+    seated INTEGER NOT NULL DEFAULT 0,      -- matches this lobby was seated in
+    PRIMARY KEY (bot_id, arena)
+);
+CREATE TABLE IF NOT EXISTS arena_matches (
+    match_id TEXT PRIMARY KEY,
+    arena TEXT NOT NULL,
+    lineup TEXT NOT NULL,                   -- [[bot id, version] by seat]
+    status TEXT NOT NULL,                   -- placing | playing | counted | voided
+    created REAL NOT NULL,
+    engine TEXT NOT NULL DEFAULT '',        -- the engine it was placed on
+    set_no INTEGER NOT NULL DEFAULT 0,
+    rotation INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS arena_matches_by_status ON arena_matches (arena, status);
+CREATE TABLE IF NOT EXISTS arena_seats (
+    match_id TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    bot_id TEXT NOT NULL,
+    version TEXT NOT NULL,
+    arena TEXT NOT NULL,
+    delivered INTEGER NOT NULL DEFAULT 0,   -- sent to the bot's lobby
+    created REAL NOT NULL,
+    PRIMARY KEY (match_id, seat)
+);
+CREATE INDEX IF NOT EXISTS arena_seats_by_bot ON arena_seats (bot_id, created);
+CREATE TABLE IF NOT EXISTS arena_results (
+    match_id TEXT PRIMARY KEY,
+    arena TEXT NOT NULL,
+    seq INTEGER,                            -- counting order in the arena; NULL: not yet
+    ended REAL NOT NULL,
+    row TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS arena_results_by_seq ON arena_results (arena, seq);
+"""
+# PostgreSQL's REAL is 4 bytes and its INTEGER 4: times and counters need 8.
+PG_SCHEMA = SCHEMA.replace(" REAL", " double precision").replace(" INTEGER", " bigint")
+SCHEMA_LOCK = 0x6172656E61   # "arena": the advisory lock engines take to make the tables
+
+PLACING, PLAYING, COUNTED, VOIDED = "placing", "playing", "counted", "voided"
+IN_PLAY = (PLACING, PLAYING)
+
+
+class ArenaStore:
+    """The arena's rows in the match store `store` (a SQLStore)."""
+
+    def __init__(self, store):
+        self.store = store
+        self.epochs: dict[str, int] = {}   # arena id -> epoch, of the arenas whose lease we hold
+
+    def ensure(self) -> None:
+        if self.store.kind == "postgresql":
+            import psycopg
+            import psycopg_pool
+
+            try:
+                with self.store.pool.connection() as conn, conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+                    conn.execute(PG_SCHEMA)
+            except (psycopg.Error, psycopg_pool.PoolTimeout) as e:
+                why = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
+                raise StoreUnavailable(f"the store {self.store.path} did not make the arena's "
+                                       f"tables: {why}") from None
+            return
+        bare = "\n".join(line.split("--")[0] for line in SCHEMA.splitlines())
+        for statement in filter(str.strip, bare.split(";")):
+            self.store._write(statement)
+
+    def _r(self, sql: str, args: tuple = ()) -> list[tuple]:
+        return self.store.read(sql, args)
+
+    def _w(self, sql: str, args: tuple = ()) -> int:
+        return self.store.write(sql, args)
+
+    @property
+    def engine_id(self) -> str:
+        return self.store.engine_id or ""
+
+    # ----- the cluster's view of engines ------------------------------------------------
+    def _live(self, column: str, lease_s: float) -> tuple[str, tuple]:
+        """SQL true when the engine named in `column` is alive ('' is the lone engine of
+        a store no cluster shares: always alive)."""
+        if not self.store.shared:
+            return "TRUE", ()
+        return (f"EXISTS (SELECT 1 FROM engines e WHERE e.id = {column} AND e.heartbeat >= "
+                "now() - make_interval(secs => ?))", (lease_s,))
+
+    def address_of(self, engine_id: str) -> str:
+        if not self.store.shared or not engine_id:
+            return ""
+        rows = self._r("SELECT address FROM engines WHERE id = ?", (engine_id,))
+        return rows[0][0] if rows else ""
+
+    # ----- bots -------------------------------------------------------------------------
+    BOT_COLUMNS = "bot_id, name, description, owner, created, retired, resident"
+
+    def add_bot(self, bot_id: str, name: str, description: str, owner: str, key_hash: str,
+                created: float, resident: str = "") -> bool:
+        """False when the name (or id) is taken."""
+        return self._w("INSERT INTO arena_bots (bot_id, name, description, owner, key_hash, "
+                       "created, resident) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                       (bot_id, name, description, owner, key_hash, created, resident)) == 1
+
+    def bot_by_hash(self, key_hash: str) -> tuple | None:
+        rows = self._r(f"SELECT {self.BOT_COLUMNS} FROM arena_bots WHERE key_hash = ?",
+                       (key_hash,))
+        return rows[0] if rows else None
+
+    def bot_by_name(self, name: str) -> tuple | None:
+        rows = self._r(f"SELECT {self.BOT_COLUMNS} FROM arena_bots WHERE name = ?", (name,))
+        return rows[0] if rows else None
+
+    def bots(self) -> list[tuple]:
+        return self._r(f"SELECT {self.BOT_COLUMNS} FROM arena_bots")
+
+    def count_bots(self, owner: str) -> int:
+        return self._r("SELECT count(*) FROM arena_bots WHERE owner = ? AND resident = ''",
+                       (owner,))[0][0]
+
+    def set_key(self, bot_id: str, key_hash: str) -> bool:
+        return self._w("UPDATE arena_bots SET key_hash = ? WHERE bot_id = ? AND retired = 0",
+                       (key_hash, bot_id)) == 1
+
+    def retire(self, bot_id: str, when: float) -> bool:
+        return self._w("UPDATE arena_bots SET retired = ? WHERE bot_id = ? AND retired = 0",
+                       (when, bot_id)) == 1
+
+    # ----- arenas and their lease -------------------------------------------------------
+    def add_arena(self, arena_id: str, spec: dict, secret: str) -> None:
+        """Define an arena once; an existing row (another engine's, an earlier run's) wins."""
+        self._w("INSERT INTO arenas (id, spec, secret, created) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING", (arena_id, json.dumps(spec), secret, time.time()))
+
+    def arena(self, arena_id: str) -> tuple[dict, str] | None:
+        """(spec, secret) of an arena."""
+        rows = self._r("SELECT spec, secret FROM arenas WHERE id = ?", (arena_id,))
+        return (json.loads(rows[0][0]), rows[0][1]) if rows else None
+
+    def arena_ids(self) -> list[str]:
+        return [r[0] for r in self._r("SELECT id FROM arenas ORDER BY id")]
+
+    def lease_holder(self, arena_id: str, lease_s: float) -> str:
+        """The engine id running the arena's matchmaker now ('' when none is alive)."""
+        cond, args = self._live("a.owner", lease_s)
+        rows = self._r(f"SELECT a.owner FROM arenas a WHERE a.id = ? AND a.owner IS NOT NULL "
+                       f"AND {cond}", (arena_id, *args))
+        return rows[0][0] if rows else ""
+
+    def take_lease(self, arena_id: str, lease_s: float) -> int | None:
+        """Take the arena's lease when no live engine holds it (compare and set on the
+        epoch: one engine wins); its new epoch, or None."""
+        rows = self._r("SELECT owner, epoch FROM arenas WHERE id = ?", (arena_id,))
+        if not rows:
+            return None
+        owner, epoch = rows[0]
+        if self.store.shared:
+            if owner == self.engine_id:
+                return epoch if self.epochs.get(arena_id) == epoch else None
+            if owner and self.lease_holder(arena_id, lease_s):
+                return None
+        elif owner == "" and epoch > 0 and arena_id in self.epochs:
+            return epoch
+        if self._w("UPDATE arenas SET owner = ?, epoch = epoch + 1 WHERE id = ? AND epoch = ?",
+                   (self.engine_id, arena_id, epoch)) != 1:
+            return None
+        self.epochs[arena_id] = epoch + 1
+        return epoch + 1
+
+    def holds_lease(self, arena_id: str) -> bool:
+        epoch = self.epochs.get(arena_id)
+        if epoch is None:
+            return False
+        rows = self._r("SELECT 1 FROM arenas WHERE id = ? AND owner = ? AND epoch = ?",
+                       (arena_id, self.engine_id, epoch))
+        if not rows:
+            self.epochs.pop(arena_id, None)
+        return bool(rows)
+
+    def release_lease(self, arena_id: str) -> None:
+        epoch = self.epochs.pop(arena_id, None)
+        if epoch is not None:
+            self._w("UPDATE arenas SET owner = NULL, epoch = epoch + 1 WHERE id = ? AND "
+                    "owner = ? AND epoch = ?", (arena_id, self.engine_id, epoch))
+
+    def _fenced(self, sql: str, args: tuple, arena_id: str) -> int:
+        """A write of the arena's matchmaker, made only while it holds the lease."""
+        epoch = self.epochs.get(arena_id)
+        if epoch is None:
+            raise Fenced(f"arena {arena_id}: this engine does not run its matchmaker")
+        cond = "EXISTS (SELECT 1 FROM arenas WHERE id = ? AND owner = ? AND epoch = ?)"
+        changed = self._w(sql.replace("{fence}", cond),
+                          args + (arena_id, self.engine_id, epoch))
+        return changed
+
+    # ----- presence ---------------------------------------------------------------------
+    def connect(self, bot_id: str, arena: str, version: str, session: str, now: float,
+                seat_limit: int = 0) -> None:
+        """A lobby of the bot: this one replaces any other (its engine notices its session
+        is gone and ends it). Not paused, free from now, seated in nothing yet."""
+        self._w("INSERT INTO arena_presence (bot_id, arena, version, engine, session, "
+                "connected, free_since, paused, seat_limit, seated) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, '', ?, 0) "
+                "ON CONFLICT (bot_id, arena) DO UPDATE SET version = excluded.version, "
+                "engine = excluded.engine, session = excluded.session, "
+                "connected = excluded.connected, free_since = excluded.free_since, "
+                "paused = '', seat_limit = excluded.seat_limit, seated = 0",
+                (bot_id, arena, version, self.engine_id, session, now, now, seat_limit))
+
+    def count_seating(self, bot_id: str, arena: str) -> None:
+        self._w("UPDATE arena_presence SET seated = seated + 1 WHERE bot_id = ? AND arena = ?",
+                (bot_id, arena))
+
+    def disconnect(self, bot_id: str, arena: str, session: str) -> None:
+        self._w("DELETE FROM arena_presence WHERE bot_id = ? AND arena = ? AND session = ?",
+                (bot_id, arena, session))
+
+    def drop_presence(self, bot_id: str) -> None:
+        """Every lobby of the bot ends (a rotated key, a retired bot)."""
+        self._w("DELETE FROM arena_presence WHERE bot_id = ?", (bot_id,))
+
+    def sessions(self, sessions: list[str]) -> dict[str, str]:
+        """session -> paused, of these lobby sessions that still hold their presence row."""
+        if not sessions:
+            return {}
+        marks = ", ".join("?" * len(sessions))
+        return dict(self._r(f"SELECT session, paused FROM arena_presence WHERE session IN "
+                            f"({marks})", tuple(sessions)))
+
+    def present(self, arena: str, lease_s: float) -> list[tuple]:
+        """(bot id, version, free since, paused, connected, seats left (None: no limit)) of
+        the bots whose lobby is on a live engine."""
+        cond, args = self._live("p.engine", lease_s)
+        rows = self._r(f"SELECT p.bot_id, p.version, p.free_since, p.paused, p.connected, "
+                       f"p.seat_limit, p.seated FROM arena_presence p WHERE p.arena = ? AND "
+                       f"{cond}", (arena, *args))
+        return [(*r[:5], r[5] - r[6] if r[5] else None) for r in rows]
+
+    def presence_of(self, bot_id: str, lease_s: float) -> list[tuple]:
+        """(arena, version, connected, free since, paused) of the bot's live lobbies."""
+        cond, args = self._live("p.engine", lease_s)
+        return self._r(f"SELECT p.arena, p.version, p.connected, p.free_since, p.paused "
+                       f"FROM arena_presence p WHERE p.bot_id = ? AND {cond}", (bot_id, *args))
+
+    def pause(self, bot_id: str, arena: str, why: str) -> None:
+        self._w("UPDATE arena_presence SET paused = ? WHERE bot_id = ? AND arena = ?",
+                (why, bot_id, arena))
+
+    def set_free(self, keys: list[tuple[str, str]], arena: str, now: float) -> None:
+        for bot_id, _ in keys:
+            self._w("UPDATE arena_presence SET free_since = ? WHERE bot_id = ? AND arena = ?",
+                    (now, bot_id, arena))
+
+    # ----- arena matches and seats (the matchmaker's, fenced) ---------------------------
+    def add_match(self, arena: str, match_id: str, lineup: list, engine: str, created: float,
+                  set_no: int = 0, rotation: int = 0) -> None:
+        if self._fenced("INSERT INTO arena_matches (match_id, arena, lineup, status, created, "
+                        "engine, set_no, rotation) SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE {fence}",
+                        (match_id, arena, json.dumps(lineup), PLACING, created, engine, set_no,
+                         rotation), arena) != 1:
+            raise Fenced(f"arena {arena}: another engine runs its matchmaker now")
+        for seat, (bot_id, version) in enumerate(lineup):
+            self._fenced("INSERT INTO arena_seats (match_id, seat, bot_id, version, arena, "
+                         "created) SELECT ?, ?, ?, ?, ?, ? WHERE {fence}",
+                         (match_id, seat, bot_id, version, arena, created), arena)
+
+    def set_match_status(self, arena: str, match_id: str, status: str,
+                         only_from: tuple = IN_PLAY) -> bool:
+        marks = ", ".join("?" * len(only_from))
+        return self._fenced(f"UPDATE arena_matches SET status = ? WHERE match_id = ? AND "
+                            f"status IN ({marks}) AND {{fence}}",
+                            (status, match_id, *only_from), arena) == 1
+
+    def matches_in_play(self, arena: str) -> list[tuple]:
+        """(match id, lineup, status, created, set, rotation) of the arena's matches in play."""
+        rows = self._r("SELECT match_id, lineup, status, created, set_no, rotation FROM "
+                       "arena_matches WHERE arena = ? AND status IN (?, ?)",
+                       (arena, *IN_PLAY))
+        return [(m, [tuple(k) for k in json.loads(lu)], st, c, s, r)
+                for m, lu, st, c, s, r in rows]
+
+    def arena_match(self, match_id: str) -> tuple | None:
+        """(arena, lineup, status, created, set, rotation) of one arena match."""
+        rows = self._r("SELECT arena, lineup, status, created, set_no, rotation FROM "
+                       "arena_matches WHERE match_id = ?", (match_id,))
+        if not rows:
+            return None
+        a, lu, st, c, s, r = rows[0]
+        return a, [tuple(k) for k in json.loads(lu)], st, c, s, r
+
+    def count_matches(self, arena: str) -> dict[str, int]:
+        return dict(self._r("SELECT status, count(*) FROM arena_matches WHERE arena = ? "
+                            "GROUP BY status", (arena,)))
+
+    def bot_matches(self, bot_id: str, before: float, limit: int) -> list[tuple]:
+        """(match id, arena, lineup, status, created, set, rotation) of the bot's matches
+        created before `before` (0: any), newest first."""
+        rows = self._r("SELECT m.match_id, m.arena, m.lineup, m.status, m.created, m.set_no, "
+                       "m.rotation FROM arena_matches m JOIN arena_seats s ON s.match_id = "
+                       "m.match_id WHERE s.bot_id = ? AND (? = 0 OR m.created < ?) "
+                       "ORDER BY m.created DESC, m.match_id LIMIT ?",
+                       (bot_id, before, before, limit))
+        return [(m, a, [tuple(k) for k in json.loads(lu)], st, c, s, r)
+                for m, a, lu, st, c, s, r in rows]
+
+    def undelivered(self) -> list[tuple]:
+        """(match id, seat, bot id, arena, session, seats left (None: no limit)) of seats
+        not yet sent to their bot's lobby of the same version, for the lobbies this engine
+        holds, of matches still in play (whose row exists)."""
+        rows = self._r("SELECT s.match_id, s.seat, s.bot_id, s.arena, p.session, "
+                       "p.seat_limit, p.seated FROM "
+                       "arena_seats s JOIN arena_presence p ON p.bot_id = s.bot_id AND "
+                       "p.arena = s.arena AND p.version = s.version "
+                       "JOIN arena_matches m ON m.match_id = s.match_id "
+                       "JOIN matches r ON r.id = s.match_id "
+                       "WHERE s.delivered = 0 AND p.engine = ? AND m.status IN (?, ?)",
+                       (self.engine_id, *IN_PLAY))
+        return [(*r[:5], r[5] - r[6] if r[5] else None) for r in rows]
+
+    def delivered(self, match_id: str, seat: int) -> None:
+        self._w("UPDATE arena_seats SET delivered = 1 WHERE match_id = ? AND seat = ?",
+                (match_id, seat))
+
+    def redeliver(self, bot_id: str, arena: str, version: str) -> None:
+        """A new lobby of the bot: its seats in play, of that version, are sent again."""
+        self._w("UPDATE arena_seats SET delivered = 0 WHERE bot_id = ? AND arena = ? AND "
+                "version = ? AND match_id IN (SELECT match_id FROM arena_matches WHERE "
+                "status IN (?, ?))", (bot_id, arena, version, *IN_PLAY))
+
+    def placed_here(self) -> list[tuple[str, int]]:
+        """(match id, epoch) of unfinished arena matches the store says this engine owns
+        (placed here by a matchmaker elsewhere, or taken over)."""
+        if not self.store.shared:
+            return []
+        return self._r("SELECT m.id, m.epoch FROM matches m JOIN arena_matches a ON "
+                       "a.match_id = m.id WHERE m.owner = ? AND m.status != 'over' AND "
+                       "a.status IN (?, ?)", (self.engine_id, *IN_PLAY))
+
+    def match_state(self, match_ids: list[str]) -> dict[str, tuple[str, float]]:
+        """match id -> (status of its match row, the time of its last logged move or its
+        creation) for those that have a row."""
+        out = {}
+        for match_id in match_ids:
+            rows = self._r("SELECT m.status, m.created, (SELECT max(at) FROM moves WHERE "
+                           "match_id = m.id) FROM matches m WHERE m.id = ?", (match_id,))
+            if rows:
+                status, created, last = rows[0]
+                out[match_id] = (status, float(last or created))
+        return out
+
+    # ----- results ----------------------------------------------------------------------
+    def add_result(self, match_id: str, arena: str, ended: float, result: dict) -> bool:
+        """Insert a match's arena result once; False if it has one."""
+        return self._w("INSERT INTO arena_results (match_id, arena, ended, row) VALUES "
+                       "(?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                       (match_id, arena, ended, json.dumps(result))) == 1
+
+    def uncounted(self, arena: str) -> list[tuple[str, float, dict]]:
+        """(match id, ended, result) of results without a sequence number, in the order
+        their matches ended."""
+        rows = self._r("SELECT match_id, ended, row FROM arena_results WHERE arena = ? AND "
+                       "seq IS NULL ORDER BY ended, match_id", (arena,))
+        return [(m, e, json.loads(r)) for m, e, r in rows]
+
+    def has_result(self, match_id: str) -> bool:
+        return bool(self._r("SELECT 1 FROM arena_results WHERE match_id = ?", (match_id,)))
+
+    def count_result(self, arena: str, match_id: str, seq: int) -> bool:
+        return self._fenced("UPDATE arena_results SET seq = ? WHERE match_id = ? AND seq IS "
+                            "NULL AND {fence}", (seq, match_id), arena) == 1
+
+    def counted_after(self, arena: str, seq: int, limit: int = 5000) -> list[dict]:
+        """Counted results with a sequence number above `seq`, in order; each with its
+        "sequence"."""
+        rows = self._r("SELECT seq, row FROM arena_results WHERE arena = ? AND seq > ? "
+                       "ORDER BY seq LIMIT ?", (arena, seq, limit))
+        return [{**json.loads(r), "sequence": s} for s, r in rows]
+
+    def results_of(self, match_ids: list[str]) -> dict[str, dict]:
+        out = {}
+        for match_id in match_ids:
+            rows = self._r("SELECT seq, row FROM arena_results WHERE match_id = ?", (match_id,))
+            if rows and rows[0][0] is not None:
+                out[match_id] = {**json.loads(rows[0][1]), "sequence": rows[0][0]}
+        return out
+
+    # ----- match rows the matchmaker makes (placed on any engine) -----------------------
+    def add_match_row(self, row, owner: str | None, epoch: int) -> None:
+        """The match's row, owned by the engine it is placed on (`owner`, at `epoch`;
+        None and 0 on a store no cluster shares). That engine adopts it (host.py)."""
+        columns = f"{MATCH_COLUMNS}, owner, epoch"
+        marks = ", ".join("?" * (len(MATCH_COLUMNS.split(",")) + 2))
+        self._w(f"INSERT INTO matches ({columns}) VALUES ({marks})",
+                (*match_values(row), owner, epoch))
+
+    def owner_address(self, match_id: str) -> tuple[str, str]:
+        """(owner engine id, its address) of a match ('' for either when none)."""
+        if not self.store.shared:
+            return "", ""
+        rows = self._r("SELECT m.owner, e.address FROM matches m LEFT JOIN engines e ON "
+                       "e.id = m.owner WHERE m.id = ?", (match_id,))
+        return (rows[0][0] or "", rows[0][1] or "") if rows else ("", "")
