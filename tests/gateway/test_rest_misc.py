@@ -21,6 +21,8 @@ def test_variants_match_the_rules_core(client):
         for o in v["options"]:
             assert o["default"] == game.options[o["name"]] == specs[o["name"]].default
             assert (o["min"], o["max"]) == (specs[o["name"]].lo, specs[o["name"]].hi)
+            assert tuple(o["choices"]) == specs[o["name"]].choices
+            assert o["type"] == ("enum" if specs[o["name"]].is_enum else "integer")
 
 
 def test_cors_is_off_by_default_and_on_for_configured_origins(engine_address):
