@@ -37,7 +37,7 @@ def hhl_dead_stock(deals: int = DEALS) -> dict:
         blocked += ra["end"] == "blocked"
         if ra["points"] != rb["points"]:
             differ += 1
-            change += sum(abs(x - y) for x, y in zip(ra["points"], rb["points"])) / 4
+            change += sum(abs(x - y) for x, y in zip(ra["points"], rb["points"], strict=True)) / 4
     return {"hands": deals, "blocked": blocked, "differ": differ,
             "mean_change": change / differ if differ else 0.0}
 
@@ -52,7 +52,7 @@ def domeng_closing_pass(deals: int = DEALS) -> dict:
         a = play_match("domeng", {"round_cap": 1}, seed, _greedy(5))
         b = play_match("domeng", {"round_cap": 1, "closing_pass": "paid"}, seed, _greedy(5))
         blocked += a.deals[0].result["end"] == "blocked"
-        diff = sum(abs(x - y) for x, y in zip(_stones(a), _stones(b))) // 2
+        diff = sum(abs(x - y) for x, y in zip(_stones(a), _stones(b), strict=True)) // 2
         moved += diff
         rounds_changed += diff > 0
     return {"rounds": deals, "blocked": blocked, "changed": rounds_changed,

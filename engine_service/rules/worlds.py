@@ -70,6 +70,14 @@ hand over its batches chosen uniformly among those that fit the plays, then the 
 dealt into the batches near uniformly; that weighs a world roughly by its splits, so it is
 near the posterior (test_world_posterior.py measures it) but not exactly it.
 
+Rules profiles (rules/options.py; the view's ``options`` say which): every fact above holds
+under both readings of HHL-8, since a dead stock is drawn (dead_stock=draw) only in the
+step that ends the hand, so no view of a hand in play shows such a draw, and the hand goes
+on, under either, exactly while some tile can be laid. DOM-8's reading moves stones only,
+which the view shows. DOM-2 read literally (first_lead=any) frees the first lead: the
+opening fact then binds the leader's dealt tiles, its hand and what it laid (_lead_order,
+_opening_cases), through the whole first round, and knowledge.py reads no sign from the lead.
+
 It reads the view alone (a dict as ``Match.view(seat)`` makes it), never a match: two true
 deals behind one view give the same worlds for the same seed.
 """
