@@ -15,6 +15,7 @@ from .house import DEFAULT_STRATEGIES
 from .json_body import StrictJSONProvider
 from .rules_page import RULES_PATH
 from .schemas import ErrorSchema
+from .stream_caps import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS
 
 DEFAULTS = {
     # HOST:PORT of the engine's gRPC service.
@@ -29,6 +30,10 @@ DEFAULTS = {
     # POST /api/v1/matches may carry a record to fork: the engine's bound (1 MB) and room
     # for the rest of the request.
     "MAX_FORK_BODY": 1024 * 1024 + 16 * 1024,
+    # Event streams one gateway process holds at once, in all and per client address
+    # (gateway/stream_caps.py); past either, 429 TOO_MANY_STREAMS.
+    "MAX_STREAMS": MAX_STREAMS,
+    "MAX_STREAMS_PER_ADDRESS": MAX_STREAMS_PER_ADDRESS,
     # Origins allowed to call the API from another site: a list, or "*" for any.
     # Empty: same origin only (the bundled web page needs nothing).
     "CORS_ORIGINS": [],
@@ -78,6 +83,9 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.update(DEFAULTS)
     app.config.update(config or {})
     app.json.sort_keys = False
+    # An empty path segment (/arena/bots//matches) is no route: werkzeug would answer it
+    # with a redirect whose body is HTML, where every failure answers the JSON error body.
+    app.url_map.merge_slashes = False
 
     client = app.config.get("ENGINE_CLIENT") or EngineClient(
         app.config["ENGINE_ADDRESS"], app.config["ENGINE_TIMEOUT_S"],
@@ -100,6 +108,8 @@ def create_app(config: dict | None = None) -> Flask:
                    "description": "an operator API key (domino keys create NAME), for "
                    "creating matches and ladders when the engine is not open"})
     from .api import (
+        arena_bots,
+        arenas,
         engines,
         error_response,
         ladders,
@@ -111,7 +121,8 @@ def create_app(config: dict | None = None) -> Flask:
         views,
         worlds,
     )
-    for module in (variants, matches, seats, views, moves, worlds, records, ladders, engines):
+    for module in (variants, matches, seats, views, moves, worlds, records, ladders, arenas,
+                   arena_bots, engines):
         api.register_blueprint(module.blp)
     # The event stream is no Flask route: the ASGI server serves it on its loop
     # (gateway/server.py, streams.py), which describes it for the document too.
