@@ -24,6 +24,7 @@ from .schemas_game import (
     view_field,
 )
 from .schemas_record import DEALS_INPUT
+from .variants import OPTION_TYPES
 
 VARIANT_IDS = VARIANT.words
 STATUSES = MATCH_STATUS.words
@@ -248,7 +249,7 @@ class MoveResultSchema(Schema):
 
 class OptionSchema(Schema):
     name = fields.String(required=True)
-    type = fields.String(required=True, validate=validate.OneOf(["integer", "enum"]),
+    type = fields.String(required=True, validate=validate.OneOf(OPTION_TYPES),
                          **_d('"integer" (min..max) or "enum" (one of choices)'))
     default = fields.Raw(required=True, allow_none=True, metadata={
         "type": ["integer", "string"],

@@ -5,6 +5,8 @@ document. The engine tells the options too (ListVariants, GET /variants) and is 
 that checks them; tests/gateway/test_options.py checks these against both the engine's
 answer and the rules core."""
 
+from domino_wire.names import CLOSING_PASS, DEAD_STOCK, FIRST_LEAD, PROFILE
+
 from .rules_page import ANCHORS
 
 SEATS = {"hhl": 4, "domeng": 5}           # what CreateMatch needs before it asks the engine
@@ -18,9 +20,9 @@ OPTIONS = {
 # Each game's enum rules options: name -> its words, the default first. ``profile`` sets
 # the readings of the rulings that depart from the rule texts' letter; a reading given on
 # its own wins over it (docs/rules.md, "Where a ruling departs from the literal text").
-PROFILE = ("rulings", "literal")
 WORDS = {
-    "hhl": {"profile": PROFILE, "dead_stock": ("stop", "draw")},
-    "domeng": {"profile": PROFILE, "closing_pass": ("free", "paid"),
-               "first_lead": ("double", "any")},
+    "hhl": {"profile": PROFILE.words, "dead_stock": DEAD_STOCK.words},
+    "domeng": {"profile": PROFILE.words, "closing_pass": CLOSING_PASS.words,
+               "first_lead": FIRST_LEAD.words},
 }
+OPTION_TYPES = ("integer", "enum")   # GET /variants: an option's type

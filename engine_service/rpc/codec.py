@@ -95,6 +95,12 @@ def variants() -> engine_pb2.ListVariantsResponse:
         for name, cls in rules.VARIANTS.items()])
 
 
+def effective_options(variant: str, options: dict) -> dict:
+    """Every option in force of a match made with ``options`` (defaults and the profile's
+    readings filled in): what an answer tells of a ladder's or an arena's fixed options."""
+    return rules.new_match(variant, options).options
+
+
 def option_spec(o) -> engine_pb2.OptionSpec:
     """A rules option as ListVariants tells it: an integer's range and default, or an enum
     option's words and default word (min and max 0)."""
