@@ -17,7 +17,8 @@ SECTIONS = {"rules": "benchmarks.rules_bench", "bots": "benchmarks.bots_bench",
             "cluster": "benchmarks.cluster_bench", "worlds": "benchmarks.worlds_bench",
             "outage": "benchmarks.outage_bench", "arena": "benchmarks.arena_bench",
             "abandoned": "benchmarks.abandoned_bench", "oracle": "benchmarks.oracle_bench",
-            "expert": "benchmarks.expert_bench", "strength": "benchmarks.expert_strength"}
+            "expert": "benchmarks.expert_bench", "strength": "benchmarks.expert_strength",
+            "profiles": "benchmarks.profiles_bench"}
 
 
 def main(argv=None) -> int:

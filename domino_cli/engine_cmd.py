@@ -150,7 +150,8 @@ def serve_metrics(engine, host: str, port: int) -> int:
 
 
 ARENA_HELP = ("run this arena's matchmaker (repeatable): hhl, domeng, hhl:duplicate or "
-              "domeng:duplicate (default: hhl and domeng; docs/arena.md)")
+              "domeng:duplicate, each also with :literal (the rules profile literal, e.g. "
+              "hhl:literal; default: hhl and domeng; docs/arena.md)")
 
 
 def add_arena_flags(p) -> None:

@@ -42,9 +42,10 @@ UNREACHABLE_S = 120  # how long the engine may be away (e.g. restarting) before 
 def _run_options() -> str:
     from engine_service.core.ladders.director import DEFAULT_OPTIONS
 
-    return (options_help(DEFAULT_OPTIONS, "ladder run") + "\n\nGiving any option replaces "
-            "the ladder's defaults: --option minutes=5 alone\nplays 5 minutes a match, with no "
-            "number of hands.")
+    return (options_help(DEFAULT_OPTIONS, "ladder run") + "\n\nGiving a length (hands, "
+            "minutes; cycles, round_cap) replaces the ladder's defaults: --option\nminutes=5 "
+            "alone plays 5 minutes a match, with no number of hands. The profile and\nits "
+            "readings join the defaults: --option profile=literal plays them by the letter.")
 
 
 def add_subcommands(subparsers) -> None:

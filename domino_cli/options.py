@@ -11,11 +11,13 @@ from engine_service.rules import VARIANTS, new_match
 
 from .failures import USAGE, Failure
 
-OPTION_HELP = "a rules option (repeatable); the options and their ranges are listed below"
+OPTION_HELP = ("a rules option (repeatable); the options, their ranges or words and defaults are "
+               "listed below")
 
 
 def parse_options(pairs, json_text: str = "") -> dict:
-    """The options given: --options JSON first, then each KEY=VALUE (integers) over it."""
+    """The options given: --options JSON first, then each KEY=VALUE over it: an integer,
+    or a word (an enum option's, profile=literal); the rules core checks each."""
     options = {}
     if json_text:
         try:
@@ -33,14 +35,17 @@ def parse_options(pairs, json_text: str = "") -> dict:
         try:
             options[key] = int(value)
         except ValueError:
-            raise Failure(f"option {key} wants an integer, got {value!r}", USAGE) from None
+            if not value.isidentifier():
+                raise Failure(f"option {key} wants an integer or a word, got {value!r}",
+                              USAGE) from None
+            options[key] = value
     return options
 
 
 def effective(variant: str, options: dict) -> dict:
     """Every option of the variant as a match made with ``options`` has it: the rules
-    core fills in the defaults, and refuses an unknown option or a value out of range
-    (MalformedInput, which names the option)."""
+    core fills in the defaults and the profile's readings, and refuses an unknown option
+    or a value out of range (MalformedInput, which names the option)."""
     return new_match(variant, options).options
 
 
@@ -53,15 +58,17 @@ def options_help(defaults: dict | None = None, command: str = "") -> str:
     does. ``defaults`` ({variant: {name: value}}) are the command's own, shown beside the
     rules' (simulate and ladders play a number of hands, not a time limit)."""
     defaults = defaults or {}
-    lines = ["rules options (--option KEY=VALUE; ranges and defaults from the rules core):"]
+    lines = ["rules options (--option KEY=VALUE; ranges, words and defaults from the rules core):"]
     for variant, cls in VARIANTS.items():
         lines.append(f"  {variant}:")
         for o in cls.OPTIONS:
             mine = defaults.get(variant, {})
             default = f"default {_default(o.default)}"
+            if o.is_reading:
+                default += f" ({o.literal} under profile=literal)"
             if o.name in mine and mine[o.name] != o.default:
                 default = f"default {_default(mine[o.name])} in {command} (rules: {_default(o.default)})"
-            lines.append(f"    {o.name:10s} {o.lo}..{o.hi}, {default}")
+            lines.append(f"    {o.name:12s} {o.domain()}, {default}")
             lines.extend(textwrap.wrap(o.help, 84, initial_indent=" " * 6,
                                        subsequent_indent=" " * 6))
     return "\n".join(lines)

@@ -11,6 +11,7 @@ from domino_proto.domino.v1 import game_pb2
 
 from .events import ENGINE_KINDS, event, event_pb
 from .names import VARIANT
+from .options import options, options_pb
 from .parts import frame
 from .results import deal_result, deal_result_pb, match_result, match_result_pb
 from .tiles import HALVES, MODE, PLACE, seat_of, seat_pb, tile_pb, tile_text, tiles_text
@@ -132,7 +133,24 @@ def view_bytes(v: dict, history: list[bytes] | None = None, layout: list[bytes] 
             last_mappano=seat_pb(v["last_mappano"]), camat=seat_pb(v["camat"]),
             cycle=v["cycle"], round_in_cycle=v["round_in_cycle"])).SerializeToString())
     parts += layout if layout is not None else layout_parts(v)
+    if v.get("options") is not None:
+        parts.append(options_part(v["variant"], v["options"]))
     return b"".join(parts)
+
+
+_OPTIONS_PARTS: dict = {}   # (variant, options) -> the View's options part; a match's are few
+
+
+def options_part(variant: str, options: dict) -> bytes:
+    """A view's rules options, encoded once per set of options (every move's view carries
+    them, and a match's never change)."""
+    key = (variant, tuple(options.items()))
+    part = _OPTIONS_PARTS.get(key)
+    if part is None:
+        if len(_OPTIONS_PARTS) >= 4096:    # bounded: a server sees few sets of options
+            _OPTIONS_PARTS.clear()
+        part = _OPTIONS_PARTS[key] = View(options=options_pb(variant, options)).SerializeToString()
+    return part
 
 
 # How each key of a view dict is read from the message (pb: the View; state: the
@@ -143,6 +161,7 @@ _COMMON = {
     "deal_number": lambda pb, st: pb.deal_number,
     "turn": lambda pb, st: seat_of(pb.turn),
     "over": lambda pb, st: pb.over,
+    "options": lambda pb, st: options(pb.options) if pb.HasField("options") else None,
     "counts": lambda pb, st: list(pb.counts),
 }
 _HHL = {

@@ -24,6 +24,7 @@ from .schemas_game import (
     view_field,
 )
 from .schemas_record import DEALS_INPUT
+from .variants import OPTION_TYPES
 
 VARIANT_IDS = VARIANT.words
 STATUSES = MATCH_STATUS.words
@@ -270,11 +271,18 @@ class MoveResultSchema(Schema):
 
 class OptionSchema(Schema):
     name = fields.String(required=True)
-    type = fields.String(required=True, **_d('always "integer"'))
-    default = fields.Integer(required=True, allow_none=True,
-                             **_d("its value when not given; null: off unless given"))
-    min = fields.Integer(required=True, **_d("the least value the engine takes"))
-    max = fields.Integer(required=True, **_d("the greatest value the engine takes"))
+    type = fields.String(required=True, validate=validate.OneOf(OPTION_TYPES),
+                         **_d('"integer" (min..max) or "enum" (one of choices)'))
+    default = fields.Raw(required=True, allow_none=True, metadata={
+        "type": ["integer", "string"],
+        "description": "its value when not given: an integer option's number (null: off "
+                       "unless given), an enum option's word"})
+    min = fields.Integer(required=True, allow_none=True,
+                         **_d("the least value the engine takes; null for an enum option"))
+    max = fields.Integer(required=True, allow_none=True,
+                         **_d("the greatest value the engine takes; null for an enum option"))
+    choices = fields.List(fields.String(), required=True,
+                          **_d("an enum option's words, its default first; [] for an integer"))
     description = fields.String(required=True)
 
 

@@ -16,7 +16,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from domino_wire.game import CAPPU_KIND, MODE, PLACE
 
 from .int64 import int642properties
-from .variants import OPTIONS
+from .variants import OPTIONS, WORDS
 
 SEATS = validate.Range(0, 4)
 TILE = validate.Regexp(r"^[0-6]-[0-6]$", error="a tile is written like 6-4")
@@ -124,17 +124,39 @@ def _option(variant: str, name: str, text: str, **kw) -> fields.Integer:
                           **_d(f"{text}; {lo}..{hi}"))
 
 
+def _choice(variant: str, name: str, text: str, **kw) -> fields.String:
+    words = WORDS[variant][name]
+    return word(words, f"{text}; {' | '.join(words)}", **kw)
+
+
+PROFILE_TEXT = ("the rules profile: rulings (the project's rulings) or literal (the rule "
+                "texts' letter where three rulings depart from it: HHL-8, DOM-8, DOM-2); it "
+                "sets each reading not given on its own")
+DEAD_STOCK_TEXT = ("HHL-8's reading: stop, the hand ends once no tile anywhere can be laid "
+                   "(the ruling); draw, a seat that cannot play still draws the dead stock "
+                   "and four passes end the hand (the letter)")
+CLOSING_PASS_TEXT = ("DOM-8's reading: free, the MANGUNO's own closing pass costs nothing "
+                     "(the ruling); paid, it pays 1 stone as DOM-5 says (the letter)")
+FIRST_LEAD_TEXT = ("DOM-2's reading: double, the first leader lays the double it was "
+                   "chosen by (the ruling); any, it leads any tile (the letter)")
+
+
 class HHLOptionsSchema(Schema):
     minutes = _option("hhl", "minutes", "time limit in minutes; null when hands is set "
                       "(HHL-10)", required=True, allow_none=True)
     hands = _option("hhl", "hands", "hands to play; null: the time limit ends the match "
                     "(HHL-10)", required=True, allow_none=True)
+    profile = _choice("hhl", "profile", PROFILE_TEXT, required=True)
+    dead_stock = _choice("hhl", "dead_stock", DEAD_STOCK_TEXT, required=True)
 
 
 class DomengOptionsSchema(Schema):
     cycles = _option("domeng", "cycles", "game cycles (DOM-11)", required=True)
     round_cap = _option("domeng", "round_cap", "rounds per cycle at most (DOM-11)",
                         required=True)
+    profile = _choice("domeng", "profile", PROFILE_TEXT, required=True)
+    closing_pass = _choice("domeng", "closing_pass", CLOSING_PASS_TEXT, required=True)
+    first_lead = _choice("domeng", "first_lead", FIRST_LEAD_TEXT, required=True)
 
 
 def options_field(**kw) -> OneOf:
@@ -150,18 +172,30 @@ def _given(variant: str, name: str, text: str) -> fields.Integer:
                    f"{'none' if default is None else default}", allow_none=True)
 
 
+def _given_choice(variant: str, name: str, text: str, unset: str) -> fields.String:
+    return _choice(variant, name, f"{text}. Null or absent: {unset}", allow_none=True)
+
+
+_BY_PROFILE = "as the profile says"
+
+
 class HHLOptionsInputSchema(Schema):
     OPENAPI = {"minProperties": 1}
     minutes = _given("hhl", "minutes", "time limit in minutes of play, from the match's "
                      "creation; the hand in progress is finished (HHL-10); none when only "
                      "hands is given")
     hands = _given("hhl", "hands", "play this many hands, then end (HHL-10)")
+    profile = _given_choice("hhl", "profile", PROFILE_TEXT, "rulings")
+    dead_stock = _given_choice("hhl", "dead_stock", DEAD_STOCK_TEXT, _BY_PROFILE)
 
 
 class DomengOptionsInputSchema(Schema):
     OPENAPI = {"minProperties": 1}
     cycles = _given("domeng", "cycles", "game cycles in the match (DOM-11)")
     round_cap = _given("domeng", "round_cap", "rounds per cycle at most (DOM-11)")
+    profile = _given_choice("domeng", "profile", PROFILE_TEXT, "rulings")
+    closing_pass = _given_choice("domeng", "closing_pass", CLOSING_PASS_TEXT, _BY_PROFILE)
+    first_lead = _given_choice("domeng", "first_lead", FIRST_LEAD_TEXT, _BY_PROFILE)
 
 
 OPTIONS_INPUT = {"hhl": HHLOptionsInputSchema, "domeng": DomengOptionsInputSchema}
@@ -421,6 +455,8 @@ class HHLViewSchema(ViewBase):
     last_result = fields.Nested(HHLDealResultSchema, required=True, allow_none=True,
                                 **_d("the latest finished hand's result, or null"))
     result = fields.Nested(HHLMatchResultSchema, **_d("the match result, once over"))
+    options = fields.Nested(HHLOptionsSchema, required=True,
+                            **_d("the match's rules options in force (its profile among them)"))
 
 
 class LineTileSchema(Schema):
@@ -451,6 +487,8 @@ class DomengViewSchema(ViewBase):
     last_result = fields.Nested(DomengDealResultSchema, required=True, allow_none=True,
                                 **_d("the latest finished round's result, or null"))
     result = fields.Nested(DomengMatchResultSchema, **_d("the match result, once over"))
+    options = fields.Nested(DomengOptionsSchema, required=True,
+                            **_d("the match's rules options in force (its profile among them)"))
 
 
 def view_field(**kw) -> OneOf:

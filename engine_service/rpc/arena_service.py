@@ -13,6 +13,7 @@ from domino_wire.names import ARENA_MATCH_STATUS, LEADERBOARD_VIEW, VARIANT
 
 from ..core.arena.accounts import BotInfo
 from ..core.security import limits
+from .codec import effective_options
 from .status import bearer, refusals
 
 LIMIT_MAX = limits.ARENA_LIST_MAX
@@ -86,7 +87,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     def ListArenas(self, request, context):
         return arena_pb2.ListArenasResponse(arenas=[arena_pb2.ArenaInfo(
             arena_id=a["id"], variant=VARIANT.number(a["variant"]),
-            options=game.options_pb(a["variant"], a["options"]), duplicate=a["duplicate"],
+            options=game.options_pb(a["variant"], effective_options(a["variant"], a["options"])),
+            duplicate=a["duplicate"],
             clock_ms=a["clock_ms"], seat_wait_s=a["seat_wait_s"],
             provisional_below=a["provisional_below"], bots_online=a["bots_online"],
             matches_playing=a["matches_playing"], matches_counted=a["matches_counted"],

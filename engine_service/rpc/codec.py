@@ -91,10 +91,24 @@ def variants() -> engine_pb2.ListVariantsResponse:
     return engine_pb2.ListVariantsResponse(variants=[
         engine_pb2.VariantInfo(
             variant=VARIANT.number(name), name=cls.title, seats=cls.num_seats,
-            options=[engine_pb2.OptionSpec(name=o.name, default_value=o.default, min=o.lo,
-                                           max=o.hi, description=o.help)
-                     for o in cls.OPTIONS])
+            options=[option_spec(o) for o in cls.OPTIONS])
         for name, cls in rules.VARIANTS.items()])
+
+
+def effective_options(variant: str, options: dict) -> dict:
+    """Every option in force of a match made with ``options`` (defaults and the profile's
+    readings filled in): what an answer tells of a ladder's or an arena's fixed options."""
+    return rules.new_match(variant, options).options
+
+
+def option_spec(o) -> engine_pb2.OptionSpec:
+    """A rules option as ListVariants tells it: an integer's range and default, or an enum
+    option's words and default word (min and max 0)."""
+    if o.is_enum:
+        return engine_pb2.OptionSpec(name=o.name, min=0, max=0, description=o.help,
+                                     choices=o.choices, default_choice=o.default)
+    return engine_pb2.OptionSpec(name=o.name, default_value=o.default, min=o.lo, max=o.hi,
+                                 description=o.help)
 
 
 def seat_kind_of(number: int, field: str) -> str:

@@ -7,6 +7,12 @@ Stones are conserved at every step (DOM-9): every movement goes through ``pay``.
 Speed, as in hhl.py: the legal moves come from tables, one lookup per end, and are kept
 until the state changes; ``play`` of a move from that very list skips the checks; events
 are built straight from the tuple constructor (events.new_event).
+
+Rules options (rules/options.py): two readings, each the ruling by default or the rule
+text's letter (profile=literal): ``closing_pass`` (DOM-8: the MANGUNO's closing pass
+``free``, or ``paid`` 1 stone like any PASS), carried by a position and a playout as
+``paid_close``; and ``first_lead`` (DOM-2: the first leader lays its ``double``, or
+``any`` tile), which decides the forced ``lead_tile`` (None: any tile).
 """
 
 from . import events as ev
@@ -20,8 +26,9 @@ from .errors import (
     shown,
 )
 from .events import PASS, PLAY, Event, new_event, plain_event
-from .match import Match, Option, ranking_of
+from .match import Match, ranking_of
 from .moves import ENDS, OPEN, PLACE, Move, moves_at
+from .options import PROFILE, Option, of_view
 from .position import Position
 from .tiles import DOUBLE_OF, FITS, HI, IS_DOUBLE, LO, OTHER, TEXT, TILES, Tile, mask_of, pips_of
 
@@ -35,6 +42,18 @@ _END_INDEX = {e: i for i, e in enumerate(ENDS)}
 FIRST_LEADS = (DOUBLE_OF[6], DOUBLE_OF[5], DOUBLE_OF[4], DOUBLE_OF[3])
 PASS_COST, PASSEBUNGE_COST = 1, 2  # DOM-5
 CUCUQ_STONES = {"plain": 1, "ceki": 3, "pollo": 5}  # DOM-7
+# The readings of DOM-8 and DOM-2 (docs/rules.md, "Where a ruling departs from the literal
+# text"): the ruling first (the default), then the text's letter (profile=literal).
+CLOSING_PASS = Option.words(
+    "closing_pass", ("free", "paid"),
+    "DOM-8, the MANGUNO's own closing pass: free (the ruling); paid, 1 stone like any PASS "
+    "of DOM-5, before the round is settled (the rule text's letter: the MANGUNO makes "
+    "every player PASS, himself included)", literal="paid")
+FIRST_LEAD = Option.words(
+    "first_lead", ("double", "any"),
+    "DOM-2, the first round's lead: double, the leader lays the 6-6 (5-5, 4-4, 3-3) that "
+    "made it the leader (the ruling); any, the holder of that double leads any tile (the "
+    "rule text's letter)", literal="any")
 # _ON_LEFT[mask], _ON_RIGHT[mask]: the moves of the tiles of ``mask`` on that end
 # (moves.moves_at).
 _ON_LEFT, _ON_RIGHT = (moves_at(i, double_modes=False) for i in range(len(ENDS)))
@@ -96,7 +115,9 @@ class Stones:
             self.held[to] += count
             return _FROM_TABLE[count]
         from_table = min(count, self.table)
-        from_payer = min(count - from_table, self.held[payer])
+        # A seat never pays itself: nothing would move. Only the MANGUNO's closing pass
+        # read literally (DOM-8, closing_pass=paid) has the payee for its LAST MAPPANO.
+        from_payer = 0 if payer == to else min(count - from_table, self.held[payer])
         self.table -= from_table
         self.held[payer] -= from_payer
         self.held[to] += from_table + from_payer
@@ -109,13 +130,17 @@ class Stones:
 
 
 class DomengPosition(Position):
-    """One round in play. ``ends`` is [left, right] or None before the lead."""
+    """One round in play. ``ends`` is [left, right] or None before the lead.
+    ``paid_close``: DOM-8 read literally (closing_pass=paid), the MANGUNO's closing pass
+    pays 1 stone."""
 
     __slots__ = ("hands", "sleeping", "ends", "line", "turn", "lead_tile", "laid",
                  "last_mappano", "over", "end", "kind", "winner_seat", "stones", "events",
-                 "_legal")
+                 "_legal", "paid_close")
 
-    def __init__(self, hands, sleeping, leader, lead_tile, stones: Stones):
+    def __init__(self, hands, sleeping, leader, lead_tile, stones: Stones,
+                 paid_close: bool = False):
+        self.paid_close = paid_close
         self.hands = [mask_of(h) for h in hands]
         self.sleeping = list(sleeping)  # DOM-1: unused and unseen for the whole round
         self.line = []  # left to right: (tile, left number, right number)
@@ -222,8 +247,15 @@ class DomengPosition(Position):
         while True:  # seat s cannot play
             if s == last:
                 # DOM-8: everyone else passed and the last MAPPANO cannot play: it is the
-                # MANGUNO, its own closing pass costs nothing and the round is blocked.
-                events.append(new_event(Event, (PASS, s, None, (), (), {"cost": 0, "passebunge": False})))
+                # MANGUNO and the round is blocked. Its own closing pass costs nothing (the
+                # ruling), or, read literally (closing_pass=paid), it is a PASS paid as
+                # DOM-5 says: 1 stone, never 2, since the MANGUNO has laid a tile (no
+                # PASSEBUNGE); the table gives it, and what the table lacks would come from
+                # the LAST MAPPANO, the MANGUNO itself: nothing moves (Stones.pay).
+                cost = PASS_COST if self.paid_close else 0
+                moved = stones.pay(s, cost, s) if cost else ()
+                info = {"cost": cost, "passebunge": False}
+                events.append(new_event(Event, (PASS, s, None, (), moved, info)))
                 self._end("blocked", s, None)
                 return
             passebunge = not laid[s]
@@ -271,18 +303,18 @@ class DomengPosition(Position):
         c.stones = self.stones.copy()
         c.events = []
         c._legal = self._legal  # the same state: the same (immutable) legal moves
+        c.paid_close = self.paid_close
         return c
 
     @classmethod
     def from_view(cls, view: dict, hands, sleeping) -> "DomengPosition":
         """The position a seat's view shows, with the hidden tiles as the caller guesses
-        them (``hands`` matching the view's counts, and the three sleeping tiles)."""
+        them (``hands`` matching the view's counts, and the three sleeping tiles). It
+        plays the view's rules options (DOM-8's and DOM-2's readings)."""
         if [len(h) for h in hands] != view["counts"] or len(sleeping) != SLEEPING:
             raise MalformedInput("hands and sleeping tiles must match the view's tile counts")
-        lead = None
-        if view["ends"] is None and view["deal_number"] == 0:
-            lead = next(d for d in FIRST_LEADS for h in hands if d in h)  # DOM-2
-        r = cls(hands, sleeping, view["turn"], lead, Stones(view["table"], view["held"]))
+        r = cls(hands, sleeping, view["turn"], _lead_of(view, hands),
+                Stones(view["table"], view["held"]), pays_close(view))
         if view["ends"] is not None:
             r.ends = [view["ends"]["left"], view["ends"]["right"]]
             r.line = [(Tile.parse(x["tile"]), x["left"], x["right"]) for x in view["line"]]
@@ -300,6 +332,7 @@ class DomengPosition(Position):
         p.over, p.end, p.kind, p.winner_seat = self.over, self.end, self.kind, self.winner_seat
         p.stones = self.stones.copy()
         p._legal, p._result = self._legal, None
+        p.paid_close = self.paid_close
         return p
 
 
@@ -313,10 +346,11 @@ class DomengPlayout:
     ``kind``, ``winner_seat``, ``stones`` (its own: passes pay as they happen, DOM-5);
     ``result()``, the round's settlement exactly as settle_round gives it (DOM-7,
     DOM-8, DOM-10), paid into ``stones`` once. ``hands``, ``ends`` read like
-    DomengPosition's."""
+    DomengPosition's, and so do ``lead_tile`` (DOM-2's reading decides it) and
+    ``paid_close`` (DOM-8's), which every copy keeps."""
 
     __slots__ = ("hands", "ends", "turn", "lead_tile", "laid", "last_mappano", "over", "end",
-                 "kind", "winner_seat", "stones", "_legal", "_result")
+                 "kind", "winner_seat", "stones", "_legal", "_result", "paid_close")
 
     @classmethod
     def from_view(cls, view: dict, hands, sleeping) -> "DomengPlayout":
@@ -325,9 +359,8 @@ class DomengPlayout:
         if [len(h) for h in hands] != view["counts"] or len(sleeping) != SLEEPING:
             raise MalformedInput("hands and sleeping tiles must match the view's tile counts")
         p = cls.__new__(cls)
-        p.lead_tile = None
-        if view["ends"] is None and view["deal_number"] == 0:
-            p.lead_tile = next(d for d in FIRST_LEADS for h in hands if d in h)  # DOM-2
+        p.lead_tile = _lead_of(view, hands)
+        p.paid_close = pays_close(view)
         p.hands = [mask_of(h) for h in hands]
         ends = view["ends"]
         p.ends = None if ends is None else [ends["left"], ends["right"]]
@@ -348,6 +381,7 @@ class DomengPlayout:
         p.over, p.end, p.kind, p.winner_seat = self.over, self.end, self.kind, self.winner_seat
         p.stones = self.stones.copy()
         p._legal, p._result = self._legal, self._result
+        p.paid_close = self.paid_close
         return p
 
     def legal(self) -> tuple:
@@ -397,6 +431,8 @@ class DomengPlayout:
         laid, stones = self.laid, self.stones
         while True:  # seat s cannot play: DomengPosition._pass_on without its events
             if s == seat:  # DOM-8: blocked, the last MAPPANO is the MANGUNO
+                if self.paid_close:  # read literally: its closing pass pays 1 (DOM-5)
+                    stones.pay(s, PASS_COST, s)
                 self.over, self.end, self.winner_seat, self.kind, self.turn = True, "blocked", s, None, None
                 return
             stones.pay(s, PASS_COST if laid[s] else PASSEBUNGE_COST, seat)  # DOM-5
@@ -413,6 +449,22 @@ class DomengPlayout:
         if self._result is None:
             self._result = settle_round(self)
         return self._result
+
+
+def pays_close(view: dict) -> bool:
+    """DOM-8's reading in a view's options: True when the closing pass pays (paid)."""
+    return of_view(view, CLOSING_PASS) == CLOSING_PASS.literal
+
+
+def _lead_of(view: dict, hands) -> int | None:
+    """The lead a view's position must make (DOM-2), or None for any tile: before the lead
+    of a match's first round, the highest of 6-6..3-3 in a hand, unless DOM-2 is read
+    literally (first_lead=any), when its holder leads any tile (DOM-3's case always)."""
+    if view["ends"] is not None or view["deal_number"] != 0:
+        return None
+    if of_view(view, FIRST_LEAD) == FIRST_LEAD.literal:
+        return None
+    return next(d for d in FIRST_LEADS for h in hands if d in h)
 
 
 def settle_round(state: DomengPosition) -> dict:
@@ -469,6 +521,9 @@ class DomengMatch(Match):
                "named (DOM-10, DOM-11)"),
         Option("round_cap", 200, 1, 1000, "rounds per cycle at most; a cycle cut by the cap "
                "names no CAMAT (DOM-11)"),
+        PROFILE,
+        CLOSING_PASS,
+        FIRST_LEAD,
     )
 
     def __init__(self, options=None, seed=0, deals=None):
@@ -480,15 +535,20 @@ class DomengMatch(Match):
         super().__init__(options, seed, deals)
 
     def _new_state(self, hands, rest):
+        paid = self.options["closing_pass"] == CLOSING_PASS.literal  # DOM-8's reading
         if not self.deals:
-            # DOM-2: the first round of the match is led with the highest of 6-6..3-3 dealt.
+            # DOM-2: the first round of the match is led by the holder of the highest of
+            # 6-6..3-3 dealt, with that double (the ruling), or with any tile of its hand
+            # (first_lead=any: the text names who starts, not with what).
+            forced = self.options["first_lead"] != FIRST_LEAD.literal
             for d in FIRST_LEADS:
                 for s in range(SEATS):
                     if d in hands[s]:
-                        return DomengPosition(hands, rest, s, d, self.stones)
+                        return DomengPosition(hands, rest, s, d if forced else None,
+                                              self.stones, paid)
             raise MalformedInput("none of 6-6, 5-5, 4-4, 3-3 is in a hand")  # impossible: 3 sleep
         leader = self.camat if self.camat is not None else self.prev_winner  # DOM-3
-        return DomengPosition(hands, rest, leader, None, self.stones)
+        return DomengPosition(hands, rest, leader, None, self.stones, paid)
 
     def _start_info(self):
         return {"cycle": len(self.cycles), "camat": self.camat}

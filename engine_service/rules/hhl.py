@@ -9,6 +9,10 @@ Speed (this runs every move of every match, simulation and search playout): the 
 moves come from tables, one lookup per open arm, and are kept until the state changes;
 ``play`` of a move from that very list skips the checks (it is legal by construction);
 events are built straight from the tuple constructor (events.new_event).
+
+Rules options (rules/options.py): ``dead_stock`` is HHL-8's reading, ``stop`` (the
+ruling, the default) or ``draw`` (the text's letter, profile=literal); a position and a
+playout carry it as ``draw_dead``, and every copy of them keeps it.
 """
 
 from . import events as ev
@@ -25,14 +29,24 @@ from .errors import (
     shown,
 )
 from .events import DRAW, PASS, PLAY, Event, new_event, plain_event
-from .match import Match, Option, ranking_of
+from .match import Match, ranking_of
 from .moves import ARMS, BARRICADE, DOUBLE_PLACE, NORMAL, OPEN, PLACE, Move, moves_at
+from .options import PROFILE, Option, of_view
 from .position import Position
 from .tiles import DOUBLE_OF, FITS, HI, IS_DOUBLE, OTHER, TEXT, TILES, Tile, mask_of, pips_of
 
 SEATS = 4
 HAND_SIZE = 6  # HHL-1
 CLOSED = -1  # an arm end closed by a barricade (HHL-5)
+# HHL-8's reading (docs/rules.md, "Where a ruling departs from the literal text"): stop, the
+# ruling (nobody draws a dead stock), or draw, the text's letter (a seat that cannot play
+# draws, whatever the stock holds, and the hand ends at four passes in a row).
+DEAD_STOCK = Option.words(
+    "dead_stock", ("stop", "draw"),
+    "HHL-8 once no tile in any hand or the stock fits an open arm: stop, the hand ends at "
+    "once (the ruling); draw, the next seat draws the dead stock as HHL-6 says and the hand "
+    "ends at four passes in a row (the rule text's letter). All four arms barricaded ends "
+    "it at once either way", literal="draw")
 _ARM_INDEX = {a: i for i, a in enumerate(ARMS)}
 # FITS for an arm end, open or not: a CLOSED end (-1) reads the last entry, 0 (nothing
 # fits), so the hot paths need no "is it closed" test.
@@ -69,12 +83,15 @@ _DREW = tuple(tuple(new_event(Event, (DRAW, seat, None, (t,), (), None)) for t i
 
 class HHLPosition(Position):
     """One hand in play. ``ends[i]`` is arm i's open number, or CLOSED; None before the
-    opening. ``drawn`` is the tile a seat drew and must now play (HHL-6)."""
+    opening. ``drawn`` is the tile a seat drew and must now play (HHL-6). ``draw_dead``:
+    HHL-8 read literally (dead_stock=draw), a dead stock is drawn before the hand ends."""
 
     __slots__ = ("hands", "stock", "stock_pos", "stock_mask", "ends", "layout", "turn",
-                 "opening", "drawn", "over", "end", "winner_seat", "events", "_legal")
+                 "opening", "drawn", "over", "end", "winner_seat", "events", "_legal",
+                 "draw_dead")
 
-    def __init__(self, hands, stock):
+    def __init__(self, hands, stock, draw_dead: bool = False):
+        self.draw_dead = draw_dead
         self.hands = masks = [mask_of(h) for h in hands]
         self.stock = list(stock)  # in draw order (HHL-1)
         self.stock_pos = 0
@@ -205,7 +222,12 @@ class HHLPosition(Position):
         seats draw and pass in turn until one has a tile to play."""
         hands = self.hands
         if not (fit & (self.stock_mask | hands[0] | hands[1] | hands[2] | hands[3])):
-            self._end("blocked", None)  # HHL-8: no tile anywhere can be laid
+            # HHL-8: no tile anywhere can be laid, and no play can change that. The ruling
+            # ends the hand here; read literally, the draws and passes come first. With all
+            # four arms barricaded (nothing fits at all) the hand ends at once either way.
+            if self.draw_dead and fit:
+                self._draw_dead_stock(s)
+            self._end("blocked", None)
             return
         events = self.events
         while True:  # seat s cannot play
@@ -230,6 +252,21 @@ class HHLPosition(Position):
             if hands[s] & fit:
                 self.turn = s
                 return
+
+    def _draw_dead_stock(self, s: int) -> None:
+        """HHL-8 read literally (dead_stock=draw): nothing anywhere fits, yet seat s, which
+        cannot play, draws as HHL-6 says: the whole stock, none of it playable; it passes,
+        and so do the three seats after it (the stock empty, nothing fits): the four passes
+        in a row that end the hand on points. With an empty stock only the passes."""
+        events, stock, pos = self.events, self.stock, self.stock_pos
+        if pos < len(stock):
+            drawn = tuple(stock[pos:])
+            self.stock_pos, self.stock_mask = len(stock), 0
+            self.hands[s] |= mask_of(drawn)
+            events.append(_DREW[s][drawn[0]] if len(drawn) == 1 else
+                          new_event(Event, (DRAW, s, None, drawn, (), None)))
+        for k in range(SEATS):
+            events.append(_PASSED[(s + k) % SEATS])
 
     def _end(self, how: str, seat) -> None:
         self.over, self.end, self.winner_seat, self.turn = True, how, seat, None
@@ -274,17 +311,21 @@ class HHLPosition(Position):
         c.over, c.end, c.winner_seat = self.over, self.end, self.winner_seat
         c.events = []
         c._legal = self._legal  # the same state: the same (immutable) legal moves
+        c.draw_dead = self.draw_dead
         return c
 
     @classmethod
     def from_view(cls, view: dict, hands, stock) -> "HHLPosition":
         """The position a seat's view shows, with the hidden tiles as the caller guesses
         them: ``hands`` (every seat's tiles, matching the view's counts) and ``stock`` (in
-        draw order). Checks only what it needs: that the tiles fill the counts."""
+        draw order). Checks only what it needs: that the tiles fill the counts. It plays
+        the view's rules options (HHL-8's reading: ``dead_stock``)."""
         if [len(h) for h in hands] != view["counts"] or len(stock) != view["stock"]:
             raise MalformedInput("hands and stock must match the view's tile counts")
-        h = cls(hands, stock) if view["spinner"] is None else cls.__new__(cls)
+        draw_dead = draws_dead(view)
+        h = cls(hands, stock, draw_dead) if view["spinner"] is None else cls.__new__(cls)
         if view["spinner"] is not None:
+            h.draw_dead = draw_dead
             h.hands, h.stock, h.stock_pos = [mask_of(x) for x in hands], list(stock), 0
             h.stock_mask = mask_of(stock)
             h.opening = Tile.parse(view["spinner"])
@@ -307,6 +348,7 @@ class HHLPosition(Position):
         p.turn, p.opening, p.drawn = self.turn, self.opening, self.drawn
         p.over, p.end, p.winner_seat = self.over, self.end, self.winner_seat
         p._legal = self._legal
+        p.draw_dead = self.draw_dead
         return p
 
 
@@ -318,10 +360,11 @@ class HHLPlayout:
     its order); ``apply(k)``, play the k-th of them; ``lay(seat, t, i, barricade)``, lay a
     tile directly like HHLPosition.lay; ``over``, ``turn`` (None once over), ``end``
     ("domino" or "blocked"), ``winner_seat``; ``result()``, every seat's points for the
-    hand (HHL-9). ``hands``, ``ends``, ``drawn`` read like HHLPosition's."""
+    hand (HHL-9). ``hands``, ``ends``, ``drawn`` read like HHLPosition's, and so does
+    ``draw_dead``, HHL-8's reading, which every copy keeps."""
 
     __slots__ = ("hands", "stock", "stock_pos", "stock_mask", "ends", "turn", "opening",
-                 "drawn", "over", "end", "winner_seat", "_legal")
+                 "drawn", "over", "end", "winner_seat", "_legal", "draw_dead")
 
     @classmethod
     def from_view(cls, view: dict, hands, stock) -> "HHLPlayout":
@@ -330,9 +373,10 @@ class HHLPlayout:
         if [len(h) for h in hands] != view["counts"] or len(stock) != view["stock"]:
             raise MalformedInput("hands and stock must match the view's tile counts")
         if view["spinner"] is None:
-            p = HHLPosition(hands, stock).playout()  # HHL-2: the lowest double leads
+            p = HHLPosition(hands, stock, draws_dead(view)).playout()  # HHL-2: the lowest double leads
         else:
             p = cls.__new__(cls)
+            p.draw_dead = draws_dead(view)
             p.hands, p.stock, p.stock_pos = [mask_of(x) for x in hands], list(stock), 0
             p.stock_mask = mask_of(stock)
             p.opening = Tile.parse(view["spinner"])
@@ -351,6 +395,7 @@ class HHLPlayout:
         p.ends = None if self.ends is None else self.ends[:]
         p.turn, p.opening, p.drawn = self.turn, self.opening, self.drawn
         p.over, p.end, p.winner_seat, p._legal = self.over, self.end, self.winner_seat, self._legal
+        p.draw_dead = self.draw_dead
         return p
 
     def legal(self) -> tuple:
@@ -409,6 +454,10 @@ class HHLPlayout:
         """HHLPosition._draw_or_pass without its events."""
         hands = self.hands
         if not (fit & (self.stock_mask | hands[0] | hands[1] | hands[2] | hands[3])):
+            if self.draw_dead and fit:  # HHL-8 read literally: seat s draws the dead stock
+                stock = self.stock[self.stock_pos:]
+                self.stock_pos, self.stock_mask = len(self.stock), 0
+                hands[s] |= mask_of(stock)  # ... and the four passes end the hand
             self.over, self.end, self.winner_seat, self.turn = True, "blocked", None, None  # HHL-8
             return
         stock = self.stock
@@ -434,6 +483,11 @@ class HHLPlayout:
         return hand_points([pips_of(h) for h in self.hands])
 
 
+def draws_dead(view: dict) -> bool:
+    """HHL-8's reading in a view's options: True when a dead stock is drawn (dead_stock=draw)."""
+    return of_view(view, DEAD_STOCK) == DEAD_STOCK.literal
+
+
 def hand_points(pips: list[int]) -> list[int]:
     """HHL-9: P = (C/4 - R) x 100 = 25*C - 100*R, exactly, for every seat."""
     c = sum(pips)
@@ -453,6 +507,8 @@ class HHLMatch(Match):
                "is set"),
         Option("hands", None, 1, 1000, "play this many hands, then end (HHL-10); what "
                "ladders and tests use"),
+        PROFILE,
+        DEAD_STOCK,
     )
 
     def _check_options(self, options, given):
@@ -466,7 +522,7 @@ class HHLMatch(Match):
         super().__init__(options, seed, deals)
 
     def _new_state(self, hands, rest):
-        return HHLPosition(hands, rest)
+        return HHLPosition(hands, rest, self.options["dead_stock"] == DEAD_STOCK.literal)
 
     def _settle(self, state):
         pips = state.pips()

@@ -20,7 +20,11 @@ Domeng sleeping tiles). What narrows them down:
   the posterior the world sampler draws from (worlds.py);
 * openings: HHL-2 opens with the lowest double dealt, so every lower double was in the
   stock at the deal (never in a dealt batch); DOM-2 leads the first round with the
-  highest of 6-6..3-3 dealt, so every higher one of those sleeps.
+  highest of 6-6..3-3 dealt, so every higher one of those sleeps. Read literally
+  (first_lead=any, in the view's options) the first leader lays any tile: its lead tells
+  nothing, and only the leader itself knows which doubles sleep (those above its own
+  highest); the joint fact the others could use (no other seat was dealt a double above
+  the leader's) is no per-seat exclusion, and the world sampler weighs it (worlds.py).
 
 Numbers are kept as 7-bit masks (bit v = number v), tiles as 28-bit masks as in
 tiles.py.
@@ -30,6 +34,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import product
 
+from .domeng import FIRST_LEAD
+from .options import of_view
 from .tiles import DOUBLE_OF, FITS, HI, LO, OTHER, TILES, Tile, mask_of, tiles_of
 
 ALL_TILES = (1 << len(TILES)) - 1
@@ -224,10 +230,21 @@ def _split_hands(seats) -> None:
             raise KnowledgeError(f"seat {s}: no split of its {k.count} tiles over its batches fits its plays")
 
 
+def free_first_lead(view) -> bool:
+    """DOM-2 read literally (first_lead=any): a match's first Domeng round is led with any
+    tile, so its lead is no sign of which doubles were dealt."""
+    return (view["variant"] == "domeng" and view["deal_number"] == 0
+            and of_view(view, FIRST_LEAD) == FIRST_LEAD.literal)
+
+
 def _exclude_undealt_leads(view, history, seats) -> None:
     """The opening lead tells what was not dealt: every double below the HHL spinner was in
     the stock (HHL-2); in a match's first Domeng round every one of 6-6..3-3 above the lead
-    sleeps (DOM-2). Only the dealt batch is bound: a later draw may bring such a double."""
+    sleeps (DOM-2). Only the dealt batch is bound: a later draw may bring such a double.
+    DOM-2 read literally, only the leader knows: the ones above its own highest sleep."""
+    if free_first_lead(view):
+        _exclude_above_own_lead(view, history, seats)
+        return
     first_play = next((e for e in history if e["kind"] == "play"), None)
     if first_play is None:
         return
@@ -238,6 +255,25 @@ def _exclude_undealt_leads(view, history, seats) -> None:
         undealt = mask_of(FIRST_LEADS[:FIRST_LEADS.index(lead)])
     else:
         return
+    for k in seats:
+        if k is not None:
+            k.batches[0].excluded |= undealt
+
+
+def _exclude_above_own_lead(view, history, seats) -> None:
+    """DOM-2 read literally, seen by the first round's leader: it was dealt the highest of
+    6-6..3-3 dealt (whatever it led), so the ones above its own highest sleep, in no hand.
+    Its dealt tiles are its hand and what it laid (Domeng has no draw)."""
+    start = next((e for e in history if e["kind"] == "deal_start"), None)
+    me = view["seat"]
+    if start is None or start.get("leader") != me:
+        return
+    dealt = {Tile.parse(t) for t in view["hand"]}
+    dealt |= {Tile.parse(e["play"]) for e in history if e["kind"] == "play" and e["seat"] == me}
+    own = next((d for d in FIRST_LEADS if d in dealt), None)
+    if own is None:
+        raise KnowledgeError("the first round's leader holds none of 6-6, 5-5, 4-4, 3-3")
+    undealt = mask_of(FIRST_LEADS[:FIRST_LEADS.index(own)])
     for k in seats:
         if k is not None:
             k.batches[0].excluded |= undealt
@@ -260,6 +296,8 @@ class _Walk:
         self.ends: list[int | None] = [None] * len(layout.places)
         self.opened = False
         self.drawn_plays: set[int] = set()   # indices of plays of a tile drawn just before
+        # a lead of any tile (DOM-3; DOM-2 read literally): a choice the guess may read
+        self.free_lead = view["variant"] != "hhl" and (view["deal_number"] > 0 or free_first_lead(view))
 
     def event(self, idx: int, e) -> None:
         seat = e.get("seat")
@@ -279,8 +317,7 @@ class _Walk:
         if k is not None and idx not in self.drawn_plays:   # the tile just drawn: in no batch
             fits = tuple(i for i, b in enumerate(k.batches) if not (b.forbidden >> t & 1))
             k.played.append((t, fits))
-            if self.model[e["seat"]] and (at is not None or (self.view["variant"] != "hhl"
-                                                             and self.view["deal_number"] > 0)):
+            if self.model[e["seat"]] and (at is not None or self.free_lead):
                 heavier = _listed_before(t, at, self.ends, self.layout.places)
                 for b in k.batches:
                     b.excluded |= heavier

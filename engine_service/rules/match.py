@@ -7,26 +7,17 @@ turn order, refusing moves before any change, events, views and records — is h
 """
 
 import random
-from typing import NamedTuple
 
 from . import events as ev
 from .errors import MATCH_OVER, IllegalMove, MalformedInput, shown
 from .events import DEAL_OVER, DEAL_START, Event, new_event
 from .events import MATCH_OVER as MATCH_OVER_EVENT
 from .moves import Move
+from .options import Option, normalize
 from .tiles import FULL_SET, TEXT, TILES, mask_of, parse_tiles, tiles_of
 
 RECORD_FORMAT = "domino-record/1"
 MAX_SEED = 2**63 - 1   # a seed is a signed 64-bit integer everywhere it is stored or sent
-
-
-class Option(NamedTuple):
-    """One rules option of a variant: an integer in lo..hi, or None for "not set"."""
-    name: str
-    default: int | None
-    lo: int
-    hi: int
-    help: str
 
 
 def coerce_move(move) -> Move:
@@ -107,20 +98,7 @@ class Match:
         return {o.name: o for o in cls.OPTIONS}
 
     def _normalize_options(self, options: dict) -> dict:
-        if not isinstance(options, dict):
-            raise MalformedInput("options must be an object", "options")
-        specs = self.option_specs()
-        for key in options:
-            if key not in specs:
-                raise MalformedInput(f"unknown option {shown(key)} for {self.variant}; known: "
-                                     f"{', '.join(specs)}", f"options.{str(key)[:40]}")
-        out = {o.name: o.default for o in self.OPTIONS}
-        for key, value in options.items():
-            spec = specs[key]
-            if value is not None and (type(value) is not int or not spec.lo <= value <= spec.hi):
-                raise MalformedInput(f"option {key} must be an integer {spec.lo}..{spec.hi}, "
-                                     f"got {shown(value, 20)}", f"options.{key}")
-            out[key] = value
+        out = normalize(self.OPTIONS, self.variant, options)  # rules/options.py: the profile
         return self._check_options(out, options)
 
     def _check_options(self, options: dict, given: dict) -> dict:
@@ -253,6 +231,9 @@ class Match:
             "deal_number": len(self.deals) - 1,
             "turn": self.to_move,
             "over": self.over,
+            # The rules options in force (the profile among them): a look-ahead built from
+            # this view plays the match's own rules (rules/playout.py from_view).
+            "options": dict(self.options),
             "counts": [h.bit_count() for h in state.hands],
             **state.public_view(),
             **self._score_view(),

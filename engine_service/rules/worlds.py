@@ -70,6 +70,14 @@ hand over its batches chosen uniformly among those that fit the plays, then the 
 dealt into the batches near uniformly; that weighs a world roughly by its splits, so it is
 near the posterior (test_world_posterior.py measures it) but not exactly it.
 
+Rules profiles (rules/options.py; the view's ``options`` say which): every fact above holds
+under both readings of HHL-8, since a dead stock is drawn (dead_stock=draw) only in the
+step that ends the hand, so no view of a hand in play shows such a draw, and the hand goes
+on, under either, exactly while some tile can be laid. DOM-8's reading moves stones only,
+which the view shows. DOM-2 read literally (first_lead=any) frees the first lead: the
+opening fact then binds the leader's dealt tiles, its hand and what it laid (_lead_order,
+_opening_cases), through the whole first round, and knowledge.py reads no sign from the lead.
+
 It reads the view alone (a dict as ``Match.view(seat)`` makes it), never a match: two true
 deals behind one view give the same worlds for the same seed.
 """
@@ -83,8 +91,10 @@ from fractions import Fraction
 from math import comb
 
 from . import determinize
+from .domeng import FIRST_LEAD
 from .knowledge import ALL_TILES, Knowledge, arrangements, from_view, numbers_mask_fits, placings
-from .tiles import DOUBLE_OF, TILES, tiles_of
+from .options import of_view
+from .tiles import DOUBLE_OF, TILES, Tile, tiles_of
 
 MAX_STATES = 200_000     # counting states, at most, before the fast sampler takes over
 FALLBACK_TRIES = 1000    # draws of the fast sampler per world before giving up
@@ -124,8 +134,9 @@ class _Seat:
         self._weights: dict[tuple, int] = {}
 
     def restricted(self, allowed: list[int]) -> _Seat:
-        """The same seat with narrower batches (an opening case), and nothing to hold."""
-        return _Seat(self.seat, self.count, allowed, self.sizes, self.comps, self.played)
+        """The same seat with narrower batches (an opening case), holding what it held."""
+        return _Seat(self.seat, self.count, allowed, self.sizes, self.comps, self.played,
+                     self.mode, self.fit)
 
     def tile_class(self, t: int):
         """(level, shows an open end) of tile t for this seat, or None if it cannot hold it;
@@ -437,26 +448,48 @@ def _opened(view) -> bool:
     return any(e.get("kind") == "play" for e in view["history"])
 
 
-def _opening_cases(view, know: Knowledge):
-    """Before the deal's first play: [(the leader's opening tile, tiles that must be in the
-    rest)], one per possible opening; None when the opening is played, or free (DOM-3)."""
-    if _opened(view):
-        return None
-    leader = view["turn"]
-    mine = know.hand
+def _leader(view) -> int:
+    """The deal's leader, as its start told (before the first play, the seat to move)."""
+    start = next((e for e in view["history"] if e.get("kind") == "deal_start"), None)
+    return view["turn"] if start is None or start.get("leader") is None else start["leader"]
+
+
+def _lead_order(view, know: Knowledge):
+    """The doubles whose first dealt names the leader, in that order, while that fact is
+    the sampler's to weigh (None: it is not): HHL's lowest first (HHL-2) and a match's
+    first Domeng round's highest of 6-6..3-3 (DOM-2), before the deal's first play; and,
+    DOM-2 read literally (first_lead=any), through the whole first round, since its lead
+    says nothing of the doubles. Once a forced opening is played, knowledge.py reads it."""
     if know.variant == "hhl":
-        order = [DOUBLE_OF[v] for v in range(7)]            # HHL-2: the lowest double leads
-    elif view["deal_number"] == 0:
-        order = list(FIRST_LEADS)                            # DOM-2: the highest of 6-6..3-3
-    else:
-        return None                                          # DOM-3: any tile
+        return None if _opened(view) else [DOUBLE_OF[v] for v in range(7)]
+    if view["deal_number"] != 0:
+        return None                                          # DOM-3: any tile, no fact
+    if _opened(view) and of_view(view, FIRST_LEAD) != FIRST_LEAD.literal:
+        return None
+    return list(FIRST_LEADS)
+
+
+def _opening_cases(view, know: Knowledge):
+    """[(the double that named the leader, tiles that must be in the rest)], one per way
+    the deal can have named the leader (_lead_order); None when no such fact is weighed.
+    The leader was dealt that double (it holds it, or laid it) and every double ranking
+    before it is in the rest."""
+    order = _lead_order(view, know)
+    if order is None:
+        return None
+    leader, mine = _leader(view), know.hand
+    laid_by = {Tile.parse(e["play"]): e["seat"] for e in view["history"] if e.get("kind") == "play"}
     cases = []
     for i, d in enumerate(order):
         if mine >> d & 1:
             if leader == know.seat:
                 cases = [(d, order[:i])]
             break     # a double of mine ranks below this: the leader holds an earlier one
-        if know.unseen >> d & 1 and leader != know.seat:
+        if not know.unseen >> d & 1:     # on the table: the leader may have laid it
+            if laid_by.get(d) == leader:
+                cases.append((d, order[:i]))
+            break     # seen, it is in no rest: no later double can have named the leader
+        if leader != know.seat:
             cases.append((d, order[:i]))
     return cases
 
@@ -473,7 +506,6 @@ def _to_move(view, know: Knowledge) -> tuple[int | None, bool]:
 
 
 def _problems(view, know: Knowledge) -> list[_Programme]:
-    turn = view["turn"]
     openings = _opening_cases(view, know)
     fit = numbers_mask_fits(know.open_numbers())
     to_move, pending = _to_move(view, know)
@@ -482,7 +514,7 @@ def _problems(view, know: Knowledge) -> list[_Programme]:
     if openings is None:
         return [_Programme(seats, know.rest_count, unseen, ALL_TILES)]
     out = []
-    leader = next((s for s in seats if s.seat == turn), None)
+    leader = next((s for s in seats if s.seat == _leader(view)), None)
     for lead, lower in openings:
         rest_only = sum(1 << t for t in lower)
         case = []
@@ -501,15 +533,18 @@ def _extra_facts(view, know: Knowledge) -> list:
     opening rule before the first play; the seat to move can play (right after its draw:
     with the drawn tile alone). For the fast sampler, and for tests."""
     checks = []
-    turn = view["turn"]
     openings = _opening_cases(view, know)
     fit = numbers_mask_fits(know.open_numbers())
     to_move, pending = _to_move(view, know)
     if openings:
         lower_of = dict(openings)
+        leader = _leader(view)
+        laid = {Tile.parse(e["play"]) for e in view["history"]
+                if e.get("kind") == "play" and e.get("seat") == leader}
 
         def opening(hands):
-            lead = next((d for d in lower_of if d in hands[turn]), None)
+            dealt = hands[leader] | laid          # no draw before the facts apply
+            lead = next((d for d in lower_of if d in dealt), None)
             return lead is not None and not any(t in h for h in hands for t in lower_of[lead])
         checks.append(opening)
     if to_move is not None:

@@ -121,17 +121,29 @@ def test_the_refusals_of_a_move_are_answered_as_declared(client, doc):
 
 def test_options_have_the_ranges_the_engine_enforces(client, doc):
     """gateway/variants.py's options are the rules core's Option specs, as the engine
-    tells them (GET /variants), and the document's options say so."""
-    told = {v["id"]: {o["name"]: (o["min"], o["max"], o["default"]) for o in v["options"]}
-            for v in client.get("/api/v1/variants").get_json()["variants"]}
-    rules = {m.variant: {o.name: (o.lo, o.hi, o.default) for o in m.OPTIONS}
+    tells them (GET /variants), and the document's options say so: integers with their
+    ranges, enum options (the rules profile and its readings) with their words."""
+    listed = {v["id"]: v["options"] for v in client.get("/api/v1/variants").get_json()["variants"]}
+    told = {v: {o["name"]: (o["min"], o["max"], o["default"]) for o in opts if o["type"] == "integer"}
+            for v, opts in listed.items()}
+    told_words = {v: {o["name"]: tuple(o["choices"]) for o in opts if o["type"] == "enum"}
+                  for v, opts in listed.items()}
+    assert all(o["default"] == o["choices"][0] for opts in listed.values() for o in opts
+               if o["type"] == "enum")
+    rules = {m.variant: {o.name: (o.lo, o.hi, o.default) for o in m.OPTIONS if not o.is_enum}
              for m in (HHLMatch, DomengMatch)}
+    rules_words = {m.variant: {o.name: o.choices for o in m.OPTIONS if o.is_enum}
+                   for m in (HHLMatch, DomengMatch)}
     assert variants.OPTIONS == told == rules
+    assert variants.WORDS == told_words == rules_words
     schemas = doc["components"]["schemas"]
     for variant, name in (("hhl", "HHL"), ("domeng", "Domeng")):
         for schema in (schemas[f"{name}Options"], schemas[f"{name}OptionsInput"]):
-            assert {k: (p["minimum"], p["maximum"]) for k, p in schema["properties"].items()} \
+            props = schema["properties"]
+            assert {k: (p["minimum"], p["maximum"]) for k, p in props.items() if "minimum" in p} \
                 == {k: (lo, hi) for k, (lo, hi, _) in variants.OPTIONS[variant].items()}
+            assert {k: tuple(w for w in p["enum"] if w is not None) for k, p in props.items()
+                    if "enum" in p} == variants.WORDS[variant]
         given = schemas[f"{name}OptionsInput"]["properties"]
         for k, (_, _, default) in variants.OPTIONS[variant].items():
             told = "none" if default is None else str(default)
@@ -143,8 +155,12 @@ def test_options_have_the_ranges_the_engine_enforces(client, doc):
     # the request's variant says which (if/then), so a validator refuses the other game's
     create = {**schemas["CreateMatch"], "components": doc["components"]}
     OAS31Validator(create).validate({"variant": "hhl", "options": {"hands": 2}})
+    OAS31Validator(create).validate({"variant": "domeng", "options": {"profile": "literal",
+                                                                      "first_lead": "double"}})
     for wrong in ({"variant": "hhl", "options": {"cycles": 2}},
-                  {"variant": "domeng", "options": {"cycles": 101}}):
+                  {"variant": "domeng", "options": {"cycles": 101}},
+                  {"variant": "hhl", "options": {"profile": "letter"}},
+                  {"variant": "hhl", "options": {"first_lead": "any"}}):
         assert not OAS31Validator(create).is_valid(wrong), wrong
 
 

@@ -21,6 +21,19 @@ def test_variants_match_the_rules_core(client):
         for o in v["options"]:
             assert o["default"] == game.options[o["name"]] == specs[o["name"]].default
             assert (o["min"], o["max"]) == (specs[o["name"]].lo, specs[o["name"]].hi)
+            assert tuple(o["choices"]) == specs[o["name"]].choices
+            assert o["type"] == ("enum" if specs[o["name"]].is_enum else "integer")
+
+
+def test_a_match_of_the_literal_profile_shows_its_readings_in_its_view(client):
+    """profile=literal through REST: the engine fills in each reading, the view carries the
+    options in force (a look-ahead plays them), and a reading given wins over the profile."""
+    r = client.post("/api/v1/matches", json={"variant": "domeng", "options": {
+        "profile": "literal", "first_lead": "double"}})
+    assert r.status_code == 201, r.get_json()
+    view = client.get(f"/api/v1/matches/{r.get_json()['match_id']}").get_json()["view"]
+    assert view["options"] == {"cycles": 1, "round_cap": 200, "profile": "literal",
+                               "closing_pass": "paid", "first_lead": "double"}
 
 
 def test_cors_is_off_by_default_and_on_for_configured_origins(engine_address):

@@ -12,6 +12,7 @@ import pytest
 
 from domino_proto.domino.v1 import (
     engine_pb2,
+    engine_pb2_grpc,
     game_pb2,
     ladder_pb2,
     ladder_pb2_grpc,
@@ -216,3 +217,33 @@ def test_a_voided_match_is_played_again_and_counted_once():
             b.wait(60)
         server.stop(0)
         engine.close()
+
+
+def test_a_ladder_with_profile_literal_plays_literal_matches_of_its_default_length():
+    """--option profile=literal alone: the ladder's default length (director.DEFAULT_OPTIONS)
+    stays, and every match plays the literal readings; the records say so."""
+    engine = Engine()
+    server, port = start_server(engine, "127.0.0.1", 0, max_workers=32)
+    address = f"127.0.0.1:{port}"
+    try:
+        s = ladder_run("--variant", "domeng", "--bots", "random,greedy", "--matches", "2",
+                       "--option", "profile=literal", "--seed", "6", "--engine", address)
+        assert s["matches"] == 2 and s["voided"] == 0
+        stub = ladder_stub(address)
+        (info,) = stub.ListLadders(ladder_pb2.ListLaddersRequest(), timeout=5).ladders
+        assert game.options(info.options)["profile"] == "literal"
+        matches = stub.ListLadderMatches(ladder_pb2.GetLadderRequest(ladder_id=info.ladder_id),
+                                         timeout=5).matches
+        assert len(matches) == 2
+        for m in matches:
+            record = json.loads(_record(address, m.match_id))
+            assert record["options"] == {"cycles": 1, "round_cap": 200, "profile": "literal",
+                                         "closing_pass": "paid", "first_lead": "any"}
+    finally:
+        server.stop(0)
+        engine.close()
+
+
+def _record(address: str, match_id: str) -> str:
+    stub = engine_pb2_grpc.EngineStub(grpc.insecure_channel(address))
+    return stub.GetRecord(engine_pb2.GetRecordRequest(match_id=match_id), timeout=5).record_json

@@ -13,10 +13,14 @@ from domino_cli.conformance import cases as conformance
 from domino_proto.domino.v1 import common_pb2, game_pb2
 from domino_wire import game
 from domino_wire.names import (
+    CLOSING_PASS,
+    DEAD_STOCK,
+    FIRST_LEAD,
     LADDER_FORMAT,
     LADDER_MATCH_STATUS,
     LADDER_STATUS,
     MATCH_STATUS,
+    PROFILE,
     SEAT_KIND,
     VARIANT,
 )
@@ -25,6 +29,7 @@ from engine_service.core.ladders import director as ladder_director
 from engine_service.core.matches import referee, seats
 from engine_service.rules.match import RECORD_FORMAT
 from gateway import schemas, schemas_game, schemas_ladders, schemas_record, schemas_stream
+from gateway import variants as gateway_variants
 from ladders.formats import FORMATS
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -41,6 +46,9 @@ TABLES = {
     "event kind": tuple(f.name for f in game_pb2.Event.DESCRIPTOR.oneofs_by_name["body"].fields),
     "yardstick": schemas_ladders.YARDSTICKS,
     "record format": (RECORD_FORMAT,),
+    "rules profile": PROFILE.words, "dead stock": DEAD_STOCK.words,
+    "closing pass": CLOSING_PASS.words, "first lead": FIRST_LEAD.words,
+    "option type": gateway_variants.OPTION_TYPES,
 }
 STATUS_TABLES = {k: TABLES[k] for k in ("match status", "ladder status", "ladder match status")}
 

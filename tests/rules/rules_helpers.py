@@ -129,9 +129,12 @@ def legal_strs(m, seat=None):
 
 # ----- reference model: HHL ------------------------------------------------------------
 class RefHHL:
-    """One HHL hand, straight from HHL-1..HHL-9."""
+    """One HHL hand, straight from HHL-1..HHL-9; ``literal``: HHL-8 read by the letter
+    (dead_stock=draw: a seat that cannot play draws, whatever the stock holds; the hand
+    ends at four passes in a row with an empty stock, or once all four arms are closed)."""
 
-    def __init__(self, hands, stock):
+    def __init__(self, hands, stock, literal=False):
+        self.literal = literal
         self.hands = [{canon(t) for t in h} for h in hands]
         self.stock = [canon(t) for t in stock]
         self.ends = None  # arm -> open number, or None when barricaded
@@ -193,10 +196,15 @@ class RefHHL:
             self.over, self.end, self.domino_seat, self.turn = True, "domino", seat, None
             return []
         out = []
-        if not any(self.fits(t) for t in [*self.stock, *(x for h in self.hands for x in h)]):
-            self.over, self.end, self.turn = True, "blocked", None  # HHL-8
+        if not self.open_ends():
+            self.over, self.end, self.turn = True, "blocked", None  # all four arms barricaded
+            return out
+        if not self.literal and not any(
+                self.fits(t) for t in [*self.stock, *(x for h in self.hands for x in h)]):
+            self.over, self.end, self.turn = True, "blocked", None  # HHL-8, the ruling
             return out
         s = seat
+        passes = 0
         while True:
             s = (s + 1) % 4
             if any(self.fits(t) for t in self.hands[s]):
@@ -210,11 +218,16 @@ class RefHHL:
                 if self.fits(t):
                     break
             if drawn:
+                passes = 0
                 out.append({"seat": s, "draw": drawn})
                 if self.fits(drawn[-1]):
                     self.turn, self.drawn = s, drawn[-1]
                     return out
             out.append({"seat": s, "pass": True})
+            passes += 1
+            if passes == 4:  # by the letter: all players pass, the stock empty (HHL-8)
+                self.over, self.end, self.turn = True, "blocked", None
+                return out
 
     def result(self) -> dict:
         p = [sum(pips(t) for t in h) for h in self.hands]
@@ -243,7 +256,11 @@ class RefStones:
 
 
 class RefDomengPosition:
-    def __init__(self, hands, sleeping, leader, lead_tile, stones):
+    """One Domeng round, straight from DOM-4..DOM-10; ``paid_close``: DOM-8 read by the
+    letter (closing_pass=paid), the MANGUNO's closing pass is a PASS paid 1 stone."""
+
+    def __init__(self, hands, sleeping, leader, lead_tile, stones, paid_close=False):
+        self.paid_close = paid_close
         self.hands = [{canon(t) for t in h} for h in hands]
         self.sleeping = [canon(t) for t in sleeping]
         self.turn, self.lead_tile, self.stones = leader, lead_tile, stones
@@ -294,7 +311,13 @@ class RefDomengPosition:
                 self.turn = s
                 return out
             if s == seat:
-                out.append({"seat": s, "pass": True, "stones": [], "cost": 0, "passebunge": False})
+                paid = []
+                if self.paid_close and self.stones.table:  # 1 from the table; the rest would
+                    self.stones.table -= 1                  # be the MANGUNO's own: nothing
+                    self.stones.held[s] += 1
+                    paid = [{"from": "table", "count": 1}]
+                out.append({"seat": s, "pass": True, "stones": paid,
+                            "cost": 1 if self.paid_close else 0, "passebunge": False})
                 self.over, self.end, self.x, self.turn = True, "blocked", s, None
                 return out
             pb = not self.laid[s]

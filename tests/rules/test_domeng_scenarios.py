@@ -17,7 +17,7 @@ from typing import NamedTuple
 import pytest
 from rules_helpers import assert_refused, domeng, legal_strs, of_kind, play_script, turn_records
 
-from engine_service.rules import MalformedInput, new_match
+from engine_service.rules import MalformedInput, new_match, replay_record
 
 
 class Round(NamedTuple):
@@ -755,7 +755,10 @@ def test_DOM_11_round_cap_ends_a_cycle_without_CAMAT():
 
 
 def test_DOM_11_cycles_option_counts_cycles_and_default_is_one():
-    assert new_match("domeng", {}, seed=1).options == {"cycles": 1, "round_cap": 200}
+    # every option filled in: the limits, and the rulings' readings (rules/options.py)
+    assert new_match("domeng", {}, seed=1).options == {
+        "cycles": 1, "round_cap": 200,
+        "profile": "rulings", "closing_pass": "free", "first_lead": "double"}
     for cycles in (1, 2, 3):
         m = new_match("domeng", {"cycles": cycles}, seed=cycles)
         rng = random.Random(cycles)
@@ -995,3 +998,144 @@ def test_the_final_view_shows_the_match_as_it_ended():
             assert v["held"] == last["held"] == m.result["stones"]
             assert v["table"] == 25 - sum(last["held"])
             assert v["cycle"] == 0 and v["over"]
+
+
+# ----- DOM-8 and DOM-2, the two readings (rules options closing_pass, first_lead; profile) ---
+# DOM-8 read literally (closing_pass=paid): the MANGUNO's closing pass is a PASS and pays
+# 1 stone (DOM-5; never 2: the MANGUNO has laid a tile, so it is no PASSEBUNGE), before the
+# round is settled. Every other payment is the ruling's.
+#  NO_MATT: the passes leave the table 11; the closing pass takes 1 (table 10, seat 3 holds
+#   1); no MATTIKKENG, CUCUQ seat 2 +1: table 9, held [6, 1, 2, 1, 6].
+#  ONE_LOWER: table 18 after the passes; closing 17, seat 4 holds 1; the MANGUNO +5: 12,
+#   held [1, 4, 1, 1, 6].
+#  ONE_EQUAL: table 16; closing 15, seat 0 holds 1; the MANGUNO +1: 14, held [2, 1, 6, 1, 1].
+PAID_CLOSE = [
+    pytest.param(NO_MATT, R("blocked", None, 3, 2, 3, [], [33, 14, 13, 7, 23], 2, 1, 9,
+                            [6, 1, 2, 1, 6]), id="DOM-8-literal-no-MATTIKKENG"),
+    pytest.param(ONE_LOWER, R("blocked", None, 3, None, 4, [3], [21, 26, 18, 13, 15], 4, 5, 12,
+                              [1, 4, 1, 1, 6]), id="DOM-8-literal-one-lower-MATTIKKENG"),
+    pytest.param(ONE_EQUAL, R("blocked", None, 3, None, 0, [3], [11, 18, 28, 11, 15], 0, 1, 14,
+                              [2, 1, 6, 1, 1]), id="DOM-8-literal-one-equal-MATTIKKENG"),
+]
+
+
+@pytest.mark.parametrize("options", [{"profile": "literal"}, {"closing_pass": "paid"}],
+                         ids=["profile", "reading"])
+@pytest.mark.parametrize("rnd,result", PAID_CLOSE)
+def test_DOM_8_literal_closing_pass_pays_one_stone(rnd, result, options):
+    m = start(rnd, {"cycles": 1, **options})
+    events = play_script(m, rnd.moves)
+    x = result["manguno"]
+    assert pass_list(events) == [*rnd.passes[:-1], (x, 1)]
+    closing = [e for e in events if e.kind == "pass"][-1]
+    assert closing.seat == x and closing.stones == (("table", 1),)
+    assert closing.info == {"cost": 1, "passebunge": False}
+    assert of_kind(events, "deal_over")[0].info == result
+    # the ruling's result, but for the one stone the closing pass moved
+    ruling = rnd.result
+    assert (result["table"], result["held"][x]) == (ruling["table"] - 1, ruling["held"][x] + 1)
+
+
+@pytest.mark.parametrize("rnd", [r for r in ROUNDS.values() if r.result["end"] == "blocked"])
+def test_DOM_8_a_reading_on_its_own_wins_over_the_profile(rnd):
+    m = start(rnd, {"cycles": 1, "profile": "literal", "closing_pass": "free"})
+    events = play_script(m, rnd.moves)
+    assert pass_list(events) == rnd.passes and of_kind(events, "deal_over")[0].info == rnd.result
+
+
+def test_DOM_8_9_literal_closing_pass_with_the_table_empty_moves_nothing():
+    """The second round of chain(PLAIN, NO_MATT) (test above: the table runs dry) read
+    literally: the MANGUNO, seat 0, is owed 1 for its closing pass; the table has none and
+    the LAST MAPPANO who would give the rest is seat 0 itself: nothing moves (DOM-9), and
+    the round settles as the ruling's."""
+    m, (r1, r2) = chain(PLAIN, NO_MATT, options={"cycles": 1, "profile": "literal"})
+    play_script(m, r1)
+    events = play_script(m, r2)
+    assert pass_stones(events)[-1] == (0, 1, [])
+    result = of_kind(events, "deal_over")[0].info
+    assert (result["table"], result["held"]) == (0, [0, 14, 8, 1, 2])
+
+
+# DOM-2 read literally (first_lead=any): deal F (seed 2761 of a search). Seat 4 holds 6-6,
+# so it leads the first round either way; by the ruling it must lay 6-6, by the letter any
+# of its tiles. Here it leads 4-3 (ends 4|3). 5-3 right (4|5); 5-4 left (5|5); seats 2 and 3
+# have no 5 and have laid nothing: PASSEBUNGE 2 each; 6-5 left (6|5); 6-2 left (2|5); 5-2
+# left (5|5); seats 2, 3 PASSEBUNGE again; 5-5 left (5|5); seats 0 and 1 (no 5) pass, 1
+# each; seats 2, 3 PASSEBUNGE; seat 4 (1-1 6-6) cannot play: the seven 5-tiles are laid or
+# asleep (5-1, 5-0): blocked, seat 4 the MANGUNO. The passes: six PASSEBUNGE (seats 2 and
+# 3, three each: 6 stones each) and two PASSes (seats 0 and 1, 1 each): 14, table 11.
+# Pips: seat 0 3-0 3-2 2-2 = 12; seat 1 4-2 4-1 6-0 = 17; seat 2 37; seat 3 14; seat 4 1-1
+# 6-6 = 14. MATTIKKENG: seats 0 (12) and 3 (14 = 14); two, so the MANGUNO receives 1; the
+# fewest pips win: seat 0.
+#  first_lead=any alone: the closing pass is free: table 10, held [1, 1, 6, 6, 1].
+#  profile=literal: the closing pass pays 1 too (DOM-8): table 9, held [1, 1, 6, 6, 2].
+LEAD_ANY_HANDS = [
+    ["3-0", "3-2", "2-2", "5-3", "6-2"],
+    ["4-2", "5-4", "5-2", "4-1", "6-0"],
+    ["6-4", "4-0", "3-3", "4-4", "6-3"],
+    ["6-1", "2-0", "3-1", "1-0", "0-0"],
+    ["1-1", "5-5", "4-3", "6-5", "6-6"],
+]
+LEAD_ANY_SLEEPING = ["2-1", "5-1", "5-0"]
+LEAD_ANY_MOVES = [(4, "4-3"), (0, "5-3 right"), (1, "5-4 left"), (4, "6-5 left"),
+                  (0, "6-2 left"), (1, "5-2 left"), (4, "5-5 left")]
+LEAD_ANY_PASSES = [(2, 2), (3, 2), (2, 2), (3, 2), (0, 1), (1, 1), (2, 2), (3, 2)]
+
+
+def lead_any_result(table, held):
+    return {"end": "blocked", "kind": None, "winner": 0, "cucuq": None, "manguno": 4,
+            "mattikkeng": [0, 3], "pips": [12, 17, 37, 14, 14],
+            "transfers": [{"to": 4, "count": 1, "from": "table"}], "table": table,
+            "held": held, "camat": None}
+
+
+@pytest.mark.parametrize("options,closing,result", [
+    pytest.param({"first_lead": "any"}, 0, lead_any_result(10, [1, 1, 6, 6, 1]),
+                 id="DOM-2-literal-alone"),
+    pytest.param({"profile": "literal"}, 1, lead_any_result(9, [1, 1, 6, 6, 2]),
+                 id="DOM-2-and-DOM-8-literal"),
+])
+def test_DOM_2_literal_first_leader_leads_any_tile(options, closing, result):
+    m = domeng(LEAD_ANY_HANDS, LEAD_ANY_SLEEPING, {"cycles": 1, **options})
+    assert m.to_move == 4                                 # the holder of 6-6 starts
+    assert legal_strs(m) == sorted(LEAD_ANY_HANDS[4])    # with any tile of its hand
+    events = play_script(m, LEAD_ANY_MOVES)
+    assert pass_list(events) == [*LEAD_ANY_PASSES, (4, closing)]
+    assert of_kind(events, "deal_over")[0].info == result
+    rec = m.record()
+    assert rec["options"]["first_lead"] == "any"
+    assert replay_record(rec).record() == rec           # the record replays by its options
+
+
+def test_DOM_2_ruling_on_the_same_deal_refuses_that_lead():
+    m = domeng(LEAD_ANY_HANDS, LEAD_ANY_SLEEPING, {"cycles": 1, "profile": "rulings"})
+    assert m.to_move == 4 and legal_strs(m) == ["6-6"]
+    assert_refused(m, 4, "4-3", "MUST_OPEN_WITH")
+    # and a reading on its own wins over the profile
+    m = domeng(LEAD_ANY_HANDS, LEAD_ANY_SLEEPING, {"profile": "literal", "first_lead": "double"})
+    assert legal_strs(m) == ["6-6"]
+
+
+@pytest.mark.parametrize("swaps,leader", [
+    pytest.param([("6-6", "3-1")], 3, id="DOM-2-literal-6-6-sleeps-5-5-holder-leads-any"),
+    pytest.param([("6-6", "3-1"), ("5-5", "6-2")], 1, id="DOM-2-literal-4-4-holder-leads-any"),
+])
+def test_DOM_2_literal_the_double_still_names_the_leader(swaps, leader):
+    """The literal reading changes what the leader lays, never who leads (the swaps of
+    test_DOM_2_first_round_lead, on PLAIN's deal)."""
+    hands, sleeping = PLAIN.hands, PLAIN.sleeping
+    for a, b in swaps:
+        hands, sleeping = swap(Round(hands, sleeping, [], [], None), a, b)
+    m = domeng(hands, sleeping, {"first_lead": "any"})
+    assert m.to_move == leader and legal_strs(m) == sorted(hands[leader])
+
+
+def test_DOM_2_literal_later_rounds_are_DOM_3s():
+    """After the first round the lead is DOM-3's under either reading: the winner leads any
+    tile (the second round of test_DOM_3_later_round_led_by_previous_winner_with_any_tile)."""
+    hands2, _ = rotate(TWO_TIE, 1)
+    m = start(NO_MATT, {"cycles": 1, "profile": "literal"},
+              more=[{"hands": hands2, "sleeping": TWO_TIE.sleeping}])
+    m.play(3, "6-6")                                      # the leader may still lay its double
+    play_script(m, NO_MATT.moves[1:])
+    assert m.to_move == 3 and legal_strs(m) == sorted(hands2[3])

@@ -7,7 +7,7 @@ Every expected value below was worked out by hand from the deal and the move lis
 import pytest
 from rules_helpers import assert_refused, hhl, legal_strs, of_kind, play_script, turn_records
 
-from engine_service.rules import MalformedInput, Move, new_match
+from engine_service.rules import MalformedInput, Move, new_match, replay_record
 
 # ----- deal A: the stock is drawn to the end, a pass, barricade + normal, domino ---------
 # Seat 0 holds 0-0 and opens. Seat 1 holds no 0 and must draw the whole stock: 6-3, 5-3,
@@ -395,6 +395,100 @@ def test_HHL_8_blocked_hand(hands, stock, script, result, stock_left, draws):
     assert m.view(None)["stock"] == stock_left
 
 
+# ----- HHL-8, the two readings (rules option dead_stock; profile) -------------------------
+# deal E (seed 97 of a greedy search): the ruling's winner loses by the letter. Ends after
+# each play (left right up down): 0-0 by seat 3: 0 0 0 0; 4-0 up U4; 2-0 left L2; 6-4 up
+# U6; 6-3 up U3; 5-3 up U5; 5-0 down D5; 2-1 left L1; 5-4 up U4; 5-2 down D2; 6-1 left L6;
+# 4-4 up normal U4; 6-2 left L2; 4-2 left L4; 3-2 down D3; 4-3 left L3; 3-3 left normal L3;
+# 3-1 left L1; 3-0 right R3; 4-1 left L4: L4 R3 U4 D3. Every tile with a 3 or a 4 is laid
+# (3-0 3-1 3-2 3-3 4-3 5-3 6-3; 4-0 4-1 4-2 4-4 5-4 6-4): nothing in a hand or the stock
+# (5-1 5-5 2-2 6-0, 26 pips) fits. Left: seat 0 6-6 = 12, seat 1 6-5 = 11, seat 2 1-1 = 2,
+# seat 3 1-0 = 1.
+#  ruling (stop): the hand ends at once. C = 26, P = 650 - 100 R: seat 3 wins with 1 pip.
+#  letter (draw): seat 3, next after seat 2, cannot play: it draws the four (none fits)
+#  and passes; seats 0, 1, 2 pass: four passes in a row, the stock empty. Seat 3 holds
+#  1 + 26 = 27; C = 52, P = 1300 - 100 R: seat 2 wins, seat 3 comes last.
+SWING_HANDS = [
+    ["5-3", "4-2", "4-0", "5-2", "6-6", "3-1"],
+    ["2-0", "3-0", "5-0", "3-2", "6-5", "6-1"],
+    ["1-1", "4-1", "4-3", "4-4", "6-4", "2-1"],
+    ["6-3", "5-4", "6-2", "0-0", "3-3", "1-0"],
+]
+SWING_STOCK = ["5-1", "5-5", "2-2", "6-0"]
+SWING_SCRIPT = [
+    (3, "0-0"), (0, "4-0 up"), (1, "2-0 left"), (2, "6-4 up"), (3, "6-3 up"), (0, "5-3 up"),
+    (1, "5-0 down"), (2, "2-1 left"), (3, "5-4 up"), (0, "5-2 down"), (1, "6-1 left"),
+    (2, "4-4 up normal"), (3, "6-2 left"), (0, "4-2 left"), (1, "3-2 down"),
+    (2, "4-3 left"), (3, "3-3 left normal"), (0, "3-1 left"), (1, "3-0 right"),
+    (2, "4-1 left"),
+]
+SWING_RESULT = {"end": "blocked", "winners": [3], "pips": [12, 11, 2, 1],
+                "points": [-550, -450, 450, 550]}
+SWING_LITERAL = {"end": "blocked", "winners": [2], "pips": [12, 11, 2, 27],
+                 "points": [100, 200, 1100, -1400]}
+PASSES_FROM = {s: [{"seat": (s + k) % 4, "pass": True} for k in range(4)] for s in range(4)}
+
+# Deal C by the letter: seat 3 (after seat 2's 6-2) draws 1-1 0-0 5-3 4-4 (18 pips): 27 +
+# 18 = 45; C = 29 + 15 + 25 + 45 = 114, P = 2850 - 100 R. Seat 1 still wins, by more.
+DEAD_LITERAL = {"end": "blocked", "winners": [1], "pips": [29, 15, 25, 45],
+                "points": [-50, 1350, 350, -1650]}
+# HHL-8's readings over the same deals and plays: (deal, stock, script, the options, the
+# turn records after the last play, the result).
+READINGS = [
+    pytest.param(SWING_HANDS, SWING_STOCK, SWING_SCRIPT, {}, [], SWING_RESULT,
+                 id="HHL-8-ruling-stop-winner-seat-3"),
+    pytest.param(SWING_HANDS, SWING_STOCK, SWING_SCRIPT, {"profile": "literal"},
+                 [{"seat": 3, "draw": SWING_STOCK}, *PASSES_FROM[3]], SWING_LITERAL,
+                 id="HHL-8-literal-draws-the-dead-stock-winner-seat-2"),
+    pytest.param(DEAD_HANDS, DEAD_STOCK, DEAD_SCRIPT, {"dead_stock": "stop"}, [], DEAD_RESULT,
+                 id="HHL-8-ruling-deal-C"),
+    pytest.param(DEAD_HANDS, DEAD_STOCK, DEAD_SCRIPT, {"dead_stock": "draw"},
+                 [{"seat": 3, "draw": DEAD_STOCK}, *PASSES_FROM[3]], DEAD_LITERAL,
+                 id="HHL-8-literal-reading-alone-deal-C"),
+    # a reading given on its own wins over the profile
+    pytest.param(DEAD_HANDS, DEAD_STOCK, DEAD_SCRIPT, {"profile": "literal", "dead_stock": "stop"},
+                 [], DEAD_RESULT, id="HHL-8-literal-profile-ruling-reading"),
+    # Deal D: the stock is already empty (seat 3 drew it earlier, HHL-6): by the letter the
+    # four passes are played out, and the result is the ruling's.
+    pytest.param(EMPTY_HANDS, EMPTY_STOCK, EMPTY_SCRIPT, {"profile": "literal"},
+                 PASSES_FROM[3], EMPTY_RESULT, id="HHL-8-literal-empty-stock-four-passes"),
+    # Deal B: all four arms barricaded ends the hand at once by either reading; the stock
+    # (4 tiles) stays undrawn.
+    pytest.param(BLOCK_HANDS, BLOCK_STOCK, BLOCK_SCRIPT, {"profile": "literal"}, [],
+                 BLOCK_RESULT, id="HHL-8-literal-four-barricades-end-at-once"),
+]
+
+
+@pytest.mark.parametrize("hands,stock,script,options,after,result", READINGS)
+def test_HHL_8_readings(hands, stock, script, options, after, result):
+    m = hhl(hands, stock, {"hands": 1, **options})
+    play_script(m, script[:-1])
+    assert not m.over
+    last = m.play(*script[-1])
+    assert [e.kind for e in last][-2:] == ["deal_over", "match_over"]
+    assert turn_records(last)[1:] == after
+    assert last[-2].info == result
+    assert sum(result["points"]) == 0                                      # HHL-9
+    if after and "draw" in after[0]:
+        assert m.view(None)["stock"] == 0                                  # drawn to the end
+    # the record names the options in force and replays under them (docs/records.md)
+    rec = m.record()
+    assert rec["options"]["dead_stock"] == ("draw" if after else m.options["dead_stock"])
+    assert replay_record(rec).record() == rec
+
+
+def test_HHL_8_the_literal_stock_draw_is_seen_as_any_draw():
+    """By the letter the dead stock's tiles go to the drawer's hand (HHL-6: every seat
+    sees the count, only the drawer the tiles), and they count in its R (HHL-9)."""
+    m = hhl(SWING_HANDS, SWING_STOCK, {"hands": 2, "profile": "literal"})
+    events = play_script(m, SWING_SCRIPT)
+    draw = next(e for e in events if e.kind == "draw")
+    assert draw.to_dict(None) == {"kind": "draw", "seat": 3, "count": 4}
+    assert draw.to_dict(3)["tiles"] == SWING_STOCK
+    assert "tiles" not in draw.to_dict(2)
+    assert m.view(None)["totals"] == SWING_LITERAL["points"]
+
+
 # ----- HHL-9 ---------------------------------------------------------------------------
 @pytest.mark.parametrize("pips,points", [
     pytest.param([29, 23, 6, 0], [-1450, -850, 850, 1450], id="HHL-9-domino-deal-A"),
@@ -453,7 +547,7 @@ def test_HHL_10_equal_totals_share_a_place():
 
 def test_HHL_10_default_limit_is_60_minutes_and_hands_keep_coming():
     m = two_hand_match({})
-    assert m.options == {"minutes": 60, "hands": None}
+    assert m.options == {"minutes": 60, "hands": None, "profile": "rulings", "dead_stock": "stop"}
     play_script(m, DRAW_SCRIPT)
     play_script(m, BLOCK_SCRIPT)
     assert not m.over  # no hand limit: a third hand is dealt from the seed

@@ -3,7 +3,9 @@
 Every game is driven side by side with the independent reference model in rules_helpers
 (RefHHL / RefDomengPosition), so each step checks, besides the invariants named below, that
 the engine's legal moves, automatic draws/passes/stone payments and results agree with
-the rulings. All randomness is seeded: the suite is deterministic.
+the rulings. All randomness is seeded: the suite is deterministic. The games run under
+each rules profile (``rulings``, the default, and ``literal``: HHL-8, DOM-8 and DOM-2 by the
+letter, rules/options.py), and the reference model follows the match's options.
 
 Invariants (the rulings of docs/rules.md):
   * all 28 tiles accounted for at every step, no duplicates;
@@ -39,6 +41,11 @@ from engine_service.rules.domeng import DomengPosition
 from engine_service.rules.hhl import HHLPosition
 
 MAX_STEPS = 20000  # far above any real match; reaching it means a match did not end
+PROFILES = ["rulings", "literal"]
+
+
+def ref_hhl(m, rec):
+    return RefHHL(rec["hands"], rec["stock"], literal=m.options["dead_stock"] == "draw")
 
 
 # ----- shared checks -----------------------------------------------------------------
@@ -173,7 +180,7 @@ def run_hhl(seed, options, choose_seed, *, views=True, try_all=False, time_up_at
     hands_done = 0
     stop_after = options.get("hands")  # the hand after which the match must end
     rec = m.record()["deals"][0]
-    ref = RefHHL(rec["hands"], rec["stock"])
+    ref = ref_hhl(m, rec)
     assert [len(h) for h in rec["hands"]] == [6] * 4 and len(rec["stock"]) == 4  # HHL-1
     assert m.to_move == ref.turn
     for step in range(MAX_STEPS):
@@ -221,7 +228,7 @@ def run_hhl(seed, options, choose_seed, *, views=True, try_all=False, time_up_at
             assert hands_done != stop_after
             assert start is not None and kinds[-1] == "deal_start"
             rec = m.record()["deals"][-1]
-            ref = RefHHL(rec["hands"], rec["stock"])
+            ref = ref_hhl(m, rec)
             assert m.to_move == ref.turn  # HHL-2: every hand opened by the lowest double
             assert start.info == {"deal": hands_done, "leader": ref.turn}
             if views:
@@ -273,33 +280,54 @@ def check_hhl_views(m, ref, events):
     check_events_hidden(events, own, laid, 4)
 
 
+def dead_stock_draws(m) -> int:
+    """The hands of ``m`` that ended with a dead stock drawn (HHL-8 read literally): a
+    draw, then four passes, the last turns of a blocked hand."""
+    n = 0
+    for d in m.record()["deals"]:
+        turns = d["moves"]
+        if (d.get("result", {}).get("end") == "blocked" and len(turns) >= 5
+                and "draw" in turns[-5] and all("pass" in t for t in turns[-4:])):
+            n += 1
+    return n
+
+
+@pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("block", range(4), ids=lambda b: f"seeds{b * 250}-{b * 250 + 249}")
-def test_HHL_random_matches_agree_with_reference(block):
-    """1000 matches x 2 hands: legal moves, draws, passes, results and totals agree with
-    the reference model at every step; points sum to 0; tiles accounted; records replay."""
+def test_HHL_random_matches_agree_with_reference(block, profile):
+    """1000 matches x 2 hands under each profile: legal moves, draws, passes, results and
+    totals agree with the reference model at every step; points sum to 0; tiles
+    accounted; records replay. By the letter, some hands end with the dead stock drawn."""
+    dead = 0
     for seed in range(block * 250, (block + 1) * 250):
-        run_hhl(seed, {"hands": 2}, seed * 7 + 1, views=False)
+        m = run_hhl(seed, {"hands": 2, "profile": profile}, seed * 7 + 1, views=False)
+        dead += dead_stock_draws(m)
+    assert (dead > 0) == (profile == "literal")
 
 
-def test_HHL_random_matches_views_hide_every_hidden_tile():
+@pytest.mark.parametrize("profile", PROFILES)
+def test_HHL_random_matches_views_hide_every_hidden_tile(profile):
     """30 matches x 3 hands with every view (4 seats + spectator) and every event checked
     at every step, and every listed move tried on a copy for the first 8."""
     for seed in range(5000, 5030):
-        run_hhl(seed, {"hands": 3}, seed, try_all=seed < 5008)
+        run_hhl(seed, {"hands": 3, "profile": profile}, seed, try_all=seed < 5008)
 
 
-def test_HHL_10_random_time_limited_matches_end_after_the_hand_in_progress():
+@pytest.mark.parametrize("profile", PROFILES)
+def test_HHL_10_random_time_limited_matches_end_after_the_hand_in_progress(profile):
     for seed in range(150):
-        m = run_hhl(seed, {}, seed, views=False, time_up_at=30 + seed % 40)
+        m = run_hhl(seed, {"profile": profile}, seed, views=False, time_up_at=30 + seed % 40)
         assert m.over
         assert m.options["minutes"] == 60 and m.options["hands"] is None
 
 
 @settings(max_examples=100, derandomize=True, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32 - 1), chooser=st.integers(0, 2**32 - 1), hands=st.integers(1, 4))
-def test_HHL_hypothesis_seeds_and_choices(seed, chooser, hands):
-    run_hhl(seed, {"hands": hands}, chooser, views=False)
+@given(seed=st.integers(0, 2**32 - 1), chooser=st.integers(0, 2**32 - 1), hands=st.integers(1, 4),
+       readings=st.fixed_dictionaries({}, optional={
+           "profile": st.sampled_from(PROFILES), "dead_stock": st.sampled_from(["stop", "draw"])}))
+def test_HHL_hypothesis_seeds_and_choices(seed, chooser, hands, readings):
+    run_hhl(seed, {"hands": hands, **readings}, chooser, views=False)
 
 
 # ----- Domeng ---------------------------------------------------------------------------
@@ -321,12 +349,15 @@ def run_domeng(seed, options, choose_seed, *, views=True, try_all=False, ledger_
         rec = m.record()["deals"][-1]
         hands = rec["hands"]
         assert len(rec["sleeping"]) == 3 and all(len(h) == 5 for h in hands)  # DOM-1
-        if first:  # DOM-2
+        if first:  # DOM-2: that double, or by the letter (first_lead=any) any tile
             lead = next(d for d in FIRST_LEADS if any(d in h for h in hands))
             leader = next(s for s in range(5) if lead in hands[s])
+            if m.options["first_lead"] == "any":
+                lead = None
         else:  # DOM-3
             lead, leader = None, camat if camat is not None else prev_winner
-        return RefDomengPosition(hands, rec["sleeping"], leader, lead, stones)
+        return RefDomengPosition(hands, rec["sleeping"], leader, lead, stones,
+                                 paid_close=m.options["closing_pass"] == "paid")
 
     ref = new_round(True)
     assert m.to_move == ref.turn
@@ -481,30 +512,51 @@ def payment_shapes(m):
     return seen
 
 
+def literal_shapes(m) -> set:
+    """What the literal readings did in ``m``: a paid closing pass (DOM-8), a first lead
+    that was not the double (DOM-2)."""
+    seen = set()
+    for d in m.record()["deals"]:
+        r = d.get("result")
+        if r and r["end"] == "blocked" and d["moves"][-1].get("stones"):
+            seen.add("paid closing pass")
+    first = m.record()["deals"][0]["moves"][0]["play"]
+    if first not in FIRST_LEADS:
+        seen.add("free first lead")
+    return seen
+
+
+@pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("block", range(4), ids=lambda b: f"seeds{b * 100}-{b * 100 + 99}")
-def test_DOM_random_matches_agree_with_reference(block):
-    """400 one-cycle matches (about 3000 rounds): legal moves, every pass and its stones,
-    round results, CAMAT, cycle and match results agree with the reference model; the
-    stones followed event by event always sum to 25 (DOM-9); records replay. The games
-    reach the deep-cycle cases (pass paid by the LAST MAPPANO, waived shortfall, CAMAT)."""
+def test_DOM_random_matches_agree_with_reference(block, profile):
+    """400 one-cycle matches (about 3000 rounds) under each profile: legal moves, every
+    pass and its stones, round results, CAMAT, cycle and match results agree with the
+    reference model; the stones followed event by event always sum to 25 (DOM-9); records
+    replay. The games reach the deep-cycle cases (pass paid by the LAST MAPPANO, waived
+    shortfall, CAMAT), and by the letter the paid closing pass and the free first lead."""
     seen = set()
     for seed in range(block * 100, (block + 1) * 100):
-        m, _ = run_domeng(seed, {}, seed * 13 + 5, views=False)
-        seen |= payment_shapes(m)
-    assert seen == {"paid by last mappano", "waived", "camat", "settlement shortfall"}
+        m, _ = run_domeng(seed, {"profile": profile}, seed * 13 + 5, views=False)
+        seen |= payment_shapes(m) | literal_shapes(m)
+    want = {"paid by last mappano", "waived", "camat", "settlement shortfall"}
+    if profile == "literal":
+        want |= {"paid closing pass", "free first lead"}
+    assert seen == want
 
 
-def test_DOM_random_matches_views_hide_every_hidden_tile():
+@pytest.mark.parametrize("profile", PROFILES)
+def test_DOM_random_matches_views_hide_every_hidden_tile(profile):
     """8 one-cycle matches with every view (5 seats + spectator) and every event checked
     at every step, and every listed move tried on a copy for the first 5."""
     for seed in range(7000, 7008):
-        run_domeng(seed, {}, seed, try_all=seed < 7005)
+        run_domeng(seed, {"profile": profile}, seed, try_all=seed < 7005)
 
 
-def test_DOM_11_random_multi_cycle_and_capped_matches():
+@pytest.mark.parametrize("profile", PROFILES)
+def test_DOM_11_random_multi_cycle_and_capped_matches(profile):
     camats = capped = 0
     for seed in range(100):
-        opts = {"cycles": 1 + seed % 3, "round_cap": 2 + seed % 9}
+        opts = {"cycles": 1 + seed % 3, "round_cap": 2 + seed % 9, "profile": profile}
         _, cycles = run_domeng(seed, opts, seed, views=False)
         camats += sum(c["camat"] is not None for c in cycles)
         capped += sum(c["camat"] is None for c in cycles)
@@ -514,16 +566,21 @@ def test_DOM_11_random_multi_cycle_and_capped_matches():
 @settings(max_examples=80, derandomize=True, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), chooser=st.integers(0, 2**32 - 1),
-       cycles=st.integers(1, 3), cap=st.integers(1, 40))
-def test_DOM_hypothesis_seeds_and_choices(seed, chooser, cycles, cap):
-    run_domeng(seed, {"cycles": cycles, "round_cap": cap}, chooser, views=False)
+       cycles=st.integers(1, 3), cap=st.integers(1, 40),
+       readings=st.fixed_dictionaries({}, optional={
+           "profile": st.sampled_from(PROFILES), "closing_pass": st.sampled_from(["free", "paid"]),
+           "first_lead": st.sampled_from(["double", "any"])}))
+def test_DOM_hypothesis_seeds_and_choices(seed, chooser, cycles, cap, readings):
+    run_domeng(seed, {"cycles": cycles, "round_cap": cap, **readings}, chooser, views=False)
 
 
-def test_HHL_lookahead_fork_and_from_view_follow_the_real_match():
+@pytest.mark.parametrize("profile", PROFILES)
+def test_HHL_lookahead_fork_and_from_view_follow_the_real_match(profile):
     for seed in range(300, 380):
-        run_hhl(seed, {"hands": 2}, seed, views=False, lookahead=True)
+        run_hhl(seed, {"hands": 2, "profile": profile}, seed, views=False, lookahead=True)
 
 
-def test_DOM_lookahead_fork_and_from_view_follow_the_real_match():
+@pytest.mark.parametrize("profile", PROFILES)
+def test_DOM_lookahead_fork_and_from_view_follow_the_real_match(profile):
     for seed in range(300, 325):
-        run_domeng(seed, {"cycles": 1}, seed, views=False, lookahead=True)
+        run_domeng(seed, {"cycles": 1, "profile": profile}, seed, views=False, lookahead=True)

@@ -10,7 +10,9 @@
 * the draws follow the weights: a chi-square test on small positions where every
   consistent world can be enumerated (that the weights are the posterior's, deal by
   deal, is test_world_posterior.py's);
-* it reads the view only: the same view and seed give the same worlds.
+* it reads the view only: the same view and seed give the same worlds;
+* under each rules profile (the view's options say which): the truth is always among the
+  worlds, and so is every world drawn.
 """
 
 import json
@@ -19,6 +21,7 @@ from collections import Counter
 from itertools import combinations
 from math import comb
 
+import pytest
 from rules_helpers import CHI2_999
 
 from bots.strategies.greedy import Greedy
@@ -27,9 +30,10 @@ from engine_service.rules.tiles import TILES, Tile, tiles_of
 
 ARMS = ("left", "right", "up", "down")
 
-def positions(variant, seed, greedy_share=0.5):
+def positions(variant, seed, greedy_share=0.5, profile="rulings"):
     """Every position of a short random/greedy match, as the match (mutated in place)."""
-    m = new_match(variant, {"hands": 1} if variant == "hhl" else {"round_cap": 2}, seed)
+    m = new_match(variant, {"hands": 1, "profile": profile} if variant == "hhl"
+                  else {"round_cap": 2, "profile": profile}, seed)
     rng, greedy = random.Random(seed), Greedy()
     while not m.over:
         yield m
@@ -99,11 +103,12 @@ def plain_check(view, w: worlds.World) -> None:
             assert not bad, f"seat {s} passed on {sorted(numbers)} but holds {bad}"
 
 
-def test_every_world_agrees_with_the_view_over_thousands_of_positions():
+@pytest.mark.parametrize("profile", ["rulings", "literal"])
+def test_every_world_agrees_with_the_view_over_thousands_of_positions(profile):
     views = 0
     for variant in ("hhl", "domeng"):
         for seed in range(16 if variant == "hhl" else 9):
-            for m in positions(variant, seed):
+            for m in positions(variant, seed, profile=profile):
                 real = truth(m)
                 for seat in range(m.num_seats):
                     view = json.loads(json.dumps(m.view(seat)))
@@ -226,10 +231,11 @@ def test_the_same_view_and_seed_give_the_same_worlds():
     assert a == b and a != c
 
 
-def test_past_its_bound_the_counting_gives_way_to_the_fast_sampler(monkeypatch):
+@pytest.mark.parametrize("profile", ["rulings", "literal"])
+def test_past_its_bound_the_counting_gives_way_to_the_fast_sampler(monkeypatch, profile):
     monkeypatch.setattr(worlds, "MAX_STATES", -1)     # no programme fits
     for variant in ("hhl", "domeng"):
-        for m in positions(variant, 4):
+        for m in positions(variant, 4, profile=profile):
             if len(m.position.events) > 8:
                 break
         view = json.loads(json.dumps(m.view(m.to_move)))
@@ -240,3 +246,42 @@ def test_past_its_bound_the_counting_gives_way_to_the_fast_sampler(monkeypatch):
             w = sampler.draw(rng)
             plain_check(view, w)
             assert consistent(w)
+
+
+def test_DOM_2_read_literally_a_lead_tells_nothing_of_the_doubles():
+    """first_lead=any: the first leader holds the highest of 6-6..3-3 dealt but may lead a
+    lower one (or any tile). Here it leads the lowest of those it holds, with a higher one
+    still in its hand: the ruling's inference (the doubles above the lead sleep) would be
+    false, and the truth must stay among the worlds of every seat, as play goes on; the
+    leader alone knows which sleep (those above its own highest)."""
+    order = ("6-6", "5-5", "4-4", "3-3")
+    checked = 0
+    for seed in range(200):
+        if checked >= 40:
+            break
+        m = new_match("domeng", {"round_cap": 1, "first_lead": "any"}, seed)
+        leader = m.to_move
+        mine = [d for d in order if d in m.view(leader)["hand"]]
+        if len(mine) < 2:
+            continue
+        m.play(leader, mine[-1])
+        rng = random.Random(seed)
+        for _ in range(4):
+            real = truth(m)
+            for seat in range(5):
+                view = json.loads(json.dumps(m.view(seat)))
+                assert worlds.checker(view)(real)
+                sampler = worlds.Sampler(view)
+                for _ in range(5):
+                    plain_check(view, sampler.draw(rng))
+                if seat == leader:      # the doubles above its own highest sleep
+                    above = order[:order.index(mine[0])]
+                    for _ in range(20):
+                        w = sampler.draw(rng)
+                        held = {str(TILES[t]) for s, h in enumerate(w.hands) if s != seat for t in h}
+                        assert not held & set(above)
+                checked += 1
+            if m.over or len(m.deals) > 1:
+                break
+            m.play(m.to_move, rng.choice(m.legal_moves(m.to_move)))
+    assert checked >= 40, checked

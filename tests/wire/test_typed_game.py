@@ -112,7 +112,9 @@ def play_and_check(variant, options, seed, every_view: bool):
     return checked_kinds
 
 
-@pytest.mark.parametrize("variant,options", [("hhl", {"hands": 2}), ("domeng", {"cycles": 1})])
+@pytest.mark.parametrize("variant,options", [("hhl", {"hands": 2}), ("domeng", {"cycles": 1}),
+                                             ("hhl", {"hands": 2, "profile": "literal"}),
+                                             ("domeng", {"profile": "literal"})])
 def test_typed_views_and_events_are_the_rules_truth(variant, options):
     kinds = set()
     for seed in range(MATCHES):
@@ -141,8 +143,18 @@ def test_a_deal_and_options_from_a_request_reach_the_rules_as_sent():
     with pytest.raises(ValueError):
         game.deal_pb("hhl", {"hands": [["six-four"]]})
     assert game.options_given(game.options_pb("hhl", {"hands": 3, "minutes": None})) == {"hands": 3}
-    for bad in ({"cycles": 1}, {"hands": "3"}, {"hands": 2**31}, {"hands": True}):
+    for bad in ({"cycles": 1}, {"hands": "3"}, {"hands": 2**31}, {"hands": True},
+                {"profile": "letter"}, {"dead_stock": 2}, {"profile": "PROFILE_LITERAL"}):
         with pytest.raises(ValueError):
             game.options_pb("hhl", bad)
-    assert tuple(game.options(game.options_pb("domeng", {}))) == ("cycles", "round_cap")
+    assert tuple(game.options(game.options_pb("domeng", {}))) == (
+        "cycles", "round_cap", "profile", "closing_pass", "first_lead")
+    # an enum option travels as its enum (game.proto Profile, DeadStock, ...) and reads
+    # back as its word; UNSPECIFIED is unset, and a number the enum does not name is kept
+    # for the rules to refuse by name
+    typed = game.options_pb("hhl", {"profile": "literal", "dead_stock": "stop"})
+    assert typed.hhl.profile == game_pb2.PROFILE_LITERAL and typed.hhl.dead_stock == game_pb2.DEAD_STOCK_STOP
+    assert game.options_given(typed) == {"profile": "literal", "dead_stock": "stop"}
+    odd = game_pb2.Options(domeng=game_pb2.DomengOptions(closing_pass=0, first_lead=7))
+    assert game.options(odd)["closing_pass"] is None and game.options(odd)["first_lead"] == 7
     assert game_pb2.Options().WhichOneof("variant") is None and game.options(game_pb2.Options()) == {}

@@ -1,8 +1,10 @@
 """An arena's definition and the arena's documented numbers (docs/arena.md).
 
-An arena is one variant with fixed match options (a dict the rules validate, so a rules
-profile option can join later): `hhl` (HHL, 4 hands) and `domeng` (Domeng, 1 cycle) by
-default. `duplicate` arenas play each deal once per rotation of the seats."""
+An arena is one variant with fixed match options (a dict the rules validate): `hhl` (HHL,
+4 hands) and `domeng` (Domeng, 1 cycle) by default. `duplicate` arenas play each deal once
+per rotation of the seats; `literal` ones play the rules profile literal (docs/rules.md,
+"Where a ruling departs from the literal text"), one arena, and so one leaderboard, per
+variant and profile."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from ..security import limits
 
 DEFAULT_OPTIONS = {"hhl": {"hands": 4}, "domeng": {"cycles": 1}}
 DEFAULT_ARENAS = ("hhl", "domeng")
+LITERAL = "literal"       # an arena's mode: the rules profile literal
 SEAT_WAIT_S = 10          # a seated bot's seat stream must connect within this, or no-show
 TIMEOUT_STREAK = 3        # matches in a row with timeouts before a bot is paused
 MATCHES_PER_MINUTE = 30   # arena matches one bot is seated in, at most, in any 60 s
@@ -29,13 +32,19 @@ ARENA_POOL_PREFIX = "@arena/"   # the pool marker of arena seats: no pool name c
 
 
 def parse(text: str) -> dict:
-    """"hhl", "domeng", or "VARIANT:duplicate" (id "VARIANT-duplicate"): an arena spec."""
-    variant, _, mode = text.partition(":")
-    if variant not in DEFAULT_OPTIONS or mode not in ("", "duplicate"):
-        raise ValueError(f"an arena is hhl, domeng, hhl:duplicate or domeng:duplicate; got "
-                         f"{text!r}")
-    return check({"id": variant + ("-duplicate" if mode else ""), "variant": variant,
-                  "duplicate": bool(mode)})
+    """"hhl", "domeng", "VARIANT:duplicate" (id "VARIANT-duplicate"), and any of those with
+    ":literal" after it (id "...-literal", options profile=literal): an arena spec."""
+    variant, *modes = text.split(":")
+    literal = modes[-1:] == [LITERAL]
+    duplicate = modes[:len(modes) - literal] == ["duplicate"]
+    if variant not in DEFAULT_OPTIONS or len(modes) != literal + duplicate:
+        raise ValueError(f"an arena is hhl or domeng, then :duplicate and/or :literal (e.g. "
+                         f"hhl:duplicate:literal); got {text!r}")
+    spec = {"id": variant + "-duplicate" * duplicate + "-literal" * literal,
+            "variant": variant, "duplicate": duplicate}
+    if literal:
+        spec["options"] = {**DEFAULT_OPTIONS[variant], "profile": LITERAL}
+    return check(spec)
 
 
 def check(spec: dict) -> dict:

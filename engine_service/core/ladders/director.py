@@ -74,6 +74,18 @@ def pool_of(key: str, entrant: str) -> str:
     return f"{key}/{entrant}"
 
 
+def options_of(variant: str, given: dict | None) -> dict:
+    """A ladder's match options: its default length (DEFAULT_OPTIONS) unless the options
+    give a length of their own (any integer option: hands, minutes, cycles, round_cap); the
+    rules profile and its readings (enum options) join either, so profile=literal alone
+    plays the default length by the letter."""
+    given = dict(given or {})
+    specs = rules.VARIANTS[variant].option_specs() if variant in rules.VARIANTS else {}
+    if any(v is not None and k in specs and not specs[k].is_enum for k, v in given.items()):
+        return given
+    return {**DEFAULT_OPTIONS.get(variant, {}), **given}
+
+
 def check_spec(spec: dict, yardsticks=()) -> dict:
     """Validate and complete a ladder definition; EngineError names the bad field.
     `yardsticks`: the names the engine can play itself; each one the spec asks for
@@ -113,7 +125,7 @@ def check_spec(spec: dict, yardsticks=()) -> dict:
     limits.integer(spec["seat_wait_s"], "seat_wait_s", *SEAT_WAIT_S)
     if "seed" in spec:
         limits.integer(spec["seed"], "seed", *limits.SEEDS)
-    spec["options"] = spec.get("options") or DEFAULT_OPTIONS[spec["variant"]]
+    spec["options"] = options_of(spec["variant"], spec.get("options"))
     try:  # refuse bad options now, not when the first match is created in the background
         rules.new_match(spec["variant"], spec["options"], seed=0)
     except rules.MalformedInput as e:
