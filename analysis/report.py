@@ -80,7 +80,7 @@ def hand_doc(variant: str, hand, start: dict, got: list[dict]) -> dict:
         "skill": _num(s["skill"]), "skill_se": round(skill_se, 3), "luck": _num(s["luck"]),
         "forced": hand.forced,
         "decisions": [decision_doc(variant, mo, g) for mo, g in zip(hand.decisions, got, strict=True)],
-        "_exact": s,   # Fractions, for the identity's test; dropped from the document
+        "_exact": {**s, "v0": v0},   # Fractions, for the identity test; dropped from the document
     }
 
 
