@@ -8,10 +8,11 @@ loop (bots/strategies/search.py ``run_greedy_hhl`` / ``run_greedy_domeng``), so 
 passes, payments and ends are the rules' and a new rules profile needs nothing here.
 
 Why greedy and not heuristic: heuristic reads a seat's view (knowledge.py) at every step,
-and a playout has no views; played through a Match it costs about 2 ms a decision against
-greedy's 2 µs (``python -m benchmarks analysis`` prints both), so the 2 s budget of an HHL
-hand would allow some 50 heuristic continuations where the defaults need tens of
-thousands. The policy's name is in every analysis (``policy``).
+and a playout has no views; a whole HHL hand played by heuristic through a Match costs
+about 80 times a greedy playout's (some 3 ms against 35 us: ``python -m benchmarks
+analysis`` prints both), so at the speed target (2 s of one core per HHL hand and seat)
+heuristic continuations would allow some 15 worlds per decision where greedy allows
+over a thousand. The policy's name is in every analysis (``policy``).
 
 Result of a hand for seat S (higher is better):
   HHL:    its points for the hand, P = 25*C - 100*R (HHL-9);

@@ -16,7 +16,9 @@ from .positions import hands_of
 from .report import document, public
 from .values import MAX_WORLDS, value_moment
 
-DEFAULT_WORLDS = 100   # per moment: python -m benchmarks analysis measures what it costs
+# Worlds per moment: about 0.5 s of one core per HHL hand and seat, a standard error near
+# 15 points on an HHL value (python -m benchmarks analysis).
+DEFAULT_WORLDS = 1000
 
 
 def moments_of(hands) -> list:

@@ -15,7 +15,8 @@ SECTIONS = {"rules": "benchmarks.rules_bench", "bots": "benchmarks.bots_bench",
             "engine": "benchmarks.engine_bench", "gateway": "benchmarks.gateway_bench",
             "ladders": "benchmarks.ladder_bench", "safety": "benchmarks.safety_bench",
             "cluster": "benchmarks.cluster_bench", "worlds": "benchmarks.worlds_bench",
-            "outage": "benchmarks.outage_bench", "arena": "benchmarks.arena_bench"}
+            "outage": "benchmarks.outage_bench", "arena": "benchmarks.arena_bench",
+            "analysis": "benchmarks.analysis_bench"}
 
 
 def main(argv=None) -> int:
