@@ -49,8 +49,10 @@ class Reason(StrEnum):
     SEAT_TAKEN = "SEAT_TAKEN"
     # a pool seat is filled by the engine, not claimed
     POOL_SEAT = "POOL_SEAT"
-    # the record holds hidden tiles until the end
+    # the record holds hidden tiles until the end (and so does an analysis: it reads them)
     MATCH_NOT_OVER = "MATCH_NOT_OVER"
+    # this engine was started without the analyser (the composition root gives it)
+    ANALYSIS_OFF = "ANALYSIS_OFF"
     # a ladder that already ended cannot be cancelled
     LADDER_OVER = "LADDER_OVER"
     # a bug of the engine: logged, and only the one request or stream fails
@@ -89,6 +91,7 @@ STATUS: dict[Reason, str] = {
     Reason.BAD_POOL_SECRET: "UNAUTHENTICATED",
     Reason.NOT_YOURS: "PERMISSION_DENIED",
     Reason.QUOTA_EXCEEDED: "RESOURCE_EXHAUSTED",
+    Reason.ANALYSIS_OFF: "FAILED_PRECONDITION",
     Reason.ENGINE_FULL: "RESOURCE_EXHAUSTED",
     Reason.RATE_LIMITED: "RESOURCE_EXHAUSTED",
     Reason.UNKNOWN_MATCH: "NOT_FOUND",

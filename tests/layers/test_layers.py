@@ -117,7 +117,7 @@ CORE_FLOORS = (
     ("errors", "metrics"),
     ("security", "storage"),
     ("matches",),
-    ("ladders", "cluster", "sampling", "arena"),
+    ("ladders", "cluster", "sampling", "arena", "analyses"),
     ("engine",),
 )
 
