@@ -7,7 +7,7 @@ import asyncio
 
 from domino_proto.domino.v1 import analysis_pb2
 
-from .status import async_refusals, bearer
+from .status import async_refusals, bearer, refusals
 
 STATES = {"queued": analysis_pb2.ANALYSIS_STATE_QUEUED,
           "running": analysis_pb2.ANALYSIS_STATE_RUNNING,
@@ -28,14 +28,21 @@ class AnalysisServicer:
     def __init__(self, engine):
         self.engine = engine
 
-    @async_refusals
-    async def Analyse(self, request, context):
+    def _job(self, request, context):
         engine = self.engine
         seat = request.seat if request.HasField("seat") else None
+        principal = engine.keys.principal(bearer(context))
+        return engine.analyses.request(request.match_id, seat, request.worlds, principal.name)
+
+    @refusals
+    def GetAnalysis(self, request, context):
+        job = self._job(request, context)
+        return update(job, job.state, job.done, job.total)
+
+    @async_refusals
+    async def Analyse(self, request, context):
         # On a thread: the record may be replayed from the store, the key looked up there.
-        principal = await asyncio.to_thread(engine.keys.principal, bearer(context))
-        job = await asyncio.to_thread(engine.analyses.request, request.match_id, seat,
-                                      request.worlds, principal.name)
+        job = await asyncio.to_thread(self._job, request, context)
         updates = job.updates()
         while True:
             got = await asyncio.to_thread(next, updates, None)

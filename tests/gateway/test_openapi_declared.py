@@ -85,13 +85,16 @@ def test_each_409_lists_exactly_the_reasons_its_operation_can_answer(doc):
         "SEAT_TAKEN", "POOL_SEAT"}
     assert reasons_of(ops[(M + "/{match_id}/record", "get")], 409) == {"MATCH_NOT_OVER"}
     assert reasons_of(ops[(M + "/{match_id}/worlds", "get")], 409) == {"MATCH_OVER"}
+    assert reasons_of(ops[(M + "/{match_id}/analysis", "get")], 409) == {"MATCH_NOT_OVER",
+                                                                        "ANALYSIS_OFF"}
     assert reasons_of(ops[(M, "post")], 409) == {"NO_HOUSE_BOT"}
     assert reasons_of(ops[("/api/v1/ladders/{ladder_id}/cancel", "post")], 409) == {
         "LADDER_OVER"}
     assert [(p, m) for p, m, op in operations(doc) if "409" in op["responses"]] == [
         (M, "post"), (M + "/{match_id}/seats/{seat}/claim", "post"),
         (M + "/{match_id}/moves", "post"), (M + "/{match_id}/worlds", "get"),
-        (M + "/{match_id}/record", "get"), ("/api/v1/ladders/{ladder_id}/cancel", "post")]
+        (M + "/{match_id}/record", "get"), (M + "/{match_id}/analysis", "get"),
+        ("/api/v1/ladders/{ladder_id}/cancel", "post")]
 
 
 def test_the_refusals_of_a_move_are_answered_as_declared(client, doc):
