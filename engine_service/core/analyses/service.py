@@ -34,7 +34,7 @@ class Job:
     """One analysis: ``state`` queued, running, done or failed; ``done``/``total`` moments
     valued; ``doc`` the document's JSON text once done; ``kept``: it came from the store."""
 
-    def __init__(self, key: tuple, owner: str):
+    def __init__(self, key: tuple, owner: str | None):
         self.key, self.owner = key, owner
         self.state, self.done, self.total = "queued", 0, 0
         self.doc: str | None = None
@@ -86,8 +86,10 @@ class AnalysisService:
         analysis per parameters, the same on every engine)."""
         return f"seats={','.join(map(str, seats))};worlds={worlds};seed=0"
 
-    def request(self, match_id: str, seat: int | None, worlds: int, owner: str) -> Job:
-        """The job of this analysis: kept, running, or new. Refuses before anything runs:
+    def request(self, match_id: str, seat: int | None, worlds: int, owner: str | None) -> Job:
+        """The job of this analysis: kept, running, or new. ``owner``: the key asking (its
+        principal's name), or None for the engine's own (a ladder's director), which only
+        the queue's bound holds. Refuses before anything runs:
         INVALID_ARGUMENT for the numbers, MATCH_NOT_OVER (or any refusal of the record),
         ANALYSIS_OFF, ENGINE_FULL when the queue is full, QUOTA_EXCEEDED over the key's
         share of it."""
@@ -112,7 +114,7 @@ class AnalysisService:
                 raise EngineError(Reason.ENGINE_FULL, f"{len(self._jobs)} analyses are queued "
                                   "or running, the most this engine takes: try again later")
             mine = sum(j.owner == owner for j in self._jobs.values())
-            if mine >= self.per_key:
+            if owner is not None and mine >= self.per_key:
                 raise EngineError(Reason.QUOTA_EXCEEDED, f"{mine} analyses of yours are queued "
                                   f"or running, at most {self.per_key}: wait for them")
             job = self._jobs[key] = Job(key, owner)

@@ -16,6 +16,7 @@ the error, and only that ladder stops.
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import secrets
@@ -24,6 +25,7 @@ import time
 
 from ladders.formats import FORMATS, ROTATION, schedule, set_size
 from ladders.results import ladder_result, read_stored
+from ladders.skill import skill_figures
 from ladders.standings import compute
 
 from ... import rules
@@ -53,6 +55,13 @@ ENTRANTS = (2, 16)
 MATCHES_MAX = 10_000
 CONCURRENCY_MAX = 16
 SEAT_WAIT_S = (1, 600)
+# The skill figures of the standings (docs/analysis.md): the first ANALYSED counted matches
+# of a ladder are analysed (every seat, ANALYSIS_WORLDS worlds a decision), each asked of
+# the engine's analysis queue when it is counted (the engine's own: no key's quota, only
+# the queue's bound); one the queue refuses (full) is left out, and the standings say how
+# many each entrant's figures rest on.
+ANALYSED = 8
+ANALYSIS_WORLDS = 200
 
 
 def pool_of(key: str, entrant: str) -> str:
@@ -135,6 +144,7 @@ class Director:
         self._subs = {}
         self._lock = threading.RLock()
         self._standings = self._compute()
+        self._analyses: dict[str, dict] = {}   # match id -> its kept analysis (_skill)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -263,7 +273,27 @@ class Director:
             self.results.append(result)
             self.counted.add(idx)
             self._standings = self._compute()
+            if len(self.counted) <= ANALYSED:
+                self._analyse(match_id)
         self.store.set_match_status(self.id, match_id, COUNTED)
+
+    def _analyse(self, match_id: str) -> None:
+        try:
+            self.engine.analyses.request(match_id, None, ANALYSIS_WORLDS, None)
+        except EngineError as e:   # no analyser, the queue full: the sample is smaller
+            log.info("ladder %s: match %s not analysed (%s)", self.id, match_id, e.reason)
+
+    def _skill(self) -> dict[str, dict]:
+        """The entrants' skill figures from the analyses kept of the first ANALYSED counted
+        matches (read from the store once each, then kept here)."""
+        counted = sorted((idx, m) for m, idx, status in self._started() if status == COUNTED)
+        params = self.engine.analyses.params(list(range(self.seats)), ANALYSIS_WORLDS)
+        for _, match_id in counted[:ANALYSED]:
+            if match_id not in self._analyses:
+                doc = self.engine.store.analysis(match_id, params)
+                if doc is not None:
+                    self._analyses[match_id] = json.loads(doc)
+        return skill_figures(list(self._analyses.values()))
 
     def void(self, match_id: str, why: str) -> None:
         """A match the engine broke: not counted; its slot is played again."""
@@ -329,7 +359,11 @@ class Director:
 
     def standings(self) -> dict:
         with self._lock:
-            return {**self._standings, "voided": self.voided}
+            skill = self._skill()
+            none = {"analysed": 0, "mean_loss": None, "luck_share": None}
+            entries = [{**e, **{k: skill.get(e["entrant"], none).get(k) for k in none}}
+                       for e in self._standings["entries"]]
+            return {**self._standings, "entries": entries, "voided": self.voided}
 
     def matches(self) -> list[dict]:
         by_index = {r["index"]: r for r in self.results}
