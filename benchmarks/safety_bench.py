@@ -9,10 +9,16 @@ Targets: RSS at the end within 20% of its value at 1,000 matches; the WAL under
 64 MB throughout.
 
 Spam: one seat stream that answers every TurnRequest, and every refusal, with an illegal
-move at once, for SPAM_SECONDS; the engine's CPU share over that time, next to the same
-engine idle. DOMINO_BENCH_ROOT=/path/to/another/checkout runs that checkout's engine
-instead (the "before" figure of docs/security.md's refusal spam was taken so, on the
-commit before the refusal limit).
+move at once, or floods illegal moves without waiting for any answer, for SPAM_SECONDS;
+the engine's CPU share over that time, next to the same engine idle, and how much its
+memory grew. DOMINO_BENCH_ROOT=/path/to/another/checkout runs that checkout's engine
+instead (the "before" figures of docs/security.md were taken so, on the commit before
+each bound).
+
+Attacks (each its own module, each with a smoke mode a test runs in seconds): forks of a
+long record (fork_attack.py), SampleWorlds from many seats (sampler_attack.py),
+spectators that never read (watch_attack.py), event streams from many addresses
+(sse_attack.py). `python -m benchmarks --smoke safety` runs them all small.
 """
 
 from __future__ import annotations
@@ -33,7 +39,8 @@ from benchmarks.engine_bench import ROOT, Engine, _env, cpu_s, wait_enlisted
 SOAK_MATCHES = sized(10_000, 16)
 CHECKPOINTS = sized((1_000, 5_000, 10_000), (4, 8, 16))
 IN_FLIGHT = sized(48, 8)
-SPAM_SECONDS = sized(5.0, 0.5)
+SPAM_SECONDS = 10.0         # the first 10 s of a flood: what docs/security.md tells
+SMOKE_SPAM_SECONDS = 1.0
 
 
 def soak_bots_main(argv: list[str]) -> int:
@@ -118,7 +125,8 @@ def soak() -> dict:
 def spam_bot_main(argv: list[str]) -> int:
     """One seat stream sending the same illegal move, at once: in mode "turns" to every
     TurnRequest (as a buggy bot does), in mode "answers" to the first TurnRequest and then
-    to every refusal (as a bot that will not stop does)."""
+    to every refusal (as a bot that will not stop does), in mode "flood" again and again
+    without waiting for anything (reading what comes beside)."""
     from domino_proto.domino.v1 import play_pb2, play_pb2_grpc
 
     address, match_id, token, seconds, out, mode = argv[:5] + [argv[5]]
@@ -133,6 +141,9 @@ def spam_bot_main(argv: list[str]) -> int:
                 seat=play_pb2.SeatAuth(match_id=match_id, seat_token=token))))
             end = time.monotonic() + seconds
             bad = play_pb2.BotMessage(move=play_pb2.MoveChoice(version=0, move_text="6-6 sideways"))
+            if mode == "flood":
+                await flood(call, bad, end)
+                return
             while time.monotonic() < end:
                 try:
                     message = await asyncio.wait_for(call.read(), max(0.01, end - time.monotonic()))
@@ -147,13 +158,32 @@ def spam_bot_main(argv: list[str]) -> int:
                     sent += 1
             call.cancel()
 
+    async def flood(call, bad, end):
+        nonlocal sent, refused, turns
+
+        async def read():
+            nonlocal refused, turns
+            while (message := await call.read()) is not grpc.aio.EOF:
+                kind = message.WhichOneof("body")
+                refused += kind == "answer"
+                turns += kind == "turn"
+        reader = asyncio.ensure_future(read())
+        while time.monotonic() < end:
+            try:      # a write waits while the engine reads no more (flow control)
+                await asyncio.wait_for(asyncio.shield(call.write(bad)), end - time.monotonic())
+                sent += 1
+            except TimeoutError:
+                break
+        reader.cancel()
+        call.cancel()
+
     asyncio.run(main())
     with open(out, "w") as f:
         json.dump({"sent": sent, "refused": refused, "turns": turns}, f)
     return 0
 
 
-def spam(root: str, mode: str) -> dict:
+def spam(root: str, mode: str, seconds: float = SPAM_SECONDS) -> dict:
     """The engine's CPU share while one bot spams refused moves, and while idle."""
     from domino_proto.domino.v1 import engine_pb2, game_pb2
     from domino_wire import game
@@ -168,18 +198,20 @@ def spam(root: str, mode: str) -> dict:
         leader = engine.stub.GetMatch(engine_pb2.GetMatchRequest(match_id=created.match_id),
                                       timeout=10).summary.to_move
         idle_start = cpu_s(engine.proc.pid)
-        time.sleep(SPAM_SECONDS)
-        idle = (cpu_s(engine.proc.pid) - idle_start) / SPAM_SECONDS
+        time.sleep(seconds)
+        idle = (cpu_s(engine.proc.pid) - idle_start) / seconds
+        rss = engine.rss_kb()
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "spam.json")
             start = cpu_s(engine.proc.pid)
             subprocess.run([sys.executable, "-m", "benchmarks.safety_bench", "spambot",
-                            engine.address, created.match_id, tokens[leader], str(SPAM_SECONDS),
-                            out, mode], env=_env(), timeout=60, check=True)
-            busy = (cpu_s(engine.proc.pid) - start) / SPAM_SECONDS
+                            engine.address, created.match_id, tokens[leader], str(seconds),
+                            out, mode], env=_env(), timeout=60 + seconds, check=True)
+            busy = (cpu_s(engine.proc.pid) - start) / seconds
+            grown = engine.rss_kb() - rss
             with open(out) as f:
                 figures = json.load(f)
-        return {"idle": idle, "busy": busy, **figures}
+        return {"idle": idle, "busy": busy, "rss_grown_kb": grown, **figures}
     finally:
         engine.close()
 
@@ -204,16 +236,21 @@ def _other_engine(root: str) -> Engine:
     return e
 
 
-def run() -> list[str]:
-    lines = []
-    root = os.environ.get("DOMINO_BENCH_ROOT", ROOT)
-    lines.append(f"refusal spam: one seat stream sending an illegal move, at once, for "
-                 f"{SPAM_SECONDS:.0f} s (engine of {root})")
-    for mode, what in (("turns", "to every TurnRequest"), ("answers", "to every refusal")):
-        s = spam(root, mode)
+def spam_lines(root: str, seconds: float) -> list[str]:
+    lines = [f"refusal spam: one seat stream sending an illegal move, at once, for "
+             f"{seconds:.0f} s (engine of {root})"]
+    for mode, what in (("turns", "to every TurnRequest"), ("answers", "to every refusal"),
+                       ("flood", "without waiting")):
+        s = spam(root, mode, seconds)
         lines.append(f"   {what + ':':24s} engine CPU {s['busy'] * 100:5.1f}% of a core "
-                     f"(idle {s['idle'] * 100:.1f}%); refusals {s['refused']} "
-                     f"({s['refused'] / SPAM_SECONDS:.0f}/s), TurnRequests {s['turns']}")
+                     f"(idle {s['idle'] * 100:.1f}%); sent {s['sent']}, refusals "
+                     f"{s['refused']} ({s['refused'] / seconds:.0f}/s), TurnRequests "
+                     f"{s['turns']}; engine RSS +{s['rss_grown_kb'] / 1024:.1f} MB")
+    return lines
+
+
+def soak_lines() -> list[str]:
+    lines = []
     r = soak()
     lines.append(f"soak: {SOAK_MATCHES} HHL matches of one hand, {IN_FLIGHT} at a time, 4 lean "
                  f"pool bots, in {r['seconds']:.0f} s")
@@ -228,10 +265,30 @@ def run() -> list[str]:
     return lines
 
 
+def run(smoke: bool | None = None) -> list[str]:
+    """Every attack, then the soak; all of them small in a smoke run (None: as
+    `python -m benchmarks --smoke` says)."""
+    import benchmarks
+    from benchmarks import fork_attack, sampler_attack, sse_attack, watch_attack
+
+    if smoke is None:
+        smoke = benchmarks.smoke()
+
+    root = os.environ.get("DOMINO_BENCH_ROOT", ROOT)
+    lines = spam_lines(root, SMOKE_SPAM_SECONDS if smoke else SPAM_SECONDS)
+    for attack in (fork_attack, sampler_attack, watch_attack, sse_attack):
+        lines += attack.run(smoke=smoke)
+    # The soak's sizes were fixed at import by the smoke setting (benchmarks.sized): it
+    # runs when they fit this run, not full-sized in a smoke run asked for by argument.
+    if root == ROOT and smoke == benchmarks.smoke():
+        lines += soak_lines()
+    return lines
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["soakbots"]:
         sys.exit(soak_bots_main(sys.argv[2:]))
     if sys.argv[1:2] == ["spambot"]:
         sys.exit(spam_bot_main(sys.argv[2:]))
-    for line in run():
+    for line in run(smoke="--smoke" in sys.argv or None):
         print(line, flush=True)

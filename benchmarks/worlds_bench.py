@@ -1,9 +1,10 @@
 """SampleWorlds served over gRPC on 127.0.0.1: worlds per second, and the time of a call.
 
 The engine runs in a child process of its own (``python -m benchmarks.worlds_bench serve``)
-with the per-seat rate lifted, so the figure is the engine's ceiling, not the bound a seat
-gets (2000 worlds/s, core/sampling/service.py). The client walks a few HHL and Domeng matches with
-the first legal move, and at each position asks every seat for its worlds:
+with the per-seat rate and the CPU budgets lifted, so the figure is the engine's ceiling,
+not the bound a seat gets (2000 worlds/s, core/sampling/service.py). The client walks a
+few HHL and Domeng matches with the first legal move, and at each position asks every
+seat for its worlds:
 
 * 1000 worlds a call, the same view asked again (a bot thinking: the counting is kept);
 * 100 worlds a call at a view never asked before (the counting is part of the call).
@@ -30,10 +31,10 @@ REPEATS = sized(3, 1)               # 1000-world calls per seat and position
 
 def serve() -> None:
     from engine_service.core.engine import Engine
-    from engine_service.core.sampling.service import WorldService
+    from engine_service.core.sampling.service import lifted
     from engine_service.rpc.server import start_server
 
-    engine = Engine(worlds=WorldService(rate=1e12, burst=1e12))
+    engine = Engine(worlds=lifted())
     server, port = start_server(engine, "127.0.0.1", 0, max_workers=8)
     print(port, flush=True)
     sys.stdin.read()        # until the parent closes our stdin

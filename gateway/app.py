@@ -15,6 +15,7 @@ from .house import DEFAULT_STRATEGIES
 from .json_body import StrictJSONProvider
 from .rules_page import RULES_PATH
 from .schemas import ErrorSchema
+from .stream_caps import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS
 
 DEFAULTS = {
     # HOST:PORT of the engine's gRPC service.
@@ -29,6 +30,10 @@ DEFAULTS = {
     # POST /api/v1/matches may carry a record to fork: the engine's bound (1 MB) and room
     # for the rest of the request.
     "MAX_FORK_BODY": 1024 * 1024 + 16 * 1024,
+    # Event streams one gateway process holds at once, in all and per client address
+    # (gateway/stream_caps.py); past either, 429 TOO_MANY_STREAMS.
+    "MAX_STREAMS": MAX_STREAMS,
+    "MAX_STREAMS_PER_ADDRESS": MAX_STREAMS_PER_ADDRESS,
     # Origins allowed to call the API from another site: a list, or "*" for any.
     # Empty: same origin only (the bundled web page needs nothing).
     "CORS_ORIGINS": [],

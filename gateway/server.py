@@ -25,7 +25,9 @@ from a2wsgi import WSGIMiddleware
 
 from . import metrics
 from .app import cors_headers, create_app
+from .fork_gate import ForkGate, may_carry_a_record
 from .guard import ConnectionGuard
+from .stream_caps import StreamCaps
 from .streams import PATH, EventStreams
 
 log = logging.getLogger(__name__)
@@ -45,7 +47,9 @@ class GatewayApp:
         self.wsgi = WSGIMiddleware(flask_app, workers=workers)
         cfg = flask_app.config
         self.streams = EventStreams(cfg["ENGINE_ADDRESS"], cfg["ENGINE_WATCH_TIMEOUT_S"],
-                                    lambda origin: cors_headers(cfg["CORS_ORIGINS"], origin))
+                                    lambda origin: cors_headers(cfg["CORS_ORIGINS"], origin),
+                                    StreamCaps(cfg["MAX_STREAMS"], cfg["MAX_STREAMS_PER_ADDRESS"]))
+        self.fork_gate = ForkGate()
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "lifespan":
@@ -56,6 +60,9 @@ class GatewayApp:
             return
         if scope["type"] == "http" and scope["method"] == "GET" and PATH.fullmatch(scope["path"]):
             await self.streams.serve(scope, receive, _counted(send))
+            return
+        if may_carry_a_record(scope, self.flask.config["MAX_CONTENT_LENGTH"]):
+            await self.fork_gate.serve(scope, receive, send, self.wsgi)   # few at once
             return
         await self.wsgi(scope, receive, send)
 

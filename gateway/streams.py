@@ -9,6 +9,7 @@ A spectator joining a match that is under way gets a snapshot from GetMatch, tak
 its Fanout is subscribed, and then only the updates past that snapshot's version, so it
 misses nothing and sees nothing twice. A spectator that stops reading (its queue passes
 MAX_BEHIND updates) is dropped; its browser reconnects and starts from a fresh snapshot.
+How many streams are open at once, in all and per address, is bounded (stream_caps.py).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from domino_wire.routing import GIVE_UP_S, RETRY_S, addresses_of, where_next
 from . import convert, metrics, schemas_stream, sse
 from .engine_client import CHANNEL_OPTIONS, api_error
 from .errors import ApiError
+from .stream_caps import StreamCaps
 
 log = logging.getLogger(__name__)
 
@@ -121,8 +123,10 @@ class EventStreams:
     refused with NOT_OWNER goes to the owner it names; a stream that ends because its
     match moved (a failover) makes the browser reconnect, and it is found again."""
 
-    def __init__(self, address: str, watch_timeout: float, cors_headers):
+    def __init__(self, address: str, watch_timeout: float, cors_headers,
+                 caps: StreamCaps | None = None):
         self.addresses, self.watch_timeout = addresses_of(address), watch_timeout
+        self.caps = caps or StreamCaps()
         self.cors_headers = cors_headers          # origin -> extra response headers
         self.fanouts: dict[str, Fanout] = {}
         self._channels: dict[str, grpc.aio.Channel] = {}
@@ -190,6 +194,18 @@ class EventStreams:
         match_id = PATH.fullmatch(scope["path"])[1]
         headers = dict(scope["headers"])
         extra = self.cors_headers(headers.get(b"origin", b"").decode("latin-1"))
+        address = (scope.get("client") or ("",))[0]
+        why = self.caps.enter(address)
+        if why:
+            await _json_error(send, ApiError(429, "TOO_MANY_STREAMS", why,
+                                             headers={"Retry-After": "5"}), extra)
+            return
+        try:
+            await self._serve(match_id, headers, scope, receive, send, extra)
+        finally:
+            self.caps.leave(address)
+
+    async def _serve(self, match_id, headers, scope, receive, send, extra) -> None:
         try:
             token = _seat_token(headers, scope.get("query_string", b""))
             if len(match_id) > MATCH_ID_MAX:

@@ -12,12 +12,16 @@ others are read back from the store when asked for.
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import threading
+import time
 from collections import Counter, OrderedDict
+from contextlib import contextmanager
 
 from plumbing.alarms import Alarms
+from plumbing.workers import Busy, WorkerFailed, Workers
 
 from .. import rules
 from ..rules.errors import shown
@@ -34,6 +38,7 @@ from .matches.updates import Subscriber, UpdateQueue
 from .sampling.service import WorldService
 from .security import limits
 from .security.keys import OPEN_PRINCIPAL, Keys, Principal
+from .security.rate import InFlight
 from .storage.factory import open_store
 from .storage.rows import MatchRow, StoreDamaged
 from .storage.sql import SQLStore
@@ -41,6 +46,18 @@ from .storage.sql import SQLStore
 log = logging.getLogger(__name__)
 
 FINISHED_KEPT = 256          # finished matches kept loaded (replayed from the store otherwise)
+# Forks' work (a record parsed and replayed; a finished fork's record rebuilt) runs in
+# worker processes, FORK_PROCESSES at once and FORK_WAITING more waiting; beyond, BUSY.
+FORK_PROCESSES, FORK_WAITING = 1, 2
+FORK_TIMEOUT_S = 30.0        # a fork's work (a 1 MB record takes about half a second)
+# One fork in work per client address; a fork refused for the engine's bounds (BUSY, a
+# quota) is answered after this long, so that a client asking again at once cannot make
+# a flood of megabyte requests out of refusals.
+FORK_REFUSAL_DELAY_S = 0.5
+# Watch streams at once, of one client address (a gateway's spectators share one a match,
+# a seat's page has one of its own) and of one match.
+WATCHES_PER_CLIENT, WATCHES_PER_MATCH = 1024, 8
+RECORDS_KEPT = 8             # finished forks' rebuilt records kept, as JSON text
 MAX_LIVE_MATCHES = 5000      # matches not over, for the whole engine
 LADDER_POOL_PREFIX = "ladder-"   # the ladders' own pools: no one else may name them
 
@@ -73,6 +90,10 @@ class Engine:
         self.worlds = worlds if worlds is not None else WorldService()
         self.ladders = Ladders(self, self.store.ladders)
         self.address = ""   # where this engine serves, as told by its command line
+        self.workers = Workers(FORK_PROCESSES, FORK_WAITING)
+        self._forking = InFlight(client=1)      # client address -> its fork in work
+        self._watching = InFlight(client=WATCHES_PER_CLIENT, match=WATCHES_PER_MATCH)
+        self._records: OrderedDict[str, str] = OrderedDict()   # finished forks' records
         # Only a store several engines can share makes a cluster; it starts at join().
         self.cluster = Cluster(self, self.store) if self.store.shared else None
         self.store.health.listen(self._store_health)
@@ -211,6 +232,8 @@ class Engine:
         for referee in list(self._referees.values()):
             referee.close()
         self.alarms.stop()
+        self.workers.close()
+        self.worlds.close()
         self.store.close()
 
     # ----- creating and seating -------------------------------------------------------
@@ -218,7 +241,8 @@ class Engine:
                      deals: list | None = None, seats: list[SeatSpec] | None = None,
                      bot_clock_ms: int = 0, person_clock_ms: int = 0,
                      principal: Principal = OPEN_PRINCIPAL, ladder: bool = False,
-                     here: bool = False, fork: tuple[str, int] | None = None) -> Referee:
+                     here: bool = False, fork: tuple[str, int] | None = None,
+                     wait_s: float | None = None) -> Referee:
         """A new match; `seats`: one SeatSpec per seat (None: a bot seat each, claimed by
         token). Every argument is checked first; nothing is stored for a refused one. A
         seat's `pool` names the bot pool that fills it; a ladder's own matches (`ladder`)
@@ -228,25 +252,35 @@ class Engine:
         starts after the record's first N plays, with its variant, options and deals;
         `options` and `deals` are then refused when given at all (None: not given). In a
         cluster a match goes to the least-loaded engine: NOT_OWNER names it, unless `here`
-        (a client following that refusal)."""
-        prefix: list = []
+        (a client following that refusal). `wait_s`: how long the caller waits for a
+        fork's work (its call's deadline); a fork not done by then is refused (BUSY), not
+        made."""
+        # A fork's work (its record parsed and replayed) comes after every check that
+        # costs nothing, as late as its variant allows: the seats are checked against the
+        # variant, which a request may leave to the record.
+        forked = None
         if fork is not None:
             if options is not None or deals is not None:
                 raise limits.refuse("fork", "a forked match has the record's options and "
                                     "deals; give neither")
-            found = forking.fork_point(*fork)
-            if variant and variant != found.variant:
-                raise limits.refuse("variant", f"the record is a {found.variant} match, "
-                                    f"not {shown(variant)}")
-            variant, options, deals = found.variant, found.options, found.deals
-            prefix = [list(p) for p in found.prefix]
-        if variant not in rules.VARIANTS:
-            raise limits.refuse("variant", f"must be one of {', '.join(rules.VARIANTS)}, "
-                                f"got {shown(variant)}")
+            if variant and variant not in rules.VARIANTS:
+                raise limits.refuse("variant", f"must be one of {', '.join(rules.VARIANTS)}, "
+                                    f"got {shown(variant)}")
+            forking.check_request(*fork)
         if seed is not None:
             limits.integer(seed, "seed", *limits.SEEDS)
         limits.integer(bot_clock_ms, "bot_clock_ms", *limits.CLOCK_MS, zero_ok=True)
         limits.integer(person_clock_ms, "person_clock_ms", *limits.CLOCK_MS, zero_ok=True)
+        if fork is not None:
+            if seed is None:
+                seed = secrets.randbelow(limits.SEEDS[1] + 1)
+            if not variant:
+                self._place(ladder, here)
+                forked = self._fork(fork, seed, principal, ladder, wait_s)
+                variant, options = forked["variant"], forked["options"]
+        if variant not in rules.VARIANTS:
+            raise limits.refuse("variant", f"must be one of {', '.join(rules.VARIANTS)}, "
+                                f"got {shown(variant)}")
         n = rules.NUM_SEATS[variant]
         seats = list(seats) if seats else [SeatSpec()] * n
         if len(seats) != n:
@@ -265,11 +299,14 @@ class Engine:
                                     "the engine, not filled from a pool")
         if seed is None:
             seed = secrets.randbelow(limits.SEEDS[1] + 1)
-        if self.cluster is not None and not ladder and not here:
-            elsewhere = self.cluster.placement()
-            if elsewhere:
-                raise EngineError(Reason.NOT_OWNER, f"the engine at {elsewhere} has fewer "
-                                  "matches: create it there", owner=elsewhere)
+        if forked is None:
+            self._place(ladder, here)
+        if fork is not None and forked is None:
+            forked = self._fork(fork, seed, principal, ladder, wait_s)
+            if variant != forked["variant"]:
+                raise limits.refuse("variant", f"the record is a {forked['variant']} match, "
+                                    f"not {shown(variant)}")
+            options = forked["options"]
         try:
             match = rules.new_match(variant, options or {}, seed=seed, deals=deals)
         except rules.MalformedInput as e:
@@ -277,15 +314,18 @@ class Engine:
         clock_ms = {BOT: bot_clock_ms or DEFAULT_CLOCK_MS[BOT],
                     PERSON: person_clock_ms or DEFAULT_CLOCK_MS[PERSON]}
         settings = {"seats": stored_seats(seats, [clock_ms[spec.kind] for spec in seats])}
-        if prefix:
+        if forked:
             # Stored with the match, not in its move log: one row makes the fork, and
-            # recovery replays the prefix (Referee) before the log, as creation did.
-            settings["prefix"] = prefix
+            # recovery resumes it at its fork point (forking.py) before the log.
+            settings[forking.FORK] = forked["fork"]
         with self._lock:
             if len(self._referees) >= self.max_live:
                 raise EngineError(Reason.ENGINE_FULL, f"the engine runs {self.max_live} "
                                   "matches, its most; try again when some are over")
-            if not ladder:
+            if forked:
+                if not ladder:   # charged before its work (_fork); still within the quota?
+                    self.keys.check_live(principal, self._live_by[principal.name])
+            elif not ladder:
                 self.keys.charge_creation(principal, self._live_by[principal.name])
             row = MatchRow(secrets.token_hex(8), variant, match.options, seed, deals, settings,
                            self.alarms.now(), WAITING, created_by=principal.name)
@@ -302,6 +342,60 @@ class Engine:
         log.info("match %s created by %s: %s", row.id, principal.name, variant)
         self._seat_from_pools(referee)
         return referee
+
+    @contextmanager
+    def forking_for(self, client: str):
+        """Around a fork request of the client at address `client` (rpc/server.py): one
+        in work per address; a refusal for the engine's bounds comes after a pause."""
+        if self._forking.enter(client=client):
+            time.sleep(FORK_REFUSAL_DELAY_S)
+            raise EngineError(Reason.BUSY, "a fork of your address is being made; wait for "
+                              "its answer")
+        try:
+            yield
+        except EngineError as e:
+            if e.reason in (Reason.BUSY, Reason.QUOTA_EXCEEDED):
+                time.sleep(FORK_REFUSAL_DELAY_S)
+            raise
+        finally:
+            self._forking.leave(client=client)
+
+    def _place(self, ladder: bool, here: bool) -> None:
+        """In a cluster a new match goes to the least-loaded engine (NOT_OWNER names it),
+        unless it is a ladder's or the client follows that refusal already (`here`)."""
+        if self.cluster is not None and not ladder and not here:
+            elsewhere = self.cluster.placement()
+            if elsewhere:
+                raise EngineError(Reason.NOT_OWNER, f"the engine at {elsewhere} has fewer "
+                                  "matches: create it there", owner=elsewhere)
+
+    def _fork(self, fork: tuple[str, int], seed: int, principal: Principal,
+              ladder: bool, wait_s: float | None) -> dict:
+        """A fork request's work (forking.prepare), in a worker process; charged to the
+        principal's quotas first, since it costs that work even when refused."""
+        if not ladder:
+            with self._lock:
+                self.keys.charge_creation(principal, self._live_by[principal.name])
+        done = self._in_worker(forking.prepare, *fork, seed, wait_s=wait_s)
+        if "refused" in done:
+            field, message = done["refused"]
+            raise limits.refuse(field, message.removeprefix(f"{field}: "))
+        if "failed" in done:
+            log.error("a fork could not be resumed at its fork point: %s", done["failed"])
+            raise EngineError(Reason.INTERNAL, "internal error; the engine logged it")
+        return done
+
+    def _in_worker(self, job, *args, wait_s: float | None = None):
+        timeout = FORK_TIMEOUT_S if wait_s is None else min(FORK_TIMEOUT_S, wait_s)
+        try:
+            return self.workers.run(job, *args, timeout=timeout)
+        except Busy:
+            raise EngineError(Reason.BUSY, f"the engine is busy with other forks "
+                              f"({FORK_PROCESSES} at once, {FORK_WAITING} waiting); try "
+                              "again shortly") from None
+        except WorkerFailed:
+            log.exception("a fork's worker process died")
+            raise EngineError(Reason.INTERNAL, "internal error; the engine logged it") from None
 
     def _check_pool(self, pool: str, field: str, ladder: bool) -> None:
         limits.text(pool, field, limits.POOL_MAX, pattern=limits.POOL_NAME)
@@ -418,26 +512,73 @@ class Engine:
         referee, seat = self.seat(match_id, seat_token)
         return seat, referee.submit(seat, version, move_id, move_text)
 
-    def sample_worlds(self, match_id: str, seat_token: str, count: int, seed: int):
-        """Worlds for the token's seat from its own view (sampling/service.py): returns
-        (seat, the SeatView they agree with, the worlds, the sampler)."""
+    def sample_worlds(self, match_id: str, seat_token: str, count: int, seed: int,
+                      client: str = "", job=None):
+        """Worlds for the token's seat from its own view (sampling/service.py), for the
+        caller at address `client`, in this thread: returns (seat, the SeatView they
+        agree with, the sampling job's answer). `job`: how the worker gives the worlds
+        (jobs.draw: as lists of tile indices)."""
+        ticket = self.admit_worlds(match_id, seat_token, count, seed, client)
+        seen, done = self.worlds.work(ticket, *([job] if job is not None else []))
+        return ticket.seat, seen, done
+
+    def admit_worlds(self, match_id: str, seat_token: str, count: int, seed: int,
+                     client: str = ""):
+        """The first, cheap half of sample_worlds: the call checked and let in (a ticket
+        for self.worlds.work), or refused without waiting (the rpc layer holds a refusal
+        back: WorldService.pause_of)."""
         self.worlds.check(count, seed)
         referee, seat = self.seat(match_id, seat_token)
-        seen, found, sampler = self.worlds.sample(referee, seat, count, seed)
-        return seat, seen, found, sampler
+        return self.worlds.admit(referee, seat, count, seed, client)
 
-    def watch(self, match_id: str, seat_token: str, queue: UpdateQueue
+    def watch(self, match_id: str, seat_token: str, queue: UpdateQueue, client: str = ""
               ) -> tuple[Referee, Subscriber, SeatView]:
-        """A watcher of the match: the seat's private one with a token, a spectator
-        without. Returns the referee, the subscriber and the snapshot it starts from."""
+        """A watcher of the match for the caller at address `client`: the seat's private
+        one with a token, a spectator without. Returns the referee, the subscriber and the
+        snapshot it starts from. At most WATCHES_PER_CLIENT of an address and
+        WATCHES_PER_MATCH of a match at once (TOO_MANY_STREAMS); unwatch() when it ends."""
         limits.seat_token(seat_token)
         referee = self.get(match_id)
         seat = referee.authenticate(seat_token) if seat_token else None
-        sub, view = referee.subscribe(seat, queue)
+        full = self._watching.enter(client=client, match=referee.id)
+        if full:
+            raise EngineError(Reason.TOO_MANY_STREAMS, (
+                f"your address watches {WATCHES_PER_CLIENT} streams already" if full == "client"
+                else f"match {referee.id} has {WATCHES_PER_MATCH} watchers already; watch it "
+                "through the gateway (GET /api/v1/matches/{id}/events), which shares one"),
+                referee.version)
+        try:
+            sub, view = referee.subscribe(seat, queue)
+        except BaseException:
+            self.unwatch(referee, client)
+            raise
         return referee, sub, view
 
+    def unwatch(self, referee: Referee, client: str = "") -> None:
+        self._watching.leave(client=client, match=referee.id)
+
     def record(self, match_id: str) -> dict:
-        return self.get(match_id).record()
+        referee = self.get(match_id)
+        if not referee.forked:
+            return referee.record()
+        referee.check_over()
+        with self._lock:
+            text = self._records.get(match_id)
+            if text is not None:
+                self._records.move_to_end(match_id)
+        if text is None:
+            # A forked match does not keep its record in memory: it is rebuilt from the
+            # store, in a worker (the replay of every forked play), and kept a while.
+            row = self.store.match(match_id)
+            text = self._in_worker(forking.record_of, row.variant, row.options, row.seed,
+                                   row.settings[forking.FORK]["record"],
+                                   forking.moves_of(self.store.moves(match_id)),
+                                   referee.seat_names())
+            with self._lock:
+                self._records[match_id] = text
+                while len(self._records) > RECORDS_KEPT:
+                    self._records.popitem(last=False)
+        return json.loads(text)
 
 
 __all__ = ["Engine", "LIVE", "OVER", "WAITING", "PERSON", "BOT", "SeatSpec"]

@@ -31,7 +31,10 @@ class Reason(StrEnum):
     # over a quota or a bound of the engine
     QUOTA_EXCEEDED = "QUOTA_EXCEEDED"
     ENGINE_FULL = "ENGINE_FULL"
-    RATE_LIMITED = "RATE_LIMITED"            # a seat's calls over its rate (SampleWorlds)
+    RATE_LIMITED = "RATE_LIMITED"            # calls over their rate (SampleWorlds)
+    BUSY = "BUSY"                            # the engine's bounded work is at capacity (forks)
+    TOO_MANY_STREAMS = "TOO_MANY_STREAMS"    # Watch streams over a bound (an address, a match)
+    SLOW_READER = "SLOW_READER"              # a stream dropped: its reader fell too far behind
     # unknown match or ladder
     UNKNOWN_MATCH = "UNKNOWN_MATCH"
     UNKNOWN_LADDER = "UNKNOWN_LADDER"
@@ -94,6 +97,9 @@ STATUS: dict[Reason, str] = {
     Reason.ANALYSIS_OFF: "FAILED_PRECONDITION",
     Reason.ENGINE_FULL: "RESOURCE_EXHAUSTED",
     Reason.RATE_LIMITED: "RESOURCE_EXHAUSTED",
+    Reason.BUSY: "RESOURCE_EXHAUSTED",
+    Reason.TOO_MANY_STREAMS: "RESOURCE_EXHAUSTED",
+    Reason.SLOW_READER: "RESOURCE_EXHAUSTED",
     Reason.UNKNOWN_MATCH: "NOT_FOUND",
     Reason.UNKNOWN_LADDER: "NOT_FOUND",
     Reason.BAD_BOT_KEY: "UNAUTHENTICATED",

@@ -353,10 +353,16 @@ def world_bytes(w) -> bytes:
             + b"".join(_IN_REST[t] for t in w.rest))
 
 
-def worlds_response(match_id: str, seat: int, seen: SeatView, found, sampler) -> bytes:
-    """The SampleWorldsResponse, serialized: its head as a message, the worlds appended
-    (fields may come in any order on the wire; these are the generated code's bytes)."""
+def worlds_bytes(found) -> bytes:
+    """The worlds as the `worlds` fields of a SampleWorldsResponse, serialized."""
+    return b"".join(frame(_WORLDS, world_bytes(w)) for w in found)
+
+
+def worlds_response(match_id: str, seat: int, seen: SeatView, done: dict) -> bytes:
+    """The SampleWorldsResponse, serialized: its head as a message, the worlds appended as
+    the worker serialized them (worlds_job.py; fields may come in any order on the wire;
+    these are the generated code's bytes)."""
     head = play_pb2.SampleWorldsResponse(
-        match_id=match_id, seat=seat, version=seen.version, exact=sampler.exact,
-        consistent_worlds=sampler.count or 0).SerializeToString()
-    return head + b"".join(frame(_WORLDS, world_bytes(w)) for w in found)
+        match_id=match_id, seat=seat, version=seen.version, exact=done["exact"],
+        consistent_worlds=done["count"]).SerializeToString()
+    return head + done["worlds"]

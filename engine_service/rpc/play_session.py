@@ -16,12 +16,17 @@ hand-off. The match work itself (rules, store, publish) runs inline on the loop;
 about 0.1 ms. Updates from other threads (the turn clock, Engine.SubmitMove calls, the
 pools) reach the loop through the stream's Inbox.
 
-A stream that sends no Hello within HELLO_TIMEOUT_S is ended. A bot whose moves are
-refused SPAM_AFTER times in a row at one version is charged a fault (Faults.spam), is not
-asked again at that version, and every further message it sends waits SPAM_DELAY_S before
-it is read, until one of its moves is accepted (docs/security.md). A move refused because
-the store is away (STORE_UNAVAILABLE) is no fault of the bot's: it is not counted, and its
-TurnRequest is sent again when the store answers (TurnAgain), not at once.
+A stream that sends no Hello within HELLO_TIMEOUT_S is ended. Every refused move costs
+the stream a token of its refusal bucket (REFUSALS_BURST, REFUSALS_PER_S): once the bucket
+is empty, the bot's next message is read only when a token is back, so a bot refused
+again and again gets at most REFUSALS_PER_S refusals a second, whatever it sends; what it
+sends meanwhile waits in the network's flow control (a window of 64 KB: server.py turns
+off gRPC's window growth), not in the engine. A bot whose moves are refused SPAM_AFTER
+times in a row at one version is charged a fault (Faults.spam) and is not asked again at
+that version. A bot that stops reading is dropped once PLAY_BEHIND messages wait for it
+(SLOW_READER, streams.py) (docs/security.md). A move refused because the store is away
+(STORE_UNAVAILABLE) is no fault of the bot's: it is not counted, and its TurnRequest is
+sent again when the store answers (TurnAgain), not at once.
 """
 
 from __future__ import annotations
@@ -55,8 +60,10 @@ ServerStopped = cygrpc._ServerStoppedError
 log = logging.getLogger(__name__)
 
 HELLO_TIMEOUT_S = 5.0
-SPAM_AFTER = 8          # refusals in a row at one version before the stream is slowed
-SPAM_DELAY_S = 0.5      # then each message of the bot waits this long before it is read
+PLAY_BEHIND = 1024      # messages a bot may leave unread before its stream is dropped
+SPAM_AFTER = 4          # refusals in a row at one version: a spam fault, not asked again
+REFUSALS_BURST = 4      # refused moves a stream may have at once ...
+REFUSALS_PER_S = 1.0    # ... and a second, after that
 
 
 @dataclass
@@ -95,7 +102,9 @@ class PlaySession:
 
     def __init__(self, engine: Engine):
         self.engine = engine
-        self.inbox = Inbox()
+        # Bounded: a bot that stops reading is dropped (SLOW_READER, streams.py), and its
+        # seats are played by their clocks, as for any bot gone away.
+        self.inbox = Inbox(limit=PLAY_BEHIND, on_overflow=asyncio.current_task().cancel)
         self.seated: dict[str, Seated] = {}
         self.pool = ""          # set for a pool stream
         self.single = ""        # the match of a seat stream
@@ -103,7 +112,8 @@ class PlaySession:
         self.name = ""          # a pool bot's public name
         self.events = True      # send EventBatch messages (Hello.skip_events turns them off)
         self.accepted = True    # answer accepted moves too (Hello.skip_accepted turns it off)
-        self.slowed = False     # the bot spams refused moves: its messages wait SPAM_DELAY_S
+        self._tokens = float(REFUSALS_BURST)   # the refusal bucket ...
+        self._tokens_at = time.monotonic()     # ... as of then
 
     @property
     def done(self) -> bool:
@@ -259,8 +269,9 @@ class PlaySession:
         stream ends."""
         try:
             async for message in request_iterator:
-                if self.slowed:
-                    await asyncio.sleep(SPAM_DELAY_S)
+                wait = self._refusal_wait()
+                if wait:
+                    await asyncio.sleep(wait)
                 answer = Answer()
                 if self.accepted:
                     self.inbox.put(answer)      # filled in before the stream sends it
@@ -300,11 +311,13 @@ class PlaySession:
             accepted = seated.referee.submit(seated.seat, choice.version, choice.move_id,
                                              choice.move_text)
             metrics.move_latency(time.perf_counter() - received)
-            seated.refusals, self.slowed = 0, False
+            seated.refusals = 0
             if self.accepted:
                 answer.message = codec.answer(match_id, choice.version, accepted)
         except EngineError as err:
             metrics.refused(err.reason)
+            if err.reason != Reason.STORE_UNAVAILABLE:   # the store away is no bot's doing
+                self._tokens -= 1
             answer.message = codec.answer(match_id, choice.version, err=err)
             if seated is not None and err.reason == Reason.STORE_UNAVAILABLE:
                 seated.store_refused_at = seated.referee.version   # asked when it is back
@@ -312,15 +325,23 @@ class PlaySession:
                 answer.ask_again = seated.referee.id
         except Exception:   # a bug: logged; this move is refused, the stream goes on
             log.exception("match %s: a MoveChoice failed", match_id)
+            self._tokens -= 1
             err = EngineError(Reason.INTERNAL, "internal error; the engine logged it")
             metrics.refused(err.reason)
             answer.message = codec.answer(match_id, choice.version, err=err)
             if seated is not None and self._counts_refusal(seated, seated.referee.version):
                 answer.ask_again = seated.referee.id
 
+    def _refusal_wait(self) -> float:
+        """Seconds until the refusal bucket holds a token again (0: it holds one)."""
+        now = time.monotonic()
+        self._tokens = min(REFUSALS_BURST, self._tokens + (now - self._tokens_at) * REFUSALS_PER_S)
+        self._tokens_at = now
+        return 0.0 if self._tokens >= 1 else (1 - self._tokens) / REFUSALS_PER_S
+
     def _counts_refusal(self, seated: Seated, version: int) -> bool:
         """Count a refusal of the seat's move at `version`; False once they come too many
-        in a row (the bot is not asked again at that version, and is slowed)."""
+        in a row (the bot is not asked again at that version)."""
         if seated.refused_at != version:
             seated.refused_at, seated.refusals = version, 0
         seated.refusals += 1
@@ -328,7 +349,6 @@ class PlaySession:
             return True
         if seated.refusals == SPAM_AFTER:
             seated.referee.charge_spam(seated.seat)
-            log.warning("match %s seat %d: %d refused moves in a row at version %d; its "
-                        "stream is slowed", seated.referee.id, seated.seat, SPAM_AFTER, version)
-        self.slowed = True
+            log.warning("match %s seat %d: %d refused moves in a row at version %d; not "
+                        "asked again", seated.referee.id, seated.seat, SPAM_AFTER, version)
         return False

@@ -38,6 +38,7 @@ from domino_proto.domino.v1 import (
 
 from ..core import metrics
 from ..core.engine import Engine
+from ..core.errors import EngineError
 from ..core.security import limits
 from . import codec
 from .analysis_service import AnalysisServicer
@@ -45,8 +46,9 @@ from .arena_service import ArenaServicer
 from .decode import add_service
 from .ladder_service import LadderServicer
 from .play_session import PlaySession
-from .status import async_refusals, bearer, refusals
+from .status import async_refusals, bearer, peer_address, refusals
 from .watch import WatchSession
+from .worlds_job import draw_serialized
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +67,15 @@ SERVER_OPTIONS = [
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.min_ping_interval_without_data_ms", 1000),
     ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.http2.bdp_probe", 0),
 ]
+
+
+def _left(context) -> float | None:
+    """The seconds left before the call's deadline, less a margin for the answer to
+    travel (None: the caller set no deadline)."""
+    left = context.time_remaining()
+    return None if left is None or left > 1e6 else max(0.0, left - 0.2)
 
 
 class EngineServicer(engine_pb2_grpc.EngineServicer):
@@ -74,6 +84,12 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
 
     @refusals
     def CreateMatch(self, request, context):
+        if request.HasField("fork"):
+            with self.engine.forking_for(peer_address(context)):
+                return self._create_match(request, context)
+        return self._create_match(request, context)
+
+    def _create_match(self, request, context):
         principal = self.engine.keys.principal(bearer(context))
         fork = None
         if request.HasField("fork"):   # the variant is the record's; naming it is optional
@@ -87,7 +103,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
             request.seed if request.HasField("seed") else None,
             codec.deals_of(given, request.deals), codec.seat_specs_of(request.seats),
             request.bot_clock_ms, request.person_clock_ms, principal=principal,
-            here=request.here, fork=fork)
+            here=request.here, fork=fork, wait_s=_left(context))
         return engine_pb2.CreateMatchResponse(match_id=referee.id, num_seats=len(referee.seats),
                                               summary=codec.summary(referee.summary()))
 
@@ -130,7 +146,8 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
 
     @async_refusals
     async def Watch(self, request, context):
-        await WatchSession(self.engine, request.match_id, request.seat_token).run(context.write)
+        await WatchSession(self.engine, request.match_id, request.seat_token,
+                           peer_address(context)).run(context.write)
 
     @refusals
     def GetPool(self, request, context):
@@ -157,12 +174,21 @@ class PlayServicer(play_pb2_grpc.PlayServicer):
     async def Connect(self, request_iterator, context):
         await PlaySession(self.engine).run(request_iterator, context.write)
 
-    # On the thread pool, not the loop: a thousand worlds take a good part of a second.
-    @refusals
-    def SampleWorlds(self, request, context):
-        seat, seen, found, sampler = self.engine.sample_worlds(
-            request.match_id, request.seat_token, request.count, request.seed)
-        return codec.worlds_response(request.match_id, seat, seen, found, sampler)
+    # On the loop: let in or refused at once, a refusal held back without a thread (so a
+    # client asking again at once makes no flood of it); the work itself waits for the
+    # sampler's worker process on a thread of the loop's executor.
+    @async_refusals
+    async def SampleWorlds(self, request, context):
+        try:
+            ticket = self.engine.admit_worlds(request.match_id, request.seat_token,
+                                              request.count, request.seed,
+                                              peer_address(context))
+        except EngineError as err:
+            await asyncio.sleep(self.engine.worlds.pause_of(err))
+            raise
+        seen, done = await asyncio.get_running_loop().run_in_executor(
+            None, self.engine.worlds.work, ticket, draw_serialized)
+        return codec.worlds_response(request.match_id, ticket.seat, seen, done)
 
 
 SERVICE_NAMES = [engine_pb2.DESCRIPTOR.services_by_name["Engine"].full_name,

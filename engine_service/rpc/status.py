@@ -123,3 +123,16 @@ def bearer(context) -> str:
             scheme, _, token = value.partition(" ")
             return token.strip() if scheme.lower() == "bearer" else ""
     return ""
+
+
+def peer_address(context) -> str:
+    """The caller's network address without its port ("ipv4:127.0.0.1:5000" ->
+    "127.0.0.1"): what the per-client bounds count by. A client behind a gateway is the
+    gateway's address."""
+    peer = context.peer() or ""
+    kind, _, rest = peer.partition(":")
+    if kind == "ipv4":
+        return rest.rpartition(":")[0]
+    if kind == "ipv6":       # "ipv6:[::1]:5000" (percent-encoded brackets on some builds)
+        return rest.rpartition(":")[0].replace("%5B", "[").replace("%5D", "]")
+    return peer              # a unix socket, an in-process call

@@ -4,14 +4,23 @@ stream's inbox and send what each item calls for, until the stream is done.
 A session (play_session.PlaySession, watch.WatchSession) says what an item calls for:
 `handle(item)` yields the messages to send, `keepalive()` is the message for an idle
 stream, and `done` turns true when the stream has said all it will.
+
+A stream's inbox is bounded: a client that stops reading (its writes wait on the network)
+leaves its inbox filling, and past the bound the inbox overflows and cancels the stream's
+task, wherever it waits. The stream then ends with RESOURCE_EXHAUSTED SLOW_READER, a
+status that reaches the client even when it reads no data (HTTP/2 sends trailers beyond
+the flow-control window); it may connect again and start from a fresh snapshot.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Protocol
 
-from plumbing.inbox import CLOSED, KEEPALIVE, Inbox
+from plumbing.inbox import CLOSED, KEEPALIVE, OVERFLOWED, Inbox
+
+from ..core.errors import EngineError, Reason
 
 
 class Session(Protocol):
@@ -29,12 +38,25 @@ async def send_all(messages: Iterable, write: Callable[[object], Awaitable]) -> 
 
 async def serve_inbox(inbox: Inbox, session: Session,
                       write: Callable[[object], Awaitable]) -> None:
-    """Until the session is done or the inbox is closed (engine shutdown)."""
-    while not session.done:
-        item = await inbox.get()
-        if item is CLOSED:
-            return
-        if item is KEEPALIVE:
-            await write(session.keepalive())
-        else:
-            await send_all(session.handle(item), write)
+    """Until the session is done or the inbox is closed (engine shutdown); EngineError
+    SLOW_READER when it overflowed."""
+    try:
+        while not session.done:
+            item = await inbox.get()
+            if item is CLOSED:
+                return
+            if item is OVERFLOWED:
+                raise slow_reader(inbox)
+            if item is KEEPALIVE:
+                await write(session.keepalive())
+            else:
+                await send_all(session.handle(item), write)
+    except asyncio.CancelledError:
+        if inbox.overflowed:       # the inbox's own cancel, not the client's
+            raise slow_reader(inbox) from None
+        raise
+
+
+def slow_reader(inbox: Inbox) -> EngineError:
+    return EngineError(Reason.SLOW_READER, f"the stream fell {inbox.limit} messages behind "
+                       "its reader and was ended; connect again for a fresh snapshot")

@@ -10,6 +10,7 @@ outside this package drives a match through one API:
         for search playouts: copy, legal, apply, result (rules/playout.py)
     replay_record(record) -> the same match, every move and result re-checked
     fork_of(record, n) -> the deals and first n plays a match forked there starts from
+    fork_start(fork, seed) -> where a live fork resumes; resumed(...) -> the match there
 
 A match is fully determined by (variant, options, seed or deals, moves).
 """
@@ -17,13 +18,15 @@ A match is fully determined by (variant, options, seed or deals, moves).
 from .domeng import DomengMatch
 from .errors import IllegalMove, MalformedInput, shown
 from .events import Event
-from .fork import Fork, play_prefix
+from .fork import Fork, Start, play_prefix, resumed
 from .fork import fork_of as _fork_of
+from .fork import start_of as _start_of
 from .hhl import HHLMatch
 from .match import RECORD_FORMAT, Match, coerce_move
 from .moves import ARMS, BARRICADE, ENDS, NORMAL, Move
 from .record import ReplayError
 from .record import replay_record as _replay_record
+from .resume import pack_deal_dicts
 from .tiles import TILES, Tile
 
 VARIANTS = {"hhl": HHLMatch, "domeng": DomengMatch}
@@ -46,6 +49,10 @@ def fork_of(record, at) -> Fork:
     return _fork_of(record, at, new_match)
 
 
+def fork_start(fork: Fork, seed: int) -> Start:
+    return _start_of(fork, seed, new_match)
+
+
 def new_fork(fork: Fork, seed=0) -> Match:
     """A match at a fork point: the recorded deals, the first plays made."""
     m = new_match(fork.variant, fork.options, seed, fork.deals)
@@ -55,6 +62,7 @@ def new_fork(fork: Fork, seed=0) -> Match:
 
 __all__ = [
     "ARMS", "BARRICADE", "ENDS", "NORMAL", "NUM_SEATS", "RECORD_FORMAT", "TILES", "VARIANTS",
-    "Event", "Fork", "IllegalMove", "MalformedInput", "Match", "Move", "ReplayError", "Tile",
-    "coerce_move", "fork_of", "new_fork", "new_match", "play_prefix", "replay_record",
+    "Event", "Fork", "IllegalMove", "MalformedInput", "Match", "Move", "ReplayError", "Start",
+    "Tile", "coerce_move", "fork_of", "fork_start", "new_fork", "new_match", "pack_deal_dicts",
+    "play_prefix", "replay_record", "resumed",
 ]

@@ -69,7 +69,8 @@ def _fork_variant(record: dict) -> str:
 def _room_for_a_record():
     """A fork carries a whole record: a body that creates a forked match may be up to
     MAX_FORK_BODY bytes (the engine bounds the record itself); any other body keeps the
-    app's bound, MAX_CONTENT_LENGTH. The JSON parsed here is the one the schema loads."""
+    app's bound, MAX_CONTENT_LENGTH. (How many of those at once: fork_gate.py, on the
+    event loop before this.) The JSON parsed here is the one the schema loads."""
     if request.method != "POST" or request.path.rstrip("/") != blp.url_prefix:
         return
     normal = current_app.config["MAX_CONTENT_LENGTH"]

@@ -53,14 +53,15 @@ def ensure_node_modules() -> None:
 
     import pytest
 
-    if (JS_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir():
-        return
     npm = shutil.which("npm")
     assert npm, "node is installed but npm is not"
+    # The check is made under the lock too: `npm ci` creates the package's folder before
+    # it has written its files, so a worker that looked without the lock while another
+    # installed saw the folder and started a bot that could not load it.
     with open(JS_BOT / "package-lock.json", "rb") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)     # released when the file closes
-        if (JS_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir():
-            return                            # another worker installed them meanwhile
+        if (JS_BOT / "node_modules" / "@grpc" / "grpc-js" / "package.json").is_file():
+            return                            # installed before, or by another worker
         done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=JS_BOT,
                               capture_output=True, text=True, timeout=300)
     if done.returncode != 0 and any(word in done.stderr for word in NPM_OFFLINE):

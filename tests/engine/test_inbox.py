@@ -1,4 +1,4 @@
-"""The stream inbox: ordered, fillable from any thread, and KEEPALIVE only when idle.
+"""The stream inbox: ordered, fillable from any thread, KEEPALIVE only when idle, bounded.
 
 The keepalive timing is checked on an event loop of virtual time (a loaded machine can
 stretch a real 50 ms sleep past the keepalive interval): the loop's clock moves only when
@@ -9,7 +9,7 @@ import selectors
 import threading
 
 from plumbing import inbox as inbox_module
-from plumbing.inbox import KEEPALIVE, Inbox
+from plumbing.inbox import KEEPALIVE, OVERFLOWED, Inbox
 
 
 def test_items_come_in_order_from_the_loop_and_from_other_threads():
@@ -83,3 +83,18 @@ def test_a_closed_inbox_leaves_no_timer_behind(monkeypatch):
         await asyncio.sleep(0.2)
         return list(inbox._items)
     assert run_in_virtual_time(main) == []
+
+
+def test_a_bounded_inbox_overflows_once_and_takes_nothing_more():
+    async def main():
+        called = []
+        inbox = Inbox(limit=3, on_overflow=lambda: called.append(True))
+        for i in range(3):
+            inbox.put(i)
+        assert [await inbox.get() for _ in range(2)] == [0, 1]
+        for i in range(10):
+            inbox.put(i)         # 2, then 0 1 2 fill it to 3; the next overflows it
+        assert inbox.overflowed and called == [True]
+        assert await inbox.get() is OVERFLOWED and await inbox.get() is OVERFLOWED
+        inbox.close()
+    asyncio.run(main())

@@ -325,7 +325,7 @@ def test_a_stream_that_sends_no_hello_is_closed(served, monkeypatch):
 
 
 def test_a_bot_spamming_refused_moves_is_charged_slowed_and_not_asked_again(hhl, monkeypatch):
-    monkeypatch.setattr(play_session, "SPAM_DELAY_S", 0.2)
+    monkeypatch.setattr(play_session, "REFUSALS_PER_S", 5.0)    # a token every 0.2 s
     served, match_id, tokens, seat = hhl
     outbox, stream = play_stream(served, play_pb2.Hello(seat=play_pb2.SeatAuth(
         match_id=match_id, seat_token=tokens[seat])))
@@ -353,8 +353,8 @@ def test_a_bot_spamming_refused_moves_is_charged_slowed_and_not_asked_again(hhl,
     threading.Thread(target=read, daemon=True).start()
     assert reader_done.wait(20)
     outbox.put(None)
-    assert turns == play_session.SPAM_AFTER        # not asked again after the 8th refusal
-    late = stamps[play_session.SPAM_AFTER:]
+    assert turns == play_session.SPAM_AFTER        # not asked again after the 4th refusal
+    late = stamps[play_session.REFUSALS_BURST:]    # once the burst of refusals is spent
     assert all(b - a >= 0.15 for a, b in zip(late, late[1:], strict=False))   # slowed
     referee = served.engine.get(match_id)
     assert referee.faults[seat]["spam"] == 1

@@ -182,7 +182,12 @@ def gateway_reasons() -> set[str]:
     own |= set(errors.GATEWAY_REASONS.values())
     own |= {reason for _, reason in engine_client.HTTP_OF.values()} | {"UNKNOWN_LADDER"}
     # A Play stream's and a pool bot's Hello are refused with these; REST sends no Hello.
-    not_rest = {Reason.HELLO_TIMEOUT, Reason.BAD_POOL_SECRET}
+    # The arena's reasons come from its lobby and seat streams and its gRPC service, which
+    # the gateway does not serve. SLOW_READER ends an engine stream its reader left
+    # unread: REST reads none.
+    not_rest = {Reason.HELLO_TIMEOUT, Reason.BAD_POOL_SECRET, Reason.LOBBY_REPLACED,
+                Reason.NOT_SEATED, Reason.BAD_BOT_KEY, Reason.BOT_RETIRED, Reason.UNKNOWN_BOT,
+                Reason.UNKNOWN_ARENA, Reason.BOT_NAME_TAKEN, Reason.SLOW_READER}
     return own | {str(r) for r in Reason if r not in not_rest}
 
 

@@ -16,6 +16,7 @@ import logging
 import threading
 import time
 from bisect import bisect_left
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -28,6 +29,7 @@ from ..errors import EngineError, Reason
 from ..security import limits
 from ..storage.rows import Fenced, LogConflict, MatchRow, MoveRow, StoreUnavailable
 from ..storage.sql import SQLStore
+from . import forking
 from .seats import ABSENT_AFTER, Seat, hash_token, new_token, seat_of, seat_specs
 from .updates import EngineEvent, Subscriber, TurnAgain, Update, UpdateQueue
 
@@ -36,7 +38,8 @@ log = logging.getLogger(__name__)
 WAITING, LIVE, OVER = "waiting", "live", "over"
 # Causes of an accepted move, as logged in the store.
 BY_SEAT, BY_TIMEOUT, BY_ABSENT, TIME_UP = "seat", "timeout", "absent", "time_up"
-# A forked match's first plays, replayed from its row (settings "prefix"), never logged.
+# The first plays of a match forked by an engine before forks were resumed (forking.py):
+# replayed from its row (settings "prefix"), never logged.
 FORKED = "fork"
 # A move of a seat the engine plays itself, in process: a ladder's yardstick (the oracle).
 BY_ENGINE = "engine"
@@ -89,6 +92,10 @@ def legal_ids(moves) -> list[tuple[str, str]]:
 # long. While a probed store (PostgreSQL) is away the clocks wait for it instead: its
 # return restarts them (store_back).
 RETRY_S = 1.0
+# Accepted moves whose resubmission is answered again, as accepted (a client that lost
+# the answer sends its move again); older ones are refused as stale. A window, so that a
+# long match does not keep every move's answer.
+RESUBMITS_KEPT = 16
 # Refusals that are the engine's state, not the seat's mistake: no fault is charged.
 ENGINE_SIDE = {Reason.STORE_UNAVAILABLE, Reason.NOT_OWNER}
 
@@ -100,11 +107,13 @@ class Referee:
                  on_lost: Callable[[Referee], None] | None = None,
                  yardsticks: dict | None = None):
         self.id = row.id
-        self.row = row
-        self.match = rules.new_match(row.variant, row.options, seed=row.seed, deals=row.deals)
-        self.version = 0
+        self.row = forking.lean(row)
+        self.forked = forking.is_fork(row)   # its record is rebuilt from the store
+        self.match, self.version = forking.match_of(row)
         self.status = row.status
-        self.history: list[Turn] = []
+        # The latest accepted moves, to answer a client that sends one of them again.
+        self.history: deque[Turn] = deque(maxlen=RESUBMITS_KEPT)
+        self._time_told = False   # the rules were told the time is up (HHL-10)
         s = row.settings
         specs = seat_specs(s)
         self.seats = [Seat(spec.kind, spec.name, clock_ms, pool=spec.pool)
@@ -318,12 +327,21 @@ class Referee:
         out += deal[done:]
         return out
 
+    def check_over(self) -> None:
+        if not self.match.over:
+            raise EngineError(Reason.MATCH_NOT_OVER, f"match {self.id} is not over; its "
+                              "record holds hidden tiles", self.version)
+
+    def seat_names(self) -> list[str]:
+        """The names a record shows for the seats."""
+        return [s.name or f"seat{i}" for i, s in enumerate(self.seats)]
+
     def record(self) -> dict:
         with self._lock:
-            if not self.match.over:
-                raise EngineError(Reason.MATCH_NOT_OVER, f"match {self.id} is not over; its "
-                                  "record holds hidden tiles", self.version)
-            return self.match.record([s.name or f"seat{i}" for i, s in enumerate(self.seats)])
+            self.check_over()
+            if self.forked:
+                raise RuntimeError("a fork's record is rebuilt from the store: Engine.record")
+            return self.match.record(self.seat_names())
 
     # ----- moves ----------------------------------------------------------------------
     def submit(self, seat: int, version: int, move_id: str = "", move_text: str = "") -> Accepted:
@@ -359,9 +377,10 @@ class Referee:
             return accepted
 
     def _resubmission(self, seat, version, move_id, move_text) -> Accepted | None:
-        if not 0 <= version < len(self.history):
+        first = self.version - len(self.history)    # the version history[0] was made at
+        if not first <= version < self.version:
             return None
-        turn = self.history[version]
+        turn = self.history[version - first]
         if turn.seat != seat:
             return None
         if (move_id and move_id == turn.move_id) or (move_text and _same_move(move_text,
@@ -416,6 +435,7 @@ class Referee:
                               legal_ids(self.match.legal_moves(seat)), field="move_text") from None
         if cause == TIME_UP:
             self.match.time_up()
+            self._time_told = True
         text = "" if cause == TIME_UP else str(move)
         logged = MoveRow(version + 1, seat, text, cause, self._now())
         if durable and not stored:
@@ -476,12 +496,13 @@ class Referee:
                               "engine now: connect again", self.version) from None
 
     def _rebuild(self) -> None:
-        """The rules match as the log has it: the row (and a fork's prefix) and the moves
+        """The rules match as the log has it: the row (a fork's resumed) and the moves
         logged, replayed (the rules core is deterministic)."""
         fresh = Referee(self.row, self._store, None, {})
         for move in self._log:
             fresh._apply(move.seat, move.move_text, move.cause, durable=False)
         self.match, self.version, self.history = fresh.match, fresh.version, fresh.history
+        self._time_told = fresh._time_told
 
     def _finish(self) -> None:
         self.status = OVER
@@ -727,7 +748,7 @@ class Referee:
         minutes = self.match.options.get("minutes") if self.match.variant == "hhl" else None
         if not minutes or self.match.over or self._alarms is None or self._time_alarm:
             return
-        if any(t.seat == -1 for t in self.history):
+        if self._time_told:
             return   # already told (restored from the log)
         left = self.row.created + minutes * 60 - self._now()
         self._time_alarm = self._arm(max(left, 0.0), self._time_up)
@@ -740,7 +761,7 @@ class Referee:
         with self._lock:
             self._time_alarm = None
             self._settle()
-            if not self.match.over and not any(t.seat == -1 for t in self.history):
+            if not self.match.over and not self._time_told:
                 self._apply(-1, None, TIME_UP, extra=(EngineEvent("time_up"),))
                 self._continue()
 

@@ -99,12 +99,11 @@ class Keys:
 
     def charge_creation(self, who: Principal, live: int) -> None:
         """Refuse a new match over `who`'s quotas (`live`: its matches not over yet),
-        else count it for the per-minute quota."""
-        q = who.quotas
-        if live >= q.live_matches:
-            raise EngineError(Reason.QUOTA_EXCEEDED, f"{who.name} has {live} live matches, "
-                              f"its quota is {q.live_matches}")
+        else count it for the per-minute quota. A fork is charged so before its work is
+        done (a refused fork has cost that work too), then checked with check_live."""
+        self.check_live(who, live)
         now = time.monotonic()
+        q = who.quotas
         with self._lock:
             times = self._created.setdefault(who.name, deque())
             while times and now - times[0] > 60:
@@ -114,3 +113,9 @@ class Keys:
                                   f"{q.matches_per_minute} matches in the last minute, its "
                                   "quota; try again shortly")
             times.append(now)
+
+    @staticmethod
+    def check_live(who: Principal, live: int) -> None:
+        if live >= who.quotas.live_matches:
+            raise EngineError(Reason.QUOTA_EXCEEDED, f"{who.name} has {live} live matches, "
+                              f"its quota is {who.quotas.live_matches}")
