@@ -93,13 +93,14 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("--matches", type=COUNT, default=None,
                    dest="pool_matches", help="pool (or arena) matches to play, then stop (0: "
                    "until interrupted; default: DOMINO_POOL_MATCHES, or 1; in an arena 0)")
-    p.add_argument("--arena", help="play in this arena as a registered bot (hhl, domeng, ...; "
-                   "docs/arena.md), with the bot key from --bot-key-env")
+    p.add_argument("--arena", default=env("DOMINO_ARENA") or None,
+                   help="play in this arena as a registered bot (hhl, domeng, ...; "
+                   "docs/arena.md), with the bot key from --bot-key-env (default: DOMINO_ARENA)")
     p.add_argument("--bot-key-env", default="DOMINO_BOT_KEY", metavar="VAR",
                    help="the environment variable holding the bot key (default DOMINO_BOT_KEY)")
-    p.add_argument("--version", default="", dest="bot_version",
+    p.add_argument("--version", default=env("DOMINO_BOT_VERSION", ""), dest="bot_version",
                    help="the bot's version label in the arena, 1..40 characters (default: "
-                   "the strategy's name); each version is rated on its own")
+                   "DOMINO_BOT_VERSION, or the strategy's name); each version is rated on its own")
     p.add_argument("--margin-ms", type=COUNT, help="answer this long before the deadline "
                    "(default: a tenth of the clock, 250..1000 ms)")
     p.add_argument("--give-up", type=seconds(), default=120.0, help="seconds the engine may stay "

@@ -83,6 +83,9 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.update(DEFAULTS)
     app.config.update(config or {})
     app.json.sort_keys = False
+    # An empty path segment (/arena/bots//matches) is no route: werkzeug would answer it
+    # with a redirect whose body is HTML, where every failure answers the JSON error body.
+    app.url_map.merge_slashes = False
 
     client = app.config.get("ENGINE_CLIENT") or EngineClient(
         app.config["ENGINE_ADDRESS"], app.config["ENGINE_TIMEOUT_S"],
@@ -106,6 +109,8 @@ def create_app(config: dict | None = None) -> Flask:
                    "creating matches and ladders when the engine is not open"})
     from .api import (
         analyses,
+        arena_bots,
+        arenas,
         engines,
         error_response,
         ladders,
@@ -118,7 +123,7 @@ def create_app(config: dict | None = None) -> Flask:
         worlds,
     )
     for module in (variants, matches, seats, views, moves, worlds, records, analyses, ladders,
-                   engines):
+                   arenas, arena_bots, engines):
         api.register_blueprint(module.blp)
     # The event stream is no Flask route: the ASGI server serves it on its loop
     # (gateway/server.py, streams.py), which describes it for the document too.

@@ -15,7 +15,14 @@ import threading
 
 import grpc
 
-from domino_proto.domino.v1 import common_pb2, engine_pb2, engine_pb2_grpc, ladder_pb2, play_pb2
+from domino_proto.domino.v1 import (
+    arena_pb2,
+    common_pb2,
+    engine_pb2,
+    engine_pb2_grpc,
+    ladder_pb2,
+    play_pb2,
+)
 from domino_wire.refusals import refusal_of
 from domino_wire.routing import Router
 
@@ -39,6 +46,11 @@ HTTP_OF = {
     grpc.StatusCode.DEADLINE_EXCEEDED: (504, "ENGINE_TIMEOUT"),
 }
 
+# Reasons whose HTTP status is not their gRPC code's: a Hello that never came is a request
+# timeout; a retired bot is, for REST (rotate, retire: no route takes a bot key), a bot
+# that can no longer change (gRPC says UNAUTHENTICATED because its key opens nothing).
+REASON_STATUS = {"HELLO_TIMEOUT": 408, "BOT_RETIRED": 409}
+
 FAILOVER_WAIT_S = 6.0   # how long a REST request waits for a match's engine to be found
 
 # Notice a dead engine within seconds (as the bots do), without pinging an idle channel.
@@ -59,8 +71,7 @@ def api_error(err: grpc.RpcError, not_found: str = "UNKNOWN_MATCH") -> ApiError:
         reason = not_found
     refusal = refusal_of(err)
     if refusal is not None and refusal.reason:
-        if refusal.reason == "HELLO_TIMEOUT":
-            status = 408
+        status = REASON_STATUS.get(refusal.reason, status)
         return ApiError(status, refusal.reason, refusal.message,
                         refusal.version if refusal.HasField("version") else None,
                         [{"id": m.id, "text": m.text} for m in refusal.legal_moves],
@@ -139,6 +150,16 @@ class EngineClient:
         except grpc.RpcError as err:
             refused = api_error(err, not_found="UNKNOWN_LADDER")
             refused.version = None   # a ladder has no match version
+            raise refused from None
+
+    def _call_arena(self, method: str, request, key: str = ""):
+        """An Arena call: any engine of a cluster answers it (its rows are the store's)."""
+        try:
+            return self.router.call(method, request, service="Arena", timeout=self.timeout,
+                                    metadata=_key_metadata(key))
+        except grpc.RpcError as err:
+            refused = api_error(err, not_found="UNKNOWN_BOT")
+            refused.version = None   # an arena call concerns no match version
             raise refused from None
 
     def everywhere(self, method: str, request, service: str = "Engine") -> list:
@@ -269,3 +290,32 @@ class EngineClient:
         return self._call_ladder("ListLadderMatches",
                                  ladder_pb2.GetLadderRequest(ladder_id=ladder_id),
                                  about=ladder_id)
+
+    # ----- one method per Arena rpc ---------------------------------------------------
+    def register_bot(self, name: str, description: str, key: str = ""):
+        return self._call_arena("RegisterBot", arena_pb2.RegisterBotRequest(
+            name=name, description=description), key)
+
+    def rotate_bot_key(self, name: str, key: str = ""):
+        return self._call_arena("RotateBotKey", arena_pb2.RotateBotKeyRequest(name=name), key)
+
+    def retire_bot(self, name: str, key: str = ""):
+        return self._call_arena("RetireBot", arena_pb2.RetireBotRequest(name=name), key)
+
+    def list_arenas(self):
+        return self._call_arena("ListArenas", arena_pb2.ListArenasRequest())
+
+    def get_leaderboard(self, arena_id: str, view: int, limit: int):
+        return self._call_arena("GetLeaderboard", arena_pb2.GetLeaderboardRequest(
+            arena_id=arena_id, view=view, limit=limit))
+
+    def get_bot(self, name: str):
+        return self._call_arena("GetBot", arena_pb2.GetBotRequest(name=name))
+
+    def list_bot_matches(self, name: str, limit: int, before: float):
+        return self._call_arena("ListBotMatches", arena_pb2.ListBotMatchesRequest(
+            name=name, limit=limit, before_unix_s=before))
+
+    def get_rating_history(self, arena_id: str, name: str, version: str, limit: int):
+        return self._call_arena("GetRatingHistory", arena_pb2.GetRatingHistoryRequest(
+            arena_id=arena_id, name=name, version=version, limit=limit))

@@ -56,7 +56,6 @@ class _Child:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      env=env, cwd=_ROOT)
         self._out = self.proc.stdout.fileno()
-        self._buffer = b""
 
     def call(self, frame: bytes, deadline: float):
         self.proc.stdin.write(frame)

@@ -11,10 +11,18 @@
 //   DOMINO_SEAT_TOKEN=T node bots/js/bot.js --engine 127.0.0.1:50051 --match ID
 //   DOMINO_POOL_SECRET=S node bots/js/bot.js --engine 127.0.0.1:50051 --pool NAME --name js-greedy
 //   DOMINO_ENGINE=H:P DOMINO_MATCH=ID DOMINO_SEAT=N DOMINO_SEAT_TOKEN=T node bots/js/bot.js
+//   DOMINO_BOT_KEY=dbk_... node bots/js/bot.js --engine 127.0.0.1:50051 --arena hhl --version v1 --matches 5
+//
+// Arena mode (docs/arena.md, "A bot in the arena"): a registered bot's lobby stream
+// (Hello.arena = ArenaEnlist) stays open; for each ArenaSeat it opens a seat stream of its
+// own (Hello.arena_seat = ArenaSeatAuth, on the seat's owner engine) and plays it as any
+// seat. --matches N (default 1; 0: no limit) is sent as max_matches: the engine seats the
+// lobby N times and then ends it. ArenaPaused: it connects the lobby again after 30 s.
 //
 // Everything it reads is typed (game.proto): the legal moves' tiles and modes, the result;
 // it parses no JSON. Prints one JSON line when done: {"match_id", "seat", "result"} for a
-// seat, or {"pool", "name", "results", "matches"} for a pool, each result in the shape of
+// seat, {"pool", "name", "results", "matches"} for a pool, or {"arena", "version", "bot",
+// "results", "matches"} in arena mode, each result in the shape of
 // the match record (docs/records.md). Exit status 0, or 1 when the engine
 // refused the bot (bad token, unknown match) or stayed unreachable for --give-up seconds.
 //
@@ -31,8 +39,10 @@ const protoLoader = require('@grpc/proto-loader');
 const protobuf = require('protobufjs');
 
 const USAGE = `usage: node bot.js --engine HOST:PORT[,HOST:PORT...] (--match ID [--seat N] [--seat-token T] | --pool NAME
-                  [--name NAME] [--pool-secret S] [--capacity K] [--matches N]) [--proto DIR]
-                  [--give-up S] [--verbose]
+                  [--name NAME] [--pool-secret S] [--capacity K] [--matches N] | --arena ARENA --version V
+                  [--matches N]) [--proto DIR] [--give-up S] [--verbose]
+  --arena plays as a registered bot, its key from the environment variable DOMINO_BOT_KEY
+  (--arena and --version default to DOMINO_ARENA and DOMINO_BOT_VERSION);
   --engine defaults to the environment variable DOMINO_ENGINE (else 127.0.0.1:50051);
   --seat-token defaults to the environment variable DOMINO_SEAT_TOKEN, --pool-secret to
   DOMINO_POOL_SECRET (both keep the secret out of ps); --engine, --match, --seat, --pool,
@@ -59,6 +69,8 @@ function parseArgs(argv) {
     secret: env.DOMINO_POOL_SECRET || '', capacity: number(env.DOMINO_POOL_CAPACITY, 1),
     matches: number(env.DOMINO_POOL_MATCHES, 1),
     proto: path.join(__dirname, '..', '..', 'proto'), giveUp: 120, verbose: false,
+    arena: env.DOMINO_ARENA || '', version: env.DOMINO_BOT_VERSION || '',
+    botKey: env.DOMINO_BOT_KEY || '',
   };
   const flags = {
     '--engine': (v) => { args.engine = v; }, '--match': (v) => { args.match = v; },
@@ -68,6 +80,7 @@ function parseArgs(argv) {
     '--capacity': (v) => { args.capacity = Number(v); },
     '--matches': (v) => { args.matches = Number(v); },
     '--proto': (v) => { args.proto = v; }, '--give-up': (v) => { args.giveUp = Number(v); },
+    '--arena': (v) => { args.arena = v; }, '--version': (v) => { args.version = v; },
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -79,8 +92,13 @@ function parseArgs(argv) {
   // "A,B,C": the engines of a cluster, each once, in order.
   args.engines = [...new Set(args.engine.split(',').map((a) => a.trim()).filter(Boolean))];
   if (!args.engines.length) { console.error(USAGE); process.exit(2); }
-  if (!args.pool && !(args.match && args.token)) {
-    console.error('give --match and a seat token (--seat-token or DOMINO_SEAT_TOKEN), or --pool');
+  if (args.arena && !(args.version && args.botKey)) {
+    console.error('--arena needs --version and the bot key in DOMINO_BOT_KEY');
+    console.error(USAGE);
+    process.exit(2);
+  }
+  if (!args.arena && !args.pool && !(args.match && args.token)) {
+    console.error('give --match and a seat token (--seat-token or DOMINO_SEAT_TOKEN), --pool, or --arena');
     console.error(USAGE);
     process.exit(2);
   }
@@ -188,6 +206,10 @@ class Bot {
     const client = 'domino example bot (node.js, greedy)';
     // skip_events: greedy needs only its turns (the TurnRequest's view is complete), so
     // the engine sends no EventBatch.
+    if (this.args.arenaSeat) {   // a registered bot's seat: the bot key stands for a token
+      return { arena_seat: { match_id: this.args.match, bot_key: this.args.botKey }, client,
+               skip_events: true };
+    }
     if (this.args.pool) {
       return { pool: { pool: this.args.pool, name: this.args.name, capacity: this.args.capacity,
                        secret: this.args.secret },
@@ -314,8 +336,141 @@ class Bot {
   }
 }
 
+// ----- arena mode: the lobby, and a seat stream per ArenaSeat ------------------------------
+class ArenaLobby {
+  constructor(args) {
+    this.args = args;
+    this.Play = loadPlayService(args.proto);
+    this.address = args.engines[0];
+    this.seated = 0;          // ArenaSeat messages received (the engine stops at --matches)
+    this.playing = new Map(); // match id -> the promise of its seat's Bot
+    this.results = [];
+    this.matches = [];
+    this.bot = null;          // the ArenaWelcome
+    this.tries = 0;
+    this.downSince = null;
+  }
+
+  log(...parts) {
+    if (this.args.verbose) console.error('[js-bot arena]', ...parts);
+  }
+
+  run() {
+    return new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+      this.connect();
+    });
+  }
+
+  // Play one seat on its own stream, at the match's owner (the lobby's engine when empty).
+  play(seat) {
+    if (this.playing.has(seat.match_id)) return;   // delivered again after a reconnect
+    const engines = seat.owner ? [seat.owner, ...this.args.engines] : [this.address, ...this.args.engines];
+    const bot = new Bot({ ...this.args, arenaSeat: true, match: seat.match_id, pool: '',
+                          engines: [...new Set(engines)] });
+    this.log(`seated in match ${seat.match_id} as seat ${seat.seat}`);
+    this.playing.set(seat.match_id, bot.run().then(() => {
+      this.matches.push(seat.match_id);
+      this.results.push(...bot.results);
+    }, (err) => {
+      console.error(`[js-bot arena] match ${seat.match_id}: ${err.message}`);
+    }));
+  }
+
+  // The lobby ended: wait for the seats in play, then either stop or connect again.
+  async ended(err, delayMs) {
+    const wanted = this.args.matches;
+    if (!err && wanted > 0 && this.seated >= wanted) {
+      await Promise.all(this.playing.values());
+      this.resolve();
+      return;
+    }
+    // ABORTED: a newer lobby of this bot took over (LOBBY_REPLACED); coming back would
+    // only take it back. Any other code but the retryable ones is a refusal.
+    if (err && (!RETRYABLE.has(err.code) || err.code === grpc.status.ABORTED)) {
+      this.reject(new Error(`the engine refused the lobby: ${grpc.status[err.code]}: ${err.details}`));
+      return;
+    }
+    this.downSince = this.downSince || Date.now();
+    if (this.args.giveUp > 0 && Date.now() - this.downSince > this.args.giveUp * 1000 + delayMs) {
+      this.reject(new Error(`engine ${this.args.engines.join(',')} unreachable for ${this.args.giveUp} s`));
+      return;
+    }
+    if (err && err.code === grpc.status.UNAVAILABLE) {
+      const i = this.args.engines.indexOf(this.address);
+      this.address = this.args.engines[(i + 1) % this.args.engines.length];
+    }
+    const d = Math.min(5000, 200 * 2 ** this.tries++);
+    const wait = delayMs || d / 2 + Math.random() * d / 2;
+    this.log(`lobby ended (${err ? grpc.status[err.code] : 'by the engine'}), again in ${Math.round(wait)} ms`);
+    setTimeout(() => this.connect(), wait);
+  }
+
+  connect() {
+    const client = new this.Play(this.address, grpc.credentials.createInsecure(), {
+      'grpc.keepalive_time_ms': 5000, 'grpc.keepalive_timeout_ms': 3000,
+      'grpc.keepalive_permit_without_calls': 1,
+    });
+    const call = client.Connect();
+    let closed = false, pausedMs = 0;
+    const finish = (err) => {
+      if (closed) return;
+      closed = true;
+      call.removeAllListeners('data');
+      client.close();
+      this.ended(err, pausedMs);
+    };
+    call.on('data', (message) => {
+      switch (message.body) {
+        case 'arena_welcome':
+          this.bot = message.arena_welcome;
+          this.tries = 0;
+          this.downSince = null;
+          this.log(`lobby open: ${this.bot.name} ${this.bot.version} in ${this.bot.arena}, ` +
+                   `mu ${this.bot.mu.toFixed(2)} after ${this.bot.matches} matches`);
+          break;
+        case 'arena_seat':
+          this.seated++;
+          this.play(message.arena_seat);
+          break;
+        case 'arena_paused':
+          // Not seated until a new lobby Hello clears it: leave, and come back in 30 s.
+          console.error(`[js-bot arena] paused: ${message.arena_paused.message}`);
+          pausedMs = 30000;
+          call.cancel();
+          finish({ code: grpc.status.CANCELLED, details: 'paused' });
+          break;
+        default:   // keepalive
+          break;
+      }
+    });
+    call.on('error', (err) => finish(err));
+    call.on('status', (status) => { if (status.code === grpc.status.OK) finish(null); });
+    // The lobby stays open from this side (a half-close would end it): no call.end().
+    const left = this.args.matches > 0 ? Math.max(1, this.args.matches - this.seated) : 0;
+    call.write({ hello: { arena: { bot_key: this.args.botKey, version: this.args.version,
+                                   arena: this.args.arena, max_matches: left },
+                          client: 'domino example bot (node.js, greedy)' } });
+  }
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
+  if (args.arena) {
+    const lobby = new ArenaLobby(args);
+    try {
+      await lobby.run();
+    } catch (err) {
+      console.error(`[js-bot] ${err.message}`);
+      process.exitCode = 1;
+      return;
+    }
+    console.log(JSON.stringify({ arena: args.arena, version: args.version,
+                                 bot: lobby.bot ? lobby.bot.name : null,
+                                 results: lobby.results, matches: lobby.matches }));
+    return;
+  }
   const bot = new Bot(args);
   try {
     await bot.run();
@@ -336,4 +491,4 @@ async function main() {
 if (require.main === module) main();
 
 module.exports = { chooseGreedy, pips, isBarricade, loadPlayService, loadRefusalReader,
-                   recordResult };
+                   recordResult, ArenaLobby };

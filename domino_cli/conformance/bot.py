@@ -17,10 +17,10 @@ import subprocess
 import time
 
 # Every variable the kit sets; the others of the kit's own environment are removed, so
-# that a seat bot never sees a pool and the other way round.
+# that a seat bot never sees a pool or an arena, and the other way round.
 VARIABLES = ("DOMINO_ENGINE", "DOMINO_MATCH", "DOMINO_SEAT", "DOMINO_SEAT_TOKEN",
              "DOMINO_POOL", "DOMINO_POOL_SECRET", "DOMINO_POOL_NAME", "DOMINO_POOL_CAPACITY",
-             "DOMINO_POOL_MATCHES")
+             "DOMINO_POOL_MATCHES", "DOMINO_ARENA", "DOMINO_BOT_VERSION", "DOMINO_BOT_KEY")
 POLL_S = 0.02
 
 

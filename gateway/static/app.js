@@ -1,11 +1,13 @@
 // The web client: a thin client of /api/v1. Routes: #/ (lobby), #/finished (every finished
 // match), #/match/ID (play or watch), #/replay/ID (step through a finished match), #/ladders
-// and #/ladder/ID (ladders.js). Seat tokens stay in this browser's storage.
+// and #/ladder/ID (ladders.js), #/arena/ID and #/bot/NAME (arena.js). Seat tokens stay in
+// this browser's storage.
 
 import { analyse } from "./analysis.js";
 import { drawBoard, el, replaySteps, tileNode, halves } from "./board.js";
 import { describe, describeMatch, describeResult, plural } from "./narrate.js";
 import { ladderListPage, ladderPage } from "./ladders.js";
+import { arenaPage, botPage } from "./arena.js";
 import { glossary, termId, termText } from "./terms.js";
 
 const API = "/api/v1";
@@ -97,6 +99,8 @@ async function route() {
     else if (page === "replay" && id) await replayPage(id);
     else if (page === "ladders") cleanup = await ladderListPage({ main, api, template });
     else if (page === "ladder" && id) cleanup = await ladderPage({ main, api, template, id });
+    else if (page === "arena") cleanup = await arenaPage({ main, template, id });
+    else if (page === "bot" && id) cleanup = await botPage({ main, template, id });
     else await lobbyPage();
   } catch (e) {
     main.append(el("p", { class: "notice", role: "alert", text: errorText(e) }),

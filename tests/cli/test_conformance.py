@@ -1,4 +1,5 @@
-"""`domino conformance` as users run it: the house bot and the Node bot pass every case;
+"""`domino conformance` as users run it: the house bot and the Node bot pass every case
+(the arena's too);
 deliberately broken bots (tests/cli/broken_bots) fail the case named for what they break,
 with a reason, and the exit status is non-zero; mistakes are one line."""
 
@@ -61,6 +62,25 @@ def test_the_search_strategy_passes_the_timed_cases():
 def test_the_node_bot_passes_every_case():
     ensure_node_modules()
     p, cases, _ = conformance(bot=["node", str(ROOT / "bots" / "js" / "bot.js")])
+    assert p.returncode == 0, failures(cases)
+
+
+def test_the_arena_case_counts_a_match_of_the_bot_and_fails_a_bot_that_never_plays():
+    p, cases, _ = conformance("--arena", "--variant", "both", bot=HOUSE)
+    assert p.returncode == 0, failures(cases)
+    assert set(cases) == {"hhl arena", "domeng arena"}
+    assert all("counted, no fault" in c["reason"] and "house-" in c["reason"]
+               for c in cases.values())
+    p, cases, _ = conformance("--arena", "--variant", "hhl", bot=[sys.executable, "-c", "pass"])
+    assert p.returncode != 0
+    assert "before any match of it was counted" in cases["hhl arena"]["reason"]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_node_bot_passes_the_arena_case():
+    ensure_node_modules()
+    p, cases, _ = conformance("--arena", "--variant", "hhl",
+                              bot=["node", str(ROOT / "bots" / "js" / "bot.js")])
     assert p.returncode == 0, failures(cases)
 
 

@@ -90,11 +90,16 @@ def test_each_409_lists_exactly_the_reasons_its_operation_can_answer(doc):
     assert reasons_of(ops[(M, "post")], 409) == {"NO_HOUSE_BOT"}
     assert reasons_of(ops[("/api/v1/ladders/{ladder_id}/cancel", "post")], 409) == {
         "LADDER_OVER"}
+    bots = "/api/v1/arena/bots"
+    assert reasons_of(ops[(bots, "post")], 409) == {"BOT_NAME_TAKEN"}
+    for verb in ("rotate", "retire"):
+        assert reasons_of(ops[(bots + "/{name}/" + verb, "post")], 409) == {"BOT_RETIRED"}
     assert [(p, m) for p, m, op in operations(doc) if "409" in op["responses"]] == [
         (M, "post"), (M + "/{match_id}/seats/{seat}/claim", "post"),
         (M + "/{match_id}/moves", "post"), (M + "/{match_id}/worlds", "get"),
         (M + "/{match_id}/record", "get"), (M + "/{match_id}/analysis", "get"),
-        ("/api/v1/ladders/{ladder_id}/cancel", "post")]
+        ("/api/v1/ladders/{ladder_id}/cancel", "post"),
+        (bots, "post"), (bots + "/{name}/rotate", "post"), (bots + "/{name}/retire", "post")]
 
 
 def test_the_refusals_of_a_move_are_answered_as_declared(client, doc):
@@ -181,13 +186,11 @@ def gateway_reasons() -> set[str]:
                 own.add(node.args[1].value)
     own |= set(errors.GATEWAY_REASONS.values())
     own |= {reason for _, reason in engine_client.HTTP_OF.values()} | {"UNKNOWN_LADDER"}
-    # A Play stream's and a pool bot's Hello are refused with these; REST sends no Hello.
-    # The arena's reasons come from its lobby and seat streams and its gRPC service, which
-    # the gateway does not serve. SLOW_READER ends an engine stream its reader left
-    # unread: REST reads none.
-    not_rest = {Reason.HELLO_TIMEOUT, Reason.BAD_POOL_SECRET, Reason.LOBBY_REPLACED,
-                Reason.NOT_SEATED, Reason.BAD_BOT_KEY, Reason.BOT_RETIRED, Reason.UNKNOWN_BOT,
-                Reason.UNKNOWN_ARENA, Reason.BOT_NAME_TAKEN, Reason.SLOW_READER}
+    # A Play stream's and a pool bot's Hello are refused with these, and an arena bot's
+    # lobby and seat streams; REST sends no Hello and takes no bot key. SLOW_READER ends
+    # an engine stream its reader left unread: REST reads none.
+    not_rest = {Reason.HELLO_TIMEOUT, Reason.BAD_POOL_SECRET, Reason.BAD_BOT_KEY,
+                Reason.NOT_SEATED, Reason.LOBBY_REPLACED, Reason.SLOW_READER}
     return own | {str(r) for r in Reason if r not in not_rest}
 
 

@@ -1,7 +1,8 @@
 """Hostile clients (docs/security.md): hypothesis sends arbitrary values in every field
 of CreateMatch, ClaimSeat, SubmitMove, Hello (seat, pool, arena lobby and arena seat),
 MoveChoice and every Arena call to a real `domino engine` process,
-and arbitrary JSON bodies to a real gateway in front of it, both on 127.0.0.1.
+and arbitrary JSON bodies, paths and queries (matches, moves, the arena's routes) to a real
+gateway in front of it, both on 127.0.0.1.
 
 Whatever is sent: no call ends with UNKNOWN or INTERNAL, no REST answer is a 5xx, nothing
 stored poisons the lobby, the turn clocks keep running, and the engine starts again on
@@ -325,6 +326,64 @@ def test_rest_moves_with_anything(engine, gateway, body, token, match):
     status, data = rest(gateway.port, "POST", f"/api/v1/matches/{match_id}/moves", body,
                         {"Authorization": f"Bearer {token}"} if token else {})
     assert status < 500, (status, data[:300])
+
+
+rest_names = surrogate_text | st.sampled_from(["house-greedy", "a" * 40, "ok.name-1", "x" * 9000,
+                                               "..", "%00", "a/b"])
+query_values = surrogate_text | st.integers(-(2**70), 2**70).map(str) | st.sampled_from(
+    ["nan", "inf", "-1", "1e999", "latest", "all", "hhl", ""])
+arena_gets = st.one_of(
+    st.builds(lambda a, v: (f"/api/v1/arenas/{a}/leaderboard", v), rest_names | st.just("hhl"),
+              st.fixed_dictionaries({}, optional={"versions": query_values,
+                                                   "limit": query_values})),
+    st.builds(lambda n, v: (f"/api/v1/arena/bots/{n}/matches", v), rest_names,
+              st.fixed_dictionaries({}, optional={"limit": query_values,
+                                                   "before": query_values})),
+    st.builds(lambda n, v: (f"/api/v1/arena/bots/{n}/history", v), rest_names,
+              st.fixed_dictionaries({}, optional={"arena": query_values,
+                                                   "version": query_values,
+                                                   "limit": query_values})),
+    st.builds(lambda n: (f"/api/v1/arena/bots/{n}", {}), rest_names),
+    st.just(("/api/v1/arenas", {})))
+
+
+def quoted(path: str) -> str:
+    from urllib.parse import quote
+
+    head, _, tail = path.partition("/api/v1/")
+    return "/api/v1/" + quote(tail.encode("utf-8", "surrogatepass"), safe="/")
+
+
+@HOSTILE
+@given(request=arena_gets, etag=st.none() | ascii_keys | st.just('"abc", W/"x", *'))
+def test_rest_arena_reads_with_anything(gateway, request, etag):
+    from urllib.parse import urlencode
+
+    path, query = request
+    query = {k: v.encode("utf-8", "surrogatepass") for k, v in query.items()}
+    url = quoted(path) + ("?" + urlencode(query) if query else "")
+    status, data = rest(gateway.port, "GET", url, headers={"If-None-Match": etag} if etag
+                        else {})
+    assert status < 500, (status, data[:300])
+    if status != 304:
+        assert data[:1] == b"{", (status, url, data[:300])    # the JSON error body, or an answer
+
+
+@HOSTILE
+@given(body=st.fixed_dictionaries({}, optional={"name": surrogate_text | rest_values,
+                                                "description": surrogate_text | rest_values})
+       | rest_values | st.just(b"\xff\xfe"),
+       name=rest_names, verb=st.sampled_from(["", "rotate", "retire"]),
+       bearer=st.none() | st.just("BOTKEY") | ascii_keys)
+def test_rest_arena_accounts_with_anything(engine, gateway, body, name, verb, bearer):
+    """Registrations with any body, rotations and retirements of any name, with any key
+    (the fixture's bot key among them: no operator key)."""
+    key = engine.bot_key if bearer == "BOTKEY" else bearer
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    path = "/api/v1/arena/bots" + (quoted(f"/api/v1/{name}/{verb}")[7:] if verb else "")
+    status, data = rest(gateway.port, "POST", path, None if verb else body, headers)
+    assert status < 500, (status, data[:300])
+    assert json.loads(data)
 
 
 # ----- and afterwards ----------------------------------------------------------------------

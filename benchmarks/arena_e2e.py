@@ -1,0 +1,295 @@
+"""The arena end to end: N registered lean bots in this process (a lobby stream each, a seat
+stream per match, the first legal move at once), 2 `domino engine` processes on one real
+PostgreSQL, for a while; meanwhile a reader asks for the leaderboard again and again.
+
+Figures: counted matches per minute; the wait from free (lobby welcomed, or the bot's last
+match over) to its next ArenaSeat, p50/p99; the engines' CPU per table formed (everything
+they did, play included: an upper bound of matchmaking's share); GetLeaderboard p50/p99
+while it runs; the engines' memory per connected bot. Sizes: DOMINO_ARENA_BOTS (default
+100) and DOMINO_ARENA_SECONDS (default 120); smoke: 8 bots for a few seconds.
+
+The bots share a few gRPC channels (DOMINO_ARENA_CHANNELS, default one per 50 bots): each
+lobby and seat is an HTTP/2 stream, so a thousand bots need a handful of connections, not
+a thousand. They belong to 10 operator keys, so that the matchmaker's owner rule (one seat
+per owner while others are free) is at work as it would be.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from benchmarks import sized
+
+BOTS = int(os.environ.get("DOMINO_ARENA_BOTS") or sized(100, 8))
+SECONDS = float(os.environ.get("DOMINO_ARENA_SECONDS") or sized(120, 6))
+OWNERS = sized(10, 2)
+PER_CHANNEL = 50
+ARENA = "hhl"
+
+
+def _pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(p / 100 * len(values)))]
+
+
+def _keys(dsn: str, n: int) -> list[str]:
+    """`n` operator keys on the store, each with room for every bot."""
+    out = []
+    for i in range(n):
+        done = subprocess.run([sys.executable, "-m", "domino_cli", "keys", "create",
+                               f"bench-{i}", "--quota", f"bots={BOTS + 20}", "--db", dsn],
+                              capture_output=True, text=True, timeout=60, check=True)
+        out.append(done.stdout.strip().split()[-1])
+    return out
+
+
+def _cpu_s(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+class Fleet:
+    """The lean bots, on one asyncio loop."""
+
+    def __init__(self, addresses: list[str], keys: list[str]):
+        self.addresses, self.keys = addresses, keys
+        self.waits: list[float] = []
+        self.matches = 0
+        self.errors: list[str] = []
+        self.welcomed = 0
+        self.free_since: dict[int, float | None] = {}   # bot -> when it became free
+        self.stop = asyncio.Event()
+
+    async def run(self, seconds: float) -> None:
+        import grpc
+
+        from domino_proto.domino.v1 import play_pb2_grpc
+
+        n_channels = max(1, int(os.environ.get("DOMINO_ARENA_CHANNELS") or
+                                -(-len(self.keys) // PER_CHANNEL)))
+        self.channels = [grpc.aio.insecure_channel(self.addresses[i % len(self.addresses)])
+                         for i in range(n_channels)]
+        self.stubs = [play_pb2_grpc.PlayStub(c) for c in self.channels]
+        self.by_address = {}
+        tasks = [asyncio.create_task(self.bot(i, key)) for i, key in enumerate(self.keys)]
+        await asyncio.sleep(seconds)
+        self.stop.set()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for c in self.channels:
+            await c.close()
+
+    def _stub(self, i: int, owner: str):
+        import grpc
+
+        from domino_proto.domino.v1 import play_pb2_grpc
+
+        if not owner:
+            return self.stubs[i % len(self.stubs)]
+        if owner not in self.by_address:
+            channel = grpc.aio.insecure_channel(owner)
+            self.channels.append(channel)
+            self.by_address[owner] = play_pb2_grpc.PlayStub(channel)
+        return self.by_address[owner]
+
+    async def bot(self, i: int, key: str) -> None:
+        from domino_proto.domino.v1 import play_pb2
+
+        hello = play_pb2.BotMessage(hello=play_pb2.Hello(arena=play_pb2.ArenaEnlist(
+            bot_key=key, version="v1", arena=ARENA), client="arena bench"))
+        while not self.stop.is_set():
+            # written, never half-closed from this side (that would end the lobby)
+            call = self._stub(i, "").Connect()
+            try:
+                await call.write(hello)
+                async for m in call:
+                    kind = m.WhichOneof("body")
+                    if kind == "arena_welcome":
+                        self.welcomed += 1
+                        self.free_since[i] = time.monotonic()
+                    elif kind == "arena_seat":
+                        since = self.free_since.get(i)
+                        if since is not None:
+                            self.waits.append(time.monotonic() - since)
+                        self.free_since[i] = None
+                        asyncio.create_task(self.seat(i, key, m.arena_seat))
+                    elif kind == "arena_paused":
+                        self.errors.append(f"paused: {m.arena_paused.reason}")
+                        break
+            except asyncio.CancelledError:
+                call.cancel()
+                raise
+            except Exception as e:   # noqa: BLE001 -- a lobby that broke: counted, again
+                self.errors.append(type(e).__name__ + ": " + str(e)[:80])
+            call.cancel()
+            await asyncio.sleep(0.5)
+
+    async def seat(self, i: int, key: str, seat) -> None:
+        """Play one seat: first legal move at once. An engine that does not own the match
+        (yet: the one the matchmaker placed it on adopts it within 0.2 s) refuses with
+        NOT_OWNER, naming the owner when it knows it: go there, or ask again shortly."""
+        import grpc
+
+        from domino_proto.domino.v1 import play_pb2
+
+        owner = seat.owner
+        for _ in range(50):
+            call = self._stub(i, owner).Connect()
+            try:
+                await call.write(play_pb2.BotMessage(hello=play_pb2.Hello(
+                    arena_seat=play_pb2.ArenaSeatAuth(match_id=seat.match_id, bot_key=key),
+                    skip_events=True, skip_accepted=True)))
+                async for m in call:
+                    kind = m.WhichOneof("body")
+                    if kind == "turn" and m.turn.state.legal_moves:
+                        s = m.turn.state
+                        await call.write(play_pb2.BotMessage(move=play_pb2.MoveChoice(
+                            match_id=s.match_id, version=s.version,
+                            move_id=s.legal_moves[0].id)))
+                    elif kind == "match_over":
+                        self.matches += 1
+                        self.free_since[i] = time.monotonic()   # free again from here
+                        return
+                return
+            except asyncio.CancelledError:
+                call.cancel()
+                raise
+            except grpc.aio.AioRpcError as e:
+                refusal = _refusal(e)
+                if e.code() != grpc.StatusCode.UNAVAILABLE or self.stop.is_set():
+                    self.errors.append(f"seat {e.code().name} "
+                                       f"{refusal.reason if refusal else ''}: {e.details()[:80]}")
+                    return
+                if refusal is not None and refusal.owner:
+                    owner = refusal.owner
+                else:
+                    await asyncio.sleep(0.1)
+            finally:
+                call.cancel()
+        self.errors.append(f"seat {seat.match_id}: no engine took it")
+
+
+def _refusal(err):
+    from domino_wire.refusals import refusal_of
+
+    try:
+        return refusal_of(err)
+    except Exception:   # noqa: BLE001 -- an aio error without the rich status
+        return None
+
+
+READ_DEADLINE_S = 30.0
+
+
+def _reader(address: str, stop: threading.Event, times: list[float]) -> None:
+    """GetLeaderboard again and again until `stop`; a call that fails (its deadline passed)
+    counts as READ_DEADLINE_S, so that the percentiles show it rather than hide it."""
+    import grpc
+
+    from domino_proto.domino.v1 import arena_pb2, arena_pb2_grpc
+
+    with grpc.insecure_channel(address) as channel:
+        stub = arena_pb2_grpc.ArenaStub(channel)
+        while not stop.is_set():
+            t = time.perf_counter()
+            try:
+                stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(arena_id=ARENA),
+                                    timeout=READ_DEADLINE_S)
+                times.append(time.perf_counter() - t)
+            except grpc.RpcError:
+                times.append(READ_DEADLINE_S)
+            stop.wait(0.2)
+
+
+def run():
+    from tests.pg_server import PostgresServer, why_not
+
+    why = why_not()
+    if why:
+        yield f"end to end: skipped: {why}"
+        return
+    pg = PostgresServer()
+    try:
+        with tempfile.TemporaryDirectory(prefix="arena-bench-") as workdir:
+            yield from _run(pg.database(), workdir)
+    finally:
+        pg.stop()
+
+
+def _run(dsn: str, workdir: str):
+    import grpc
+
+    from domino_proto.domino.v1 import arena_pb2, arena_pb2_grpc
+    from tests.cluster.support import EngineCluster
+
+    keys = _keys(dsn, OWNERS)
+    cluster = EngineCluster(dsn, 2, os.path.join(workdir, "engines.log"))
+    try:
+        bot_keys = []
+        with grpc.insecure_channel(cluster.address(0)) as channel:
+            stub = arena_pb2_grpc.ArenaStub(channel)
+            for i in range(BOTS):
+                answer = stub.RegisterBot(arena_pb2.RegisterBotRequest(name=f"lean-{i}"),
+                                          metadata=(("authorization",
+                                                     f"Bearer {keys[i % OWNERS]}"),),
+                                          timeout=30)
+                bot_keys.append(answer.bot_key)
+        pids = [p.pid for p in cluster.procs]
+        rss0 = sum(_rss_mb(p) for p in pids)
+        cpu0 = sum(_cpu_s(p) for p in pids)
+        stop, reads = threading.Event(), []
+        reader = threading.Thread(target=_reader, args=(cluster.address(1), stop, reads))
+        reader.start()
+        fleet = Fleet([cluster.address(0), cluster.address(1)], bot_keys)
+        started = time.monotonic()
+        asyncio.run(fleet.run(SECONDS))
+        elapsed = time.monotonic() - started
+        rss1 = max(sum(_rss_mb(p) for p in pids), rss0)
+        stop.set()
+        reader.join(60)
+        cpu = sum(_cpu_s(p) for p in pids) - cpu0
+        # the same call with the bots gone: what it costs without the fleet's traffic
+        quiet, done = [], threading.Event()
+        threading.Timer(sized(5.0, 1.0), done.set).start()
+        _reader(cluster.address(1), done, quiet)
+        with grpc.insecure_channel(cluster.address(0)) as channel:
+            info = next(a for a in arena_pb2_grpc.ArenaStub(channel).ListArenas(
+                arena_pb2.ListArenasRequest(), timeout=30).arenas if a.arena_id == ARENA)
+        tables = info.matches_counted + info.matches_playing + info.matches_voided
+        waits = fleet.waits
+        yield (f"{BOTS} lean bots ({fleet.welcomed} lobbies welcomed), 2 engines on PostgreSQL, "
+               f"{elapsed:.0f} s: {info.matches_counted} counted, {info.matches_voided} voided, "
+               f"{info.matches_playing} playing at the end; {fleet.matches} seats played to "
+               f"the end; {len(fleet.errors)} stream errors"
+               + (f" (first: {fleet.errors[0]})" if fleet.errors else ""))
+        yield f"counted matches per minute: {info.matches_counted / elapsed * 60:.1f}"
+        yield (f"wait from free to the next ArenaSeat: p50 {_pct(waits, 50):.3f} s, "
+               f"p99 {_pct(waits, 99):.3f} s ({len(waits)} seatings)")
+        yield (f"engines' CPU per table formed (all of it, play included): "
+               f"{cpu / max(1, tables) * 1e3:.1f} ms over {tables} tables "
+               f"({cpu / elapsed:.2f} cores)")
+        yield (f"GetLeaderboard while it runs: p50 {_pct(reads, 50) * 1e3:.1f} ms, "
+               f"p99 {_pct(reads, 99) * 1e3:.1f} ms ({len(reads)} reads); with the bots "
+               f"gone: p50 {_pct(quiet, 50) * 1e3:.1f} ms, p99 {_pct(quiet, 99) * 1e3:.1f} ms")
+        yield (f"engines' memory: {rss0:.0f} MB idle, {rss1:.0f} MB with the bots: "
+               f"{(rss1 - rss0) * 1024 / max(1, BOTS):.0f} KB per connected bot")
+    finally:
+        cluster.close()
