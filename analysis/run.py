@@ -4,7 +4,10 @@ worker processes when asked, and put together into the document (report.py).
 Each moment is one job with its own seed (values.moment_seed), so the document is the
 same for a given seed whatever the number of processes. Workers are started with
 "spawn": the engine calls this from a process with threads (gRPC), where a fork could copy
-a lock held by another thread.
+a lock held by another thread. So, as with any "spawn" pool, a script that calls
+``analyse(..., processes=2)`` at its top level must do it under
+``if __name__ == "__main__":`` (the workers import the script again); `domino analyse`,
+the engine and the benchmarks do.
 """
 
 from __future__ import annotations
