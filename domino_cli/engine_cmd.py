@@ -207,6 +207,18 @@ def yardsticks() -> dict:
     return {name: STRATEGIES[name] for name in YARDSTICKS}
 
 
+def analyser():
+    """The analysis of finished matches the engine serves (Analysis.Analyse): analysis/ over
+    every core of the machine, in worker processes of its own (the engine's threads keep
+    serving)."""
+    from analysis import DEFAULT_WORLDS, analyse
+
+    def run(record, seats, worlds, progress):
+        return analyse(record, seats=seats, worlds=worlds or DEFAULT_WORLDS,
+                       processes=os.cpu_count() or 1, progress=progress)
+    return run
+
+
 def run_engine(args) -> int:
     import sqlite3
 
@@ -229,7 +241,8 @@ def run_engine(args) -> int:
     try:
         engine = Engine.open(args.db, keys_required=not is_open,
                              max_live=args.max_live_matches, yardsticks=yardsticks(),
-                             arenas=arenas_of(args), residents=residents())
+                             arenas=arenas_of(args), residents=residents(),
+                             analyser=analyser())
     except sqlite3.DatabaseError as e:
         return failed("engine", f"store {args.db} cannot be opened ({e}): is it an engine "
                       "store? Restore it from a backup, or give another --db")

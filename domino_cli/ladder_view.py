@@ -126,20 +126,35 @@ def _has_gap(d: dict) -> bool:
     return any(r.get("gap_closed") is not None for r in d["entries"])
 
 
+def _has_skill(d: dict) -> bool:
+    return any(r.get("analysed_matches") for r in d["entries"])
+
+
+def _skill(r: dict) -> tuple[str, str]:
+    """(mean loss per decision with the matches it rests on, luck's share)."""
+    if not r.get("analysed_matches") or r.get("mean_loss") is None:
+        return "-", "-"
+    luck = "-" if r.get("luck_share") is None else f"{100 * r['luck_share']:.0f}%"
+    return f"{shown(r['mean_loss'])} ({r['analysed_matches']})", luck
+
+
 YARDSTICK_NOTE = "* yardstick: played by the engine (the oracle sees every hand)"
+SKILL_NOTE = ("loss/dec: mean seat-honest loss per decision (matches analysed); luck: share "
+              "of the results' swings luck explains (docs/analysis.md)")
 GAP_NOTE = "gap: gap closed, from greedy (0) to the oracle (1)"
 
 
 def _notes(d: dict) -> list[str]:
     notes = [YARDSTICK_NOTE] if any(r.get("yardstick") for r in d["entries"]) else []
-    return notes + ([GAP_NOTE] if _has_gap(d) else [])
+    return notes + ([GAP_NOTE] if _has_gap(d) else []) + ([SKILL_NOTE] if _has_skill(d) else [])
 
 
 def format_standings(d: dict, variant: str) -> str:
     """The standings (domino_wire's dict) as a plain text table."""
-    gap = _has_gap(d)
+    gap, skill = _has_gap(d), _has_skill(d)
     lines = [f"{'#':>2} {'entrant':14s} {'mu-3σ':>7s} {'mu':>7s} {'σ':>6s} {'matches':>7s} "
              f"{_unit(variant):>14s} {'±95%':>8s}" + (f" {'gap':>6s}" if gap else "")
+             + (f" {'loss/dec':>12s} {'luck':>5s}" if skill else "")
              + "  sep  faults (timeouts/illegal/disconnects/crashes)"]
     for r in d["entries"]:
         ci = shown(r["ci95"]) if r["ci95"] is not None else "-"
@@ -147,6 +162,7 @@ def format_standings(d: dict, variant: str) -> str:
         lines.append(f"{r['place']:>2} {_entrant(r):14s} {shown(r['score']):>7s} {shown(r['mu']):>7s} "
                      f"{shown(r['sigma']):>6s} {r['matches']:7d} {shown(r['mean']):>14s} {ci:>8s}"
                      + (f" {_gap(r):>6s}" if gap else "")
+                     + (" {:>12s} {:>5s}".format(*_skill(r)) if skill else "")
                      + f"  {sep:>3s}  {_faults(r['faults'])}")
     lines.append(_verdict(d))
     lines += _notes(d)
@@ -167,9 +183,10 @@ def print_standings(d: dict, variant: str, out) -> None:
                   caption="\n".join([_verdict(d), f"mean: {_unit(variant)}; sep: separated "
                                      "from the next row; faults: timeouts/illegal/disconnects/"
                                      "crashes", *_notes(d)]))
-    gap = _has_gap(d)
+    gap, skill = _has_gap(d), _has_skill(d)
     for name in ("#", "entrant", "mu-3σ", "mu", "σ", "matches", "mean", "±95%",
-                 *(("gap",) if gap else ()), "sep", "faults"):
+                 *(("gap",) if gap else ()), *(("loss/dec", "luck") if skill else ()),
+                 "sep", "faults"):
         left = name in ("entrant", "sep", "faults")
         table.add_column(name, justify="left" if left else "right", no_wrap=True)
     last = d["entries"][-1] if d["entries"] else None
@@ -177,6 +194,7 @@ def print_standings(d: dict, variant: str, out) -> None:
         table.add_row(str(r["place"]), _entrant(r), shown(r["score"]), shown(r["mu"]),
                       shown(r["sigma"]), str(r["matches"]), shown(r["mean"]),
                       shown(r["ci95"]) if r["ci95"] is not None else "-",
-                      *((_gap(r),) if gap else ()), _separation(r, r is last),
+                      *((_gap(r),) if gap else ()), *(_skill(r) if skill else ()),
+                      _separation(r, r is last),
                       _faults(r["faults"]))
     Console(file=out).print(table)

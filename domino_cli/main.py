@@ -15,6 +15,7 @@ import threading
 from engine_service.rules import IllegalMove, MalformedInput
 
 from . import (
+    analyse_cmd,
     arena_cmd,
     bot_cmd,
     conformance_cmd,
@@ -30,7 +31,7 @@ from . import (
 
 COMMANDS = (local, fork_cmd, engine_cmd, record_cmd, bot_cmd, serve_cmd, ladder_cmd, arena_cmd,
             keys_cmd,
-            conformance_cmd)
+            conformance_cmd, analyse_cmd)
 
 
 class Parser(argparse.ArgumentParser):

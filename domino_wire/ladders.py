@@ -23,7 +23,10 @@ def standings(s: ladder_pb2.Standings) -> dict:
                 "faults": {k: getattr(e.faults, k) for k in FAULT_KINDS},
                 "separated_from_next": None if i == last else e.separated_from_next,
                 "yardstick": e.yardstick,
-                "gap_closed": e.gap_closed if e.HasField("gap_closed") else None}
+                "gap_closed": e.gap_closed if e.HasField("gap_closed") else None,
+                "analysed_matches": e.analysed_matches,
+                "mean_loss": e.mean_loss if e.HasField("mean_loss") else None,
+                "luck_share": e.luck_share if e.HasField("luck_share") else None}
                for i, e in enumerate(s.entries)]
     return {"ladder_id": s.ladder_id, "variant": VARIANT.word(s.variant), "matches": s.matches,
             "voided": s.voided, "separated": s.separated, "entries": entries,

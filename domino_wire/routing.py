@@ -17,7 +17,13 @@ import time
 
 import grpc
 
-from domino_proto.domino.v1 import arena_pb2_grpc, engine_pb2_grpc, ladder_pb2_grpc, play_pb2_grpc
+from domino_proto.domino.v1 import (
+    analysis_pb2_grpc,
+    arena_pb2_grpc,
+    engine_pb2_grpc,
+    ladder_pb2_grpc,
+    play_pb2_grpc,
+)
 
 from .refusals import refusal_of
 
@@ -78,7 +84,8 @@ class Router:
         stub = self._stubs.get((address, service))
         if stub is None:
             module = {"Engine": engine_pb2_grpc, "Ladder": ladder_pb2_grpc,
-                      "Play": play_pb2_grpc, "Arena": arena_pb2_grpc}[service]
+                      "Play": play_pb2_grpc, "Arena": arena_pb2_grpc,
+                      "Analysis": analysis_pb2_grpc}[service]
             stub = self._stubs[(address, service)] = getattr(module, f"{service}Stub")(
                 self.channel(address))
         return stub

@@ -108,6 +108,7 @@ def create_app(config: dict | None = None) -> Flask:
                    "description": "an operator API key (domino keys create NAME), for "
                    "creating matches and ladders when the engine is not open"})
     from .api import (
+        analyses,
         arena_bots,
         arenas,
         engines,
@@ -121,8 +122,8 @@ def create_app(config: dict | None = None) -> Flask:
         views,
         worlds,
     )
-    for module in (variants, matches, seats, views, moves, worlds, records, ladders, arenas,
-                   arena_bots, engines):
+    for module in (variants, matches, seats, views, moves, worlds, records, analyses, ladders,
+                   arenas, arena_bots, engines):
         api.register_blueprint(module.blp)
     # The event stream is no Flask route: the ASGI server serves it on its loop
     # (gateway/server.py, streams.py), which describes it for the document too.

@@ -240,6 +240,15 @@ class EngineClient:
         except grpc.RpcError as err:
             raise api_error(err) from None
 
+    def get_analysis(self, request, key: str = ""):
+        """Analysis.GetAnalysis on the match's engine: the job's state, started if new."""
+        try:
+            return self.router.call("GetAnalysis", request, about=request.match_id,
+                                    service="Analysis", timeout=self.timeout,
+                                    metadata=_key_metadata(key))
+        except grpc.RpcError as err:
+            raise api_error(err) from None
+
     def list_engines(self):
         return self._call("ListEngines", engine_pb2.ListEnginesRequest())
 

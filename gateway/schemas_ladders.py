@@ -196,6 +196,16 @@ class StandingsEntrySchema(Schema):
                               **_d("where mean lies between the entrant named greedy (0) and "
                                    "the oracle (1): (mean - greedy's) / (oracle's - greedy's); "
                                    "null unless both are entered, have played and differ"))
+    analysed_matches = fields.Integer(required=True,
+                                      **_d("matches of this entrant analysed for the two "
+                                           "figures below (a sample: the ladder's first 8 "
+                                           "counted; docs/analysis.md)"))
+    mean_loss = fields.Float(required=True, allow_none=True,
+                             **_d("mean seat-honest loss per decision (HHL points, Domeng "
+                                  "stones; lower is better); null until analysed"))
+    luck_share = fields.Float(required=True, allow_none=True,
+                              **_d("share of its results' swings explained by luck, 0..1; "
+                                   "null until analysed"))
 
 
 class HistoryPointSchema(Schema):

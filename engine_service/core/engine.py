@@ -25,6 +25,7 @@ from plumbing.workers import Busy, WorkerFailed, Workers
 
 from .. import rules
 from ..rules.errors import shown
+from .analyses.service import AnalysisService
 from .arena.room import Arenas
 from .cluster.membership import Cluster
 from .errors import EngineError, Reason
@@ -74,13 +75,17 @@ class Engine:
     def __init__(self, store: SQLStore | None = None, alarms: Alarms | None = None,
                  keys_required: bool = False,
                  max_live: int = MAX_LIVE_MATCHES, yardsticks: dict | None = None,
-                 worlds: WorldService | None = None, arenas=(), residents: dict | None = None):
+                 worlds: WorldService | None = None, arenas=(), residents: dict | None = None,
+                 analyser=None):
         """`yardsticks`: name -> a function making a strategy the engine plays itself, in
         process, for a ladder's yardstick entrant (the oracle, which reads the true hands
         and so never plays over the wire). The composition root (domino_cli) gives them:
         the engine imports no bots. `worlds`: the SampleWorlds service (its rate).
         `arenas`: the arenas this engine runs (arena/spec.py); `residents`: strategy name ->
-        a function making it, the house bots of every arena (arena/residents.py)."""
+        a function making it, the house bots of every arena (arena/residents.py).
+        `analyser`: ``(record, seats, worlds, progress) -> document``, the analysis of a
+        finished match (analysis/; analyses/service.py), or None: the engine analyses
+        nothing (ANALYSIS_OFF)."""
         self.yardsticks = dict(yardsticks or {})
         self.store = store if store is not None else open_store(":memory:")
         self.alarms = alarms if alarms is not None else Alarms()
@@ -101,6 +106,8 @@ class Engine:
         self.cluster = Cluster(self, self.store) if self.store.shared else None
         self.store.health.listen(self._store_health)
         self.arenas = Arenas(self, arenas, residents)   # runs from recover() or join()
+        # The analysis of a match reads what its record holds: the record's own checks.
+        self.analyses = AnalysisService(self.store, analyser, self.record)
 
     @classmethod
     def open(cls, db: str, **options) -> Engine:
@@ -223,6 +230,7 @@ class Engine:
         if self.cluster is not None:
             self.cluster.stop()
         self.arenas.close()
+        self.analyses.close()
         self.ladders.close()
         for referee in list(self._referees.values()):
             referee.close()

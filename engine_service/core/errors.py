@@ -54,11 +54,13 @@ class Reason(StrEnum):
     SEAT_TAKEN = "SEAT_TAKEN"
     # a pool seat is filled by the engine, not claimed
     POOL_SEAT = "POOL_SEAT"
-    # the record holds hidden tiles until the end
+    # the record holds hidden tiles until the end (and so does an analysis: it reads them)
     MATCH_NOT_OVER = "MATCH_NOT_OVER"
     # a duplicate ladder's match: its deal is in play in another match of its set, so its
     # record and spectator views wait until the set is over
     DEAL_IN_PLAY = "DEAL_IN_PLAY"
+    # this engine was started without the analyser (the composition root gives it)
+    ANALYSIS_OFF = "ANALYSIS_OFF"
     # a ladder that already ended cannot be cancelled
     LADDER_OVER = "LADDER_OVER"
     # a bug of the engine: logged, and only the one request or stream fails
@@ -99,6 +101,7 @@ STATUS: dict[Reason, str] = {
     Reason.SEAT_NOT_OPEN: "UNAUTHENTICATED",
     Reason.NOT_YOURS: "PERMISSION_DENIED",
     Reason.QUOTA_EXCEEDED: "RESOURCE_EXHAUSTED",
+    Reason.ANALYSIS_OFF: "FAILED_PRECONDITION",
     Reason.ENGINE_FULL: "RESOURCE_EXHAUSTED",
     Reason.RATE_LIMITED: "RESOURCE_EXHAUSTED",
     Reason.BUSY: "RESOURCE_EXHAUSTED",

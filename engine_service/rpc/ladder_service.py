@@ -33,7 +33,9 @@ def standings(d: Director) -> ladder_pb2.Standings:
         place=e["place"], entrant=e["entrant"], mu=e["mu"], sigma=e["sigma"], score=e["score"],
         matches=e["matches"], mean=e["mean"], ci95=e["ci95"] if math.isfinite(e["ci95"]) else math.inf,
         faults=ladder_pb2.Faults(**e["faults"]), separated_from_next=e.get("separated_from_next", False),
-        yardstick=e["yardstick"], gap_closed=e["gap_closed"])
+        yardstick=e["yardstick"], gap_closed=e["gap_closed"],
+        analysed_matches=e.get("analysed", 0), mean_loss=e.get("mean_loss"),
+        luck_share=e.get("luck_share"))
         for e in s["entries"]]
     return ladder_pb2.Standings(ladder_id=d.id, variant=VARIANT.number(s["variant"]),
                                 matches=s["matches"], voided=s["voided"], entries=entries,

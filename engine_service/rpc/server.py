@@ -27,6 +27,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from domino_proto.domino.v1 import (
+    analysis_pb2,
     arena_pb2,
     engine_pb2,
     engine_pb2_grpc,
@@ -40,6 +41,7 @@ from ..core.engine import Engine
 from ..core.errors import EngineError
 from ..core.security import limits
 from . import codec
+from .analysis_service import AnalysisServicer
 from .arena_service import ArenaServicer
 from .decode import add_service
 from .ladder_service import LadderServicer
@@ -195,7 +197,8 @@ class PlayServicer(play_pb2_grpc.PlayServicer):
 SERVICE_NAMES = [engine_pb2.DESCRIPTOR.services_by_name["Engine"].full_name,
                  play_pb2.DESCRIPTOR.services_by_name["Play"].full_name,
                  ladder_pb2.DESCRIPTOR.services_by_name["Ladder"].full_name,
-                 arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name]
+                 arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name,
+                 analysis_pb2.DESCRIPTOR.services_by_name["Analysis"].full_name]
 HEALTH_NAMES = ["", *SERVICE_NAMES]   # "": the whole server
 
 
@@ -249,7 +252,8 @@ class EngineServer:
         for servicer, module, name in ((EngineServicer(engine), engine_pb2, "Engine"),
                                        (PlayServicer(engine), play_pb2, "Play"),
                                        (LadderServicer(engine), ladder_pb2, "Ladder"),
-                                       (ArenaServicer(engine), arena_pb2, "Arena")):
+                                       (ArenaServicer(engine), arena_pb2, "Arena"),
+                                       (AnalysisServicer(engine), analysis_pb2, "Analysis")):
             add_service(self._server, servicer, module.DESCRIPTOR.services_by_name[name])
         self._health = await add_health_and_reflection(self._server)
         self._store_health = engine.store.health

@@ -3,6 +3,7 @@
 // and #/ladder/ID (ladders.js), #/arena/ID and #/bot/NAME (arena.js). Seat tokens stay in
 // this browser's storage.
 
+import { analyse } from "./analysis.js";
 import { drawBoard, el, replaySteps, tileNode, halves } from "./board.js";
 import { describe, describeMatch, describeResult, plural } from "./narrate.js";
 import { ladderListPage, ladderPage } from "./ladders.js";
@@ -564,6 +565,16 @@ async function replayPage(matchId) {
       notice.hidden = false;
       notice.textContent = errorText(e);
       showFork();
+    }
+  });
+  const analyseButton = $("rp-analyse");
+  analyseButton.addEventListener("click", async () => {
+    analyseButton.disabled = true;
+    try {
+      await analyse(api, matchId, $("rp-an-status"), $("rp-an"), nm, unit.toLowerCase());
+    } catch (e) {
+      $("rp-an-status").textContent = errorText(e);
+      analyseButton.disabled = false;
     }
   });
   $("rp-first").addEventListener("click", () => show(0));

@@ -88,8 +88,10 @@ export async function ladderPage({ main, api, template, id }) {
         el("td", { class: "num", title: `mu ${r.mu.toFixed(2)}, sigma ${r.sigma.toFixed(2)}`, text: r.score.toFixed(2) }),
         el("td", { class: "num", text: String(r.matches) }),
         el("td", { class: "num", text: `${r.mean.toFixed(2)} ${ci}` + (r.gap_closed === null || r.gap_closed === undefined ? ""
-          : ` · gap closed ${r.gap_closed.toFixed(2)}`),
-          title: "gap closed: from the greedy entrant (0) to the oracle (1)" }),
+          : ` · gap closed ${r.gap_closed.toFixed(2)}`)
+          + (r.analysed_matches && r.mean_loss !== null && r.mean_loss !== undefined
+            ? ` · loss ${r.mean_loss.toFixed(1)} a decision, luck ${Math.round(100 * (r.luck_share || 0))}% (${r.analysed_matches} analysed)` : ""),
+          title: "gap closed: from the greedy entrant (0) to the oracle (1); loss: mean seat-honest loss per decision, luck: the share of the results' swings luck explains, over the analysed sample of matches (docs/analysis.md)" }),
         el("td", { class: faultText(r.faults) === "none" ? "faults" : "faults bad", text: faultText(r.faults) }),
         el("td", { class: `sep sep-${sep}`, text: sep }),
       );

@@ -18,6 +18,7 @@ ROUTES = {
     ("/api/v1/matches/{match_id}/view", "get"), ("/api/v1/matches/{match_id}/moves", "post"),
     ("/api/v1/matches/{match_id}/worlds", "get"),
     ("/api/v1/matches/{match_id}/events", "get"), ("/api/v1/matches/{match_id}/record", "get"),
+    ("/api/v1/matches/{match_id}/analysis", "get"),
     ("/api/v1/ladders", "get"), ("/api/v1/ladders", "post"), ("/api/v1/ladders/{ladder_id}", "get"),
     ("/api/v1/ladders/{ladder_id}/standings", "get"), ("/api/v1/ladders/{ladder_id}/matches", "get"),
     ("/api/v1/ladders/{ladder_id}/cancel", "post"), ("/api/v1/engines", "get"),

@@ -89,6 +89,8 @@ def test_each_409_lists_exactly_the_reasons_its_operation_can_answer(doc):
     assert reasons_of(ops[(M + "/{match_id}", "get")], 409) == {"DEAL_IN_PLAY"}
     assert reasons_of(ops[(M + "/{match_id}/events", "get")], 409) == {"DEAL_IN_PLAY"}
     assert reasons_of(ops[(M + "/{match_id}/worlds", "get")], 409) == {"MATCH_OVER"}
+    assert reasons_of(ops[(M + "/{match_id}/analysis", "get")], 409) == {
+        "MATCH_NOT_OVER", "DEAL_IN_PLAY", "ANALYSIS_OFF"}
     assert reasons_of(ops[(M, "post")], 409) == {"NO_HOUSE_BOT"}
     assert reasons_of(ops[("/api/v1/ladders/{ladder_id}/cancel", "post")], 409) == {
         "LADDER_OVER"}
@@ -100,6 +102,7 @@ def test_each_409_lists_exactly_the_reasons_its_operation_can_answer(doc):
         (M, "post"), (M + "/{match_id}", "get"), (M + "/{match_id}/seats/{seat}/claim", "post"),
         (M + "/{match_id}/moves", "post"), (M + "/{match_id}/worlds", "get"),
         (M + "/{match_id}/events", "get"), (M + "/{match_id}/record", "get"),
+        (M + "/{match_id}/analysis", "get"),
         ("/api/v1/ladders/{ladder_id}/cancel", "post"),
         (bots, "post"), (bots + "/{name}/rotate", "post"), (bots + "/{name}/retire", "post")])
 

@@ -13,7 +13,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 OURS = ("engine_service", "plumbing", "bots", "gateway", "ladders", "domino_cli",
-        "domino_wire", "domino_proto")
+        "domino_wire", "domino_proto", "analysis")
 # Standard-library modules that do I/O, talk to the network or the clock: not in the rules.
 IO_STDLIB = {"os", "io", "socket", "sqlite3", "subprocess", "threading", "asyncio", "time",
              "datetime", "pathlib", "shutil", "urllib", "http", "logging", "select",
@@ -87,9 +87,14 @@ LAYERS = {
     "plumbing": lambda n: not (under(n, ["plumbing"]) or stdlib_only(n, io_allowed=True)),
     # match authority: no grpc, no generated code, nothing above it
     "engine_service.core": lambda n: under(n, [*GRPC, "engine_service.rpc", "bots", "gateway",
-                                               "domino_cli", "flask"]),
+                                               "domino_cli", "flask", "analysis"]),
     # the one place in the engine that speaks gRPC: nothing above it
-    "engine_service.rpc": lambda n: under(n, ["bots", "gateway", "domino_cli", "flask"]),
+    "engine_service.rpc": lambda n: under(n, ["bots", "gateway", "domino_cli", "flask", "analysis"]),
+    # the analysis of finished matches: the rules core and the reference policy's bots,
+    # nothing of the engine's core, no I/O beyond its worker processes (the engine gets
+    # it from the composition root, as it gets its yardsticks)
+    "analysis": lambda n: not (under(n, ["analysis", "engine_service.rules", "bots.strategies"])
+                               or stdlib_only(n, io_allowed=True)),
     # pure: formats, ratings, statistics, standings
     "ladders": lambda n: under(n, [p for p in OURS if p != "ladders"]),
     # bots use the rules core of the engine and nothing else of it: a bot process needs
@@ -112,7 +117,7 @@ CORE_FLOORS = (
     ("errors", "metrics"),
     ("security", "storage"),
     ("matches",),
-    ("ladders", "cluster", "sampling", "arena"),
+    ("ladders", "cluster", "sampling", "arena", "analyses"),
     ("engine",),
 )
 
@@ -147,7 +152,7 @@ def test_only_the_rpc_layer_of_the_engine_imports_grpc_or_generated_code():
 
 def test_nothing_imports_the_command_line_and_the_engine_imports_no_bots_or_gateway():
     bad = []
-    for package in ("engine_service", "bots", "gateway", "ladders", "domino_wire"):
+    for package in ("engine_service", "bots", "gateway", "ladders", "domino_wire", "analysis"):
         bad += violations(package, lambda n: under(n, ["domino_cli"]))
     bad += violations("engine_service", lambda n: under(n, ["bots", "gateway"]))
     assert not bad, "\n".join(bad)

@@ -58,7 +58,7 @@ def test_protoc_makes_one_go_package_with_no_flags_but_the_outputs(tmp_path):
     done = protoc(*flags, f"--go_out={tmp_path}", f"--go-grpc_out={tmp_path}")
     assert "WARNING" not in done.stderr, done.stderr     # e.g. "Missing 'go_package' option"
     made = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.go"))
-    services = ("arena", "engine", "ladder", "play")
+    services = ("analysis", "arena", "engine", "ladder", "play")
     assert made == sorted([f"{GO_PACKAGE_DIR}/{f.stem}.pb.go" for f in FILES]
                           + [f"{GO_PACKAGE_DIR}/{s}_grpc.pb.go" for s in services])
     for path in tmp_path.rglob("*.go"):

@@ -23,6 +23,7 @@ keys revoke` cancels the key's ladders in the store the same way).
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import secrets
@@ -33,6 +34,7 @@ from collections import Counter, OrderedDict
 from ladders.formats import DUPLICATE, FORMATS, ROTATION, schedule, set_size, set_slots
 from ladders.results import ladder_result, read_stored
 from ladders.seeds import deal_seed, new_secret
+from ladders.skill import skill_figures
 from ladders.standings import compute
 
 from ... import rules
@@ -68,6 +70,13 @@ ENTRANTS = (2, 16)
 MATCHES_MAX = 10_000
 CONCURRENCY_MAX = 16
 SEAT_WAIT_S = (1, 600)
+# The skill figures of the standings (docs/analysis.md): the first ANALYSED counted matches
+# of a ladder are analysed (every seat, ANALYSIS_WORLDS worlds a decision), each asked of
+# the engine's analysis queue when it is counted (the engine's own: no key's quota, only
+# the queue's bound); one the queue refuses (full) is left out, and the standings say how
+# many each entrant's figures rest on.
+ANALYSED = 8
+ANALYSIS_WORLDS = 200
 
 
 def pool_of(key: str, entrant: str) -> str:
@@ -169,6 +178,7 @@ class Director:
             self.status = PAUSED   # it was abandoned before the restart: still is
         self._lock = threading.RLock()
         self._standings = self._compute()
+        self._analyses: dict[str, dict] = {}   # match id -> its kept analysis (_skill)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -348,7 +358,27 @@ class Director:
                 self._enlisted_at_pause = self._enlistments()
                 log.warning("ladder %s paused: no bot played its last %d matches; a bot "
                             "enlisting in its pools resumes it", self.id, PAUSE_AFTER)
+            if len(self.counted) <= ANALYSED:
+                self._analyse(match_id)
         self.store.set_match_status(self.id, match_id, COUNTED)
+
+    def _analyse(self, match_id: str) -> None:
+        try:
+            self.engine.analyses.request(match_id, None, ANALYSIS_WORLDS, None)
+        except EngineError as e:   # no analyser, the queue full: the sample is smaller
+            log.info("ladder %s: match %s not analysed (%s)", self.id, match_id, e.reason)
+
+    def _skill(self) -> dict[str, dict]:
+        """The entrants' skill figures from the analyses kept of the first ANALYSED counted
+        matches (read from the store once each, then kept here)."""
+        counted = sorted((idx, m) for m, idx, status in self._started() if status == COUNTED)
+        params = self.engine.analyses.params(list(range(self.seats)), ANALYSIS_WORLDS)
+        for _, match_id in counted[:ANALYSED]:
+            if match_id not in self._analyses:
+                doc = self.engine.store.analysis(match_id, params)
+                if doc is not None:
+                    self._analyses[match_id] = json.loads(doc)
+        return skill_figures(list(self._analyses.values()))
 
     def void(self, match_id: str, why: str) -> None:
         """A match the engine broke: not counted; its slot is played again."""
@@ -415,7 +445,11 @@ class Director:
 
     def standings(self) -> dict:
         with self._lock:
-            return {**self._standings, "voided": self.voided}
+            skill = self._skill()
+            none = {"analysed": 0, "mean_loss": None, "luck_share": None}
+            entries = [{**e, **{k: skill.get(e["entrant"], none).get(k) for k in none}}
+                       for e in self._standings["entries"]]
+            return {**self._standings, "entries": entries, "voided": self.voided}
 
     def matches(self) -> list[dict]:
         """The matches started, in order, each with its ladder result once counted; the

@@ -108,6 +108,15 @@ CREATE TABLE IF NOT EXISTS ladder_results (
     row text NOT NULL,
     PRIMARY KEY (ladder_id, idx)
 );
+-- Analyses of finished matches (analysis/, docs/analysis.md), kept: a second request is
+-- free. Made here, IF NOT EXISTS, by the schema every open runs: no migration needed.
+CREATE TABLE IF NOT EXISTS analyses (
+    match_id text NOT NULL,
+    params text NOT NULL,
+    doc text NOT NULL,
+    created double precision NOT NULL,
+    PRIMARY KEY (match_id, params)
+);
 """
 # From version n to n + 1. Version 2: the cluster (docs/cluster.md) — engines that heartbeat
 # their row, and an owner and an epoch on every match and ladder.

@@ -297,6 +297,17 @@ class SQLStore:
         return (self.engine_id, 1) if self.engine_id else (None, 0)
 
     # ----- operators' keys and pools --------------------------------------------------
+    def add_analysis(self, match_id: str, params: str, doc: str) -> bool:
+        """Keep a finished match's analysis (the JSON text) once; False if one with these
+        parameters was kept already (two engines computed it: either is the same)."""
+        return self.write("INSERT INTO analyses VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                          (match_id, params, doc, time.time())) == 1
+
+    def analysis(self, match_id: str, params: str) -> str | None:
+        rows = self.read("SELECT doc FROM analyses WHERE match_id = ? AND params = ?",
+                         (match_id, params))
+        return rows[0][0] if rows else None
+
     def add_key(self, name: str, key_hash: str, quotas: dict, created: float) -> bool:
         """False when a key of that name exists already."""
         return self.write("INSERT INTO api_keys (name, key_hash, quotas, created) VALUES "

@@ -100,6 +100,15 @@ CREATE TABLE IF NOT EXISTS ladder_results (
     row TEXT NOT NULL,
     PRIMARY KEY (ladder_id, idx)
 );
+-- Analyses of finished matches (analysis/, docs/analysis.md), kept: a second request is
+-- free. Made here, IF NOT EXISTS, by the schema every open runs: no migration needed.
+CREATE TABLE IF NOT EXISTS analyses (
+    match_id TEXT NOT NULL,
+    params TEXT NOT NULL,
+    doc TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (match_id, params)
+);
 """
 MIGRATIONS = {   # from version n to n + 1, for files made before SCHEMA existed as it is
     1: """

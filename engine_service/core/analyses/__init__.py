@@ -1,0 +1,1 @@
+"""Analysis of finished matches on request: jobs, their queue, their kept results."""
