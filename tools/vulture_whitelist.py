@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 
 from bots.inference import KnownSampler
 from bots.remote_worlds import RemoteWorlds
+from engine_service.rpc.analysis_service import AnalysisServicer
 from engine_service.rpc.arena_service import ArenaServicer
 from engine_service.rpc.server import EngineServicer
 from gateway import (
@@ -17,6 +18,7 @@ from gateway import (
     metrics,
     rules_page,
     schemas,
+    schemas_analysis,
     schemas_arena,
     schemas_game,
     schemas_ladders,
@@ -36,6 +38,7 @@ ArenaServicer.GetLeaderboard
 ArenaServicer.GetBot
 ArenaServicer.ListBotMatches
 ArenaServicer.GetRatingHistory
+AnalysisServicer.GetAnalysis
 
 # Imported by the bot script a test starts in a process of its own (tests/engine/
 # test_search_remote.py): a search strategy's source of worlds from the engine.
@@ -76,6 +79,19 @@ schemas_game.StonesSchema.from_
 schemas_game.ArmsSchema.up
 schemas_ladders.FaultsSchema.disconnects
 schemas_arena.BotMatchListSchema.next_before
+schemas_analysis.MoveValueSchema.se, schemas_analysis.MoveValueSchema.pi_value
+schemas_analysis.DecisionSchema.played_value, schemas_analysis.DecisionSchema.loss_se
+schemas_analysis.DecisionSchema.pi_best, schemas_analysis.DecisionSchema.pi_value
+schemas_analysis.DecisionSchema.pi_loss
+schemas_analysis.HandAnalysisSchema.v0_se, schemas_analysis.HandAnalysisSchema.pi_v0
+schemas_analysis.HandAnalysisSchema.skill_se, schemas_analysis.HandAnalysisSchema.forced
+schemas_analysis.SeatSummarySchema.mean_pi_loss, schemas_analysis.SeatSummarySchema.mistakes
+schemas_analysis.SeatSummarySchema.blunders
+schemas_analysis.AnalysisDocSchema.policy, schemas_analysis.AnalysisDocSchema.thresholds
+schemas_analysis.AnalysisDocSchema.exact_posterior
+schemas_game.DomengOptionsSchema.closing_pass, schemas_game.DomengOptionsSchema.first_lead
+schemas_game.DomengOptionsInputSchema.closing_pass
+schemas_game.DomengOptionsInputSchema.first_lead
 schemas_game.OneOf._serialize.attr, schemas_game.OneOf._serialize.obj   # marshmallow's signature
 schemas_record.HHLPassTurnSchema.pass_, schemas_record.DomengPassTurnSchema.pass_
 int64.Int64._deserialize, schemas.DealInput._deserialize, schemas_game.OptionsInput._deserialize
