@@ -6,6 +6,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from .schemas import _d
+from .schemas_game import options_field
 
 MAX_WORLDS = 2000     # the engine's bound (engine_service/core/analyses/service.py)
 STATES = ("queued", "running", "done", "failed")
@@ -79,8 +80,7 @@ class SeatAnalysisSchema(Schema):
 class AnalysisDocSchema(Schema):
     format = fields.String(**_d("domino-analysis/1"))
     variant = fields.String()
-    options = fields.Dict(keys=fields.String(), values=fields.Integer(allow_none=True),
-                          **_d("the match's rules options"))
+    options = options_field(**_d("the match's rules options in force"))
     policy = fields.String(**_d("the reference policy of every continuation (greedy)"))
     worlds = fields.Integer(**_d("worlds per decision"))
     seed = fields.Integer(**_d("the seed of the worlds"))

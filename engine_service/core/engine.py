@@ -573,10 +573,12 @@ class Engine:
 
     def spectate(self, match_id: str) -> Referee:
         """The match, for what shows its tiles to anyone (its spectator view, its record):
-        refused with DEAL_IN_PLAY while another match plays the same deal (a duplicate
-        ladder's set, Ladders.deal_hidden)."""
+        refused with DEAL_IN_PLAY while another match plays or may yet play the same deal
+        (a duplicate ladder's set, Ladders.deal_hidden; a duplicate arena's,
+        Arenas.deal_hidden)."""
         referee = self.get(match_id)
-        why = self.ladders.deal_hidden(referee.id)
+        why = self.ladders.deal_hidden(referee.id) or self.arenas.deal_hidden(
+            referee.row.settings)
         if why is not None:
             raise EngineError(Reason.DEAL_IN_PLAY, f"match {referee.id} is hidden: {why}",
                               referee.version)

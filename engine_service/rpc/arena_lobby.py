@@ -37,9 +37,17 @@ class LobbySession:
 
     async def run(self, enlist: play_pb2.ArenaEnlist, request_iterator, write) -> None:
         arenas = self.engine.arenas
-        lobby, (mu, sigma, matches) = await asyncio.to_thread(
+        # Shielded: a bot that goes away while it is being enlisted (its stream cancelled)
+        # still gets the whole enlisting, and then its leaving; a cancelled await would
+        # have left a presence row behind for as long as this engine lives.
+        enlisting = asyncio.ensure_future(asyncio.to_thread(
             arenas.enlist, enlist.bot_key, enlist.version, enlist.arena, self,
-            enlist.max_matches)
+            enlist.max_matches))
+        try:
+            lobby, (mu, sigma, matches) = await asyncio.shield(enlisting)
+        except asyncio.CancelledError:
+            enlisting.add_done_callback(self._leave_once_enlisted)
+            raise
         reader = None
         try:
             await write(out(arena_welcome=play_pb2.ArenaWelcome(
@@ -53,7 +61,14 @@ class LobbySession:
             self.inbox.close()
             if reader is not None:
                 reader.cancel()
-            await asyncio.to_thread(arenas.lobbies.leave, lobby)
+            # Shielded too: the lobby's end and the bot's cancel often come together (its
+            # last seat sent), and a leave cancelled before its thread started never ran.
+            await asyncio.shield(asyncio.to_thread(arenas.lobbies.leave, lobby))
+
+    def _leave_once_enlisted(self, enlisting: asyncio.Future) -> None:
+        if not enlisting.cancelled() and enlisting.exception() is None:
+            lobby = enlisting.result()[0]
+            asyncio.ensure_future(asyncio.to_thread(self.engine.arenas.lobbies.leave, lobby))
 
     async def _read(self, request_iterator) -> None:
         """The bot sends nothing after its Hello; its half-close ends the lobby."""

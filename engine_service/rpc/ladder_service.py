@@ -18,7 +18,9 @@ def info(d: Director) -> ladder_pb2.LadderInfo:
     s = i["spec"]
     return ladder_pb2.LadderInfo(
         ladder_id=i["ladder_id"], key=s["key"], variant=VARIANT.number(s["variant"]),
-        options=game.options_pb(s["variant"], s["options"]), entrants=s["entrants"],
+        options=game.options_pb(s["variant"], codec.effective_options(s["variant"],
+                                                                      s["options"])),
+        entrants=s["entrants"],
         format=LADDER_FORMAT.number(s["format"]),
         target_matches=0 if s["until_separated"] else s["matches"], until_separated=s["until_separated"],
         max_matches=s["max_matches"], seed=i["seed"], status=LADDER_STATUS.number(i["status"]),

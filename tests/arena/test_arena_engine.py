@@ -11,6 +11,7 @@ import math
 import signal
 import subprocess
 import sys
+import threading
 
 import grpc
 import pytest
@@ -242,12 +243,51 @@ def test_a_bot_that_never_comes_to_its_seat_is_played_charged_and_paused(tmp_pat
         lobby.cancel()
 
 
+def spy_on_the_set(client, stub, stop: threading.Event, seen: dict) -> None:
+    """What a spy learns while one bot's duplicate set plays: it asks for the record of
+    every counted match of the bot again and again. Each record it is given, it notes with
+    the bot's matches listed right after (none may be in play then, nor made later)."""
+    try:
+        _spy(client, stub, stop, seen)
+    except BaseException as e:   # told to the test, which asserts there was none
+        seen["failed"] = repr(e)
+
+
+def _spy(client, stub, stop: threading.Event, seen: dict) -> None:
+    while not stop.is_set():
+        for m in client.matches("dup"):
+            if m.status != arena_pb2.ARENA_MATCH_STATUS_COUNTED or m.match_id in seen:
+                continue
+            try:
+                stub.GetRecord(engine_pb2.GetRecordRequest(match_id=m.match_id), timeout=10)
+            except grpc.RpcError as e:
+                seen["refused"] += refusal(e)[1].reason == "DEAL_IN_PLAY"
+                continue
+            seen[m.match_id] = [(n.match_id, n.status) for n in client.matches("dup")]
+
+
 def test_a_duplicate_arena_plays_each_deal_once_per_rotation_of_the_seats(tmp_path):
     with engine(":memory:", "--arena", "hhl:duplicate", log_path=tmp_path / "engine.log") as (
             client, _, port):
         made = client.register("dup")
-        finished(arena_bot(f"127.0.0.1:{port}", made.bot_key, arena="hhl-duplicate",
-                           matches=4))
+        stub = engine_pb2_grpc.EngineStub(client.channel)
+        stop, seen = threading.Event(), {"refused": 0}
+        spy = threading.Thread(target=spy_on_the_set, args=(client, stub, stop, seen))
+        spy.start()
+        try:
+            finished(arena_bot(f"127.0.0.1:{port}", made.bot_key, arena="hhl-duplicate",
+                               matches=4))
+        finally:
+            stop.set()
+            spy.join(60)
+        # While a rotation was to come, the spy was refused; a record it was given came
+        # when every match of the set was over, and no rotation was made after it.
+        assert "failed" not in seen, seen["failed"]
+        assert seen.pop("refused") > 0
+        final = {m.match_id for m in client.matches("dup")}
+        for listed in seen.values():
+            assert all(status == arena_pb2.ARENA_MATCH_STATUS_COUNTED for _, status in listed)
+            assert {match_id for match_id, _ in listed} == final
         wait_until(lambda: (r := client.row("dup", "hhl-duplicate")) and r.matches == 4, 120)
         matches = list(reversed(client.matches("dup")))
         assert {m.result.set for m in matches} == {matches[0].result.set}
@@ -255,7 +295,6 @@ def test_a_duplicate_arena_plays_each_deal_once_per_rotation_of_the_seats(tmp_pa
         base = [e.bot_id for e in matches[0].lineup]
         for r, m in enumerate(matches):
             assert [e.bot_id for e in m.lineup] == base[r:] + base[:r]
-        stub = engine_pb2_grpc.EngineStub(client.channel)
         records = [json.loads(stub.GetRecord(engine_pb2.GetRecordRequest(
             match_id=m.match_id), timeout=10).record_json) for m in matches]
         assert len({r["seed"] for r in records}) == 1        # one deal for the whole set

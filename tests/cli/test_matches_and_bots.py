@@ -34,7 +34,7 @@ def _option_lines(help_text: str, variant: str) -> dict:
     for line in help_text.split(f"\n  {variant}:\n", 1)[1].splitlines():
         if not line.startswith("    "):
             break       # the next variant's heading, or the end of the list
-        if re.match(r"^\w+ +\d+\.\.\d+, default", line.strip()):
+        if re.match(r"^\w+ +(\d+\.\.\d+|\w+( \| \w+)+), default", line.strip()):
             found[line.split()[0]] = line.strip()
     return found
 
@@ -43,7 +43,7 @@ def _option_lines(help_text: str, variant: str) -> dict:
 def test_new_match_help_lists_every_rules_option_with_its_range_and_default(variant, spec):
     lines = _option_lines(_help("new-match"), variant)
     assert lines[spec.name].startswith(f"{spec.name} ")
-    assert f"{spec.lo}..{spec.hi}, default {_shown(spec.default)}" in lines[spec.name]
+    assert f"{spec.domain()}, default {_shown(spec.default)}" in lines[spec.name]
 
 
 @pytest.mark.parametrize("command,defaults", [(("simulate",), SIM_DEFAULTS),
@@ -53,7 +53,7 @@ def test_simulate_and_ladder_help_show_the_options_and_their_own_defaults(comman
     for variant, spec in SPECS:
         line = _option_lines(text, variant)[spec.name]
         own = defaults.get(variant, {}).get(spec.name, spec.default)
-        assert f"{spec.lo}..{spec.hi}, default {_shown(own)}" in line, line
+        assert f"{spec.domain()}, default {_shown(own)}" in line, line
         if own != spec.default:
             assert f"(rules: {_shown(spec.default)})" in line
 

@@ -26,7 +26,8 @@ def finished() -> dict:
     m = play_match("hhl", {}, 4, [make_strategy("greedy", s) for s in range(4)],
                    on_move=time_up_in_hand_two)
     record = m.record(seats=["greedy"] * 4)
-    assert record["options"] == {"minutes": 60, "hands": None} and "result" in record
+    assert record["options"] == {"minutes": 60, "hands": None, "profile": "rulings",
+                                 "dead_stock": "stop"} and "result" in record
     assert len(record["deals"]) == HANDS
     return record
 

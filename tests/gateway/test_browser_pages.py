@@ -157,7 +157,7 @@ def test_the_page_and_the_terminal_narrate_alike(browser, live):
 
 def test_the_lobby_names_a_seat_by_its_name(browser, live, client):
     r = client.post("/api/v1/matches", json={"variant": "hhl", "options": {"hands": 1}, "seats": [
-        {"kind": "person", "name": "ana"}, {"kind": "person"},
+        {"kind": "person", "name": "ana"}, {"kind": "person", "open": True},
         *[{"kind": "bot", "strategy": "random"}] * 2]})
     assert r.status_code == 201, r.get_json()
     match_id = r.get_json()["match_id"]

@@ -83,7 +83,8 @@ def test_a_ladder_created_over_rest_plays_out_with_enlisted_bots(client, bots):
     created = create(client)
     ladder_id, key = created["ladder_id"], created["key"]
     assert created["status"] == "running" and created["matches_counted"] == 0
-    assert created["variant"] == "hhl" and created["options"] == {"minutes": None, "hands": 1}
+    assert created["variant"] == "hhl" and created["options"] == {
+        "minutes": None, "hands": 1, "profile": "rulings", "dead_stock": "stop"}
     assert created["entrants"] == ENTRANTS and created["format"] == "rotation"
     assert created["target_matches"] == 4 and created["until_separated"] is False
     # The seed is secret while the ladder runs: it tells every hidden tile of its matches.
@@ -154,7 +155,8 @@ def test_until_separated_and_duplicate_are_taken_and_answered(client):
     # no bots enlist: its first set's matches wait for them
     assert created["until_separated"] is True and created["target_matches"] is None
     assert created["max_matches"] == 30 and created["format"] == "duplicate"
-    assert created["options"] == {"minutes": None, "hands": 1}
+    assert created["options"] == {"minutes": None, "hands": 1, "profile": "rulings",
+                                  "dead_stock": "stop"}
     s = client.get(f"/api/v1/ladders/{created['ladder_id']}/standings").get_json()
     assert s["matches"] == 0 and [r["matches"] for r in s["entries"]] == [0, 0]
     assert all(r["ci95"] is None for r in s["entries"]) and s["history"] == []

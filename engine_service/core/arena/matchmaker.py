@@ -70,6 +70,10 @@ class Matchmaker:
                 self.store.matches_in_play(self.id):
             self.playing[match_id] = {"lineup": lineup, "created": created, "status": status,
                                       "set": set_no, "rotation": rotation}
+        if self.spec["duplicate"]:
+            # The sets waiting for their next rotation were the last matchmaker's, in its
+            # memory: they are over, and their deals may be shown.
+            self.store.close_idle_sets(self.id)
         log.info("arena %s: matchmaker running here, %d matches in play", self.id,
                  len(self.playing))
 
@@ -124,9 +128,14 @@ class Matchmaker:
                     self.store.pause(key[0], self.id, TIMEOUTS)
                     log.info("arena %s: bot %s paused: timeouts in %d matches in a row",
                              self.id, key[0], TIMEOUT_STREAK)
-            if self.spec["duplicate"] and info and info["rotation"] + 1 < self.seats:
+        if self.spec["duplicate"]:
+            if result is not None and info and info["rotation"] + 1 < self.seats:
                 base = _unrotate(lineup, info["rotation"])
                 self.sets[frozenset(lineup)] = (base, info["set"], info["rotation"] + 1)
+            else:   # its last rotation, or voided: no rotation of the set follows
+                found = info or self.store.arena_match(match_id)
+                if found is not None:
+                    self.store.close_set(self.id, found["set"] if info else found[4])
         self.room.poke()
 
     # ----- 2. reconciling ----------------------------------------------------------------
@@ -185,10 +194,12 @@ class Matchmaker:
         for key, (base, set_no, rotation) in list(self.sets.items()):
             del self.sets[key]
             wanted = [k for k in base if not self.room.is_resident(k[0])]
-            if all(k in free for k in wanted):
-                self.create(_rotate(base, rotation), set_no, rotation, now)
+            if all(k in free for k in wanted) and self.create(_rotate(base, rotation), set_no,
+                                                              rotation, now):
                 for k in wanted:
                     free.pop(k)
+            else:   # a bot of it is not free now: the set ends here, and its deal is shown
+                self.store.close_set(self.id, set_no)
         while free:
             table = next_table(list(free.values()), residents, self.seats, self.last_lineup,
                                self.turn)

@@ -22,6 +22,7 @@ import logging
 import queue
 import threading
 import time
+from collections import OrderedDict
 
 from ladders.leaderboard import PROVISIONAL_BELOW, Board
 from ladders.matchmaking import Candidate
@@ -44,6 +45,7 @@ log = logging.getLogger(__name__)
 LEASE_S = 2.0           # the cluster's lease (cluster/membership.py LEASE_S): the same rule
 LEASE_CHECK_S = 0.5     # how often the leases are kept (the cluster's heartbeat)
 POKE = object()
+PUBLIC_SETS_KEPT = 4096  # duplicate sets known public, kept so that a view reads no store
 
 
 class Arenas:
@@ -64,6 +66,7 @@ class Arenas:
         self._known: dict[str, dict] = {}        # arena id -> spec, from the store
         self._resident_bots: dict[str, BotInfo] = {}
         self._boards: dict[str, Board] = {}
+        self._public_sets: OrderedDict = OrderedDict()   # (arena, set) known to be public
         self._board_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -193,6 +196,28 @@ class Arenas:
             raise EngineError(Reason.UNKNOWN_ARENA, f"no arena {shown(arena_id)}; the "
                               f"arenas are {', '.join(sorted(self._known)) or 'none'}")
         return s
+
+    def deal_hidden(self, settings: dict) -> str | None:
+        """Why what shows the tiles of the match with these settings (its record, its
+        spectator view) is not public yet; None once it is. Only a duplicate arena's matches
+        are ever hidden: the rotations of a set play one deal, one after another, so a
+        finished one's record would show the next one's hands. A set is public once no
+        rotation of it is in play or will be made (ArenaStore.close_set)."""
+        meta = settings.get("arena")
+        if not meta or not self.spec_of(meta["arena"])["duplicate"]:
+            return None
+        key = (meta["arena"], meta["set"])
+        if key in self._public_sets:
+            return None
+        if self.store.set_open(*key):
+            return (f"it plays the deal of a set of duplicate arena {meta['arena']}, whose "
+                    "rotations play one deal: its record and views are public once no "
+                    "rotation of the set is in play or to come")
+        with self._board_lock:
+            self._public_sets[key] = None
+            while len(self._public_sets) > PUBLIC_SETS_KEPT:
+                self._public_sets.popitem(last=False)
+        return None
 
     def variant_of(self, arena_id: str) -> str:
         return self.spec_of(arena_id)["variant"]

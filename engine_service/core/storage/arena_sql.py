@@ -85,6 +85,11 @@ CREATE TABLE IF NOT EXISTS arena_results (
     row TEXT NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS arena_results_by_seq ON arena_results (arena, seq);
+CREATE TABLE IF NOT EXISTS arena_sets_closed (   -- duplicate sets no rotation will follow
+    arena TEXT NOT NULL,
+    set_no INTEGER NOT NULL,
+    PRIMARY KEY (arena, set_no)
+);
 """
 # PostgreSQL's REAL is 4 bytes and its INTEGER 4: times and counters need 8.
 PG_SCHEMA = SCHEMA.replace(" REAL", " double precision").replace(" INTEGER", " bigint")
@@ -339,6 +344,25 @@ class ArenaStore:
             return None
         a, lu, st, c, s, r = rows[0]
         return a, [tuple(k) for k in json.loads(lu)], st, c, s, r
+
+    # ----- duplicate sets: what shows a deal waits until no rotation of it will follow ------
+    def close_set(self, arena: str, set_no: int) -> None:
+        """No further rotation of this set will be made (it was dropped or is complete)."""
+        self._fenced("INSERT INTO arena_sets_closed (arena, set_no) SELECT ?, ? WHERE {fence} "
+                     "ON CONFLICT DO NOTHING", (arena, set_no), arena)
+
+    def close_idle_sets(self, arena: str) -> None:
+        """Close every set of the arena with no match in play: a matchmaker that starts
+        (a restart, a takeover) continues only the sets whose match is in play."""
+        self._fenced("INSERT INTO arena_sets_closed (arena, set_no) SELECT DISTINCT arena, "
+                     "set_no FROM arena_matches WHERE arena = ? AND set_no NOT IN (SELECT "
+                     "set_no FROM arena_matches WHERE arena = ? AND status IN (?, ?)) AND "
+                     "{fence} ON CONFLICT DO NOTHING", (arena, arena, *IN_PLAY), arena)
+
+    def set_open(self, arena: str, set_no: int) -> bool:
+        """Whether a rotation of this set is in play or may still be made."""
+        return not self._r("SELECT 1 FROM arena_sets_closed WHERE arena = ? AND set_no = ?",
+                           (arena, set_no))
 
     def count_matches(self, arena: str) -> dict[str, int]:
         return dict(self._r("SELECT status, count(*) FROM arena_matches WHERE arena = ? "
