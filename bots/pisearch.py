@@ -73,7 +73,8 @@ from engine_service.rules.hhl import FITS_OR_0, HHLPlayout, HHLPosition
 from engine_service.rules.moves import BARRICADE
 from engine_service.rules.tiles import FITS, OTHER, PIPS
 
-from .strategies.search import CAMAT_BONUS, TOP, WIN_BONUS
+from .policies import greedy_lay
+from .strategies.search import CAMAT_BONUS, WIN_BONUS
 
 __all__ = ["DEFAULT_MODEL", "DEFAULT_NODES", "MODELS", "Values", "move_values"]
 
@@ -347,7 +348,7 @@ class _HHL(_Search):
         while not q.over:
             turn = q.turn
             cand = hands[turn] if q.drawn is None else 1 << q.drawn
-            t, i = _greedy_choice(q.ends, cand)
+            t, i = greedy_lay(q.ends, cand)
             self.work += 1
             if chance and q.stock_pos < len(q.stock) and _next_draws(q, turn, t, i):
                 acc = None
@@ -365,7 +366,7 @@ class _HHL(_Search):
         hands = q.hands
         while not q.over:
             turn = q.turn
-            t, i = _greedy_choice(q.ends, hands[turn] if q.drawn is None else 1 << q.drawn)
+            t, i = greedy_lay(q.ends, hands[turn] if q.drawn is None else 1 << q.drawn)
             q.lay(turn, t, i)
             self.work += 1
         return q.result()
@@ -398,23 +399,12 @@ class _Domeng(_Search):
             self.work += 1
         while not q.over:
             turn = q.turn
-            t, i = _greedy_choice(q.ends, hands[turn])
+            t, i = greedy_lay(q.ends, hands[turn])
             q.lay(turn, t, i)
             self.work += 1
         return self.terminal(q)
 
 
-def _greedy_choice(ends, cand: int):
-    """(tile, end index) greedy lays, from bit masks (as strategies.search's playouts)."""
-    best_pips, bt, bi = -1, -1, -1
-    for i, v in enumerate(ends):
-        if v >= 0:
-            x = cand & FITS[v]
-            if x:
-                p, t = TOP[x]
-                if p > best_pips:
-                    best_pips, bt, bi = p, t, i
-    return bt, bi
 
 
 def _next_draws(q, turn: int, t: int, i: int) -> bool:

@@ -37,8 +37,9 @@ from engine_service.rules.domeng import DomengPlayout, DomengPosition
 from engine_service.rules.hhl import HHLPlayout, HHLPosition, hand_points
 from engine_service.rules.moves import BARRICADE
 from engine_service.rules.playout import from_view, playout_of
-from engine_service.rules.tiles import FITS, PIPS, pips_of
+from engine_service.rules.tiles import PIPS, pips_of
 
+from ..policies import greedy_lay as _greedy_choice
 from ..strategy import Strategy
 
 DEFAULT_MS = 200
@@ -60,37 +61,9 @@ def greedy_pick(moves):
     return best if best is not None else moves[0]
 
 
-def _top_table() -> dict:
-    """TOP[mask] = (pips, tile) of the tile greedy lays first out of ``mask``, for every
-    set of tiles that all show one number (what ``cand & FITS[v]`` can be): the most
-    pips, ties to the lowest tile (the engines list tiles ascending)."""
-    top = {}
-    for v in range(7):
-        tiles = [t for t in range(28) if FITS[v] >> t & 1]
-        for k in range(1, 1 << len(tiles)):
-            chosen = [t for j, t in enumerate(tiles) if k >> j & 1]
-            mask = sum(1 << t for t in chosen)
-            best = max(chosen, key=lambda t: (PIPS[t], -t))
-            top[mask] = (PIPS[best], best)
-    return top
-
-
-TOP = _top_table()
 mask_pips = pips_of  # the pips of a hand mask (two table lookups)
 
 
-def _greedy_choice(ends, cand: int):
-    """(tile, end index) greedy lays: the most pips over the open ends, ties to the first
-    end and the lowest tile (the engines' listing order); never a barricade."""
-    best_pips, bt, bi = -1, -1, -1
-    for i, v in enumerate(ends):
-        if v >= 0:
-            x = cand & FITS[v]
-            if x:
-                p, t = TOP[x]
-                if p > best_pips:
-                    best_pips, bt, bi = p, t, i
-    return bt, bi
 
 
 def run_greedy_hhl(state: HHLPosition | HHLPlayout) -> list[int]:
