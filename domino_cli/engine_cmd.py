@@ -65,6 +65,9 @@ def add_subcommands(subparsers) -> None:
                    "PostgreSQL --db (default: --host and the port it listens on)")
     p.add_argument("--max-live-matches", type=POSITIVE, default=5000,
                    help="matches not over, at most, for the whole engine (default 5000)")
+    p.add_argument("--sampling-budget", type=cpu_share, default=None, metavar="CPU_S",
+                   help="CPU seconds a second of SampleWorlds work that one client address "
+                   "and one match may each use (default 0.2; docs/security.md)")
     p.add_argument("--metrics-port", type=PORT, default=None, metavar="PORT",
                    help="serve Prometheus metrics at http://HOST:PORT/metrics, on --host "
                    "(default: off; 0 picks a free port, printed on the 'engine listening' "
@@ -162,6 +165,18 @@ def add_arena_flags(p) -> None:
                        "(in a cluster the engine still hosts arena matches and lobbies)")
 
 
+def cpu_share(text: str) -> float:
+    """An argparse type: CPU seconds a second, above 0 and at most 64 (a machine's cores)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"wants CPU seconds a second, got {text!r}") from None
+    if not 0 < value <= 64:     # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"wants CPU seconds a second above 0 and at most 64, "
+                                         f"got {text}")
+    return value
+
+
 def arenas_of(args) -> list[dict]:
     """The arenas `--arena`/`--no-arenas` ask for (SystemExit naming a bad one)."""
     from engine_service.core.arena import spec
@@ -223,6 +238,7 @@ def run_engine(args) -> int:
     import sqlite3
 
     from engine_service.core.engine import Engine
+    from engine_service.core.sampling.service import WorldService, budgets_with
     from engine_service.core.storage.rows import StoreDamaged, StoreUnavailable
     from engine_service.rpc.server import start_server
 
@@ -239,8 +255,11 @@ def run_engine(args) -> int:
     if taken:
         return failed("engine", taken)
     try:
+        worlds = (None if args.sampling_budget is None
+                  else WorldService(budgets=budgets_with(args.sampling_budget)))
         engine = Engine.open(args.db, keys_required=not is_open,
                              max_live=args.max_live_matches, yardsticks=yardsticks(),
+                             worlds=worlds,
                              arenas=arenas_of(args), residents=residents(),
                              analyser=analyser())
     except sqlite3.DatabaseError as e:

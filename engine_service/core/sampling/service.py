@@ -48,6 +48,14 @@ SEED_MAX = 2**64 - 1         # the proto's uint64
 # CPU seconds of sampling a second (and at once), for the whole engine, one client
 # address, one match. A thousand worlds take some 20 ms; counting a new view 0.2..50 ms.
 CPU_BUDGETS = {"engine": (0.25, 0.5), "client": (0.2, 0.5), "match": (0.2, 0.5)}
+
+
+def budgets_with(share: float) -> dict[str, tuple[float, float]]:
+    """CPU_BUDGETS with a client address's and a match's rate set to `share` (an operator's
+    choice: `domino engine --sampling-budget`); the bursts and the engine's own stay."""
+    return {level: (share if level != "engine" else rate, burst)
+            for level, (rate, burst) in CPU_BUDGETS.items()}
+
 # A call costs the engine its own work too (the view, the answer, the hand-over to the
 # worker: a millisecond or two, however few worlds): each is charged at least this much.
 MIN_CALL_COST_S = 0.002
