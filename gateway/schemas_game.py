@@ -182,7 +182,7 @@ _BY_PROFILE = "as the profile says"
 class HHLOptionsInputSchema(Schema):
     OPENAPI = {"minProperties": 1}
     minutes = _given("hhl", "minutes", "time limit in minutes of play, from the match's "
-                     "first move; the hand in progress is finished (HHL-10); none when only "
+                     "creation; the hand in progress is finished (HHL-10); none when only "
                      "hands is given")
     hands = _given("hhl", "hands", "play this many hands, then end (HHL-10)")
     profile = _given_choice("hhl", "profile", PROFILE_TEXT, "rulings")

@@ -503,8 +503,8 @@ class HHLMatch(Match):
     # HHL-10: a time limit (default 60 minutes) or, option, a number of hands.
     OPTIONS = (
         Option("minutes", 60, 1, 24 * 60, "time limit in minutes of play, counted from the "
-               "match's first move; the hand in progress is finished (HHL-10). 60 unless "
-               "hands is set"),
+               "match's creation; the hand in progress is finished (HHL-10). 60 unless hands "
+               "is set"),
         Option("hands", None, 1, 1000, "play this many hands, then end (HHL-10); what "
                "ladders and tests use"),
         PROFILE,

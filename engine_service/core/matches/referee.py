@@ -127,7 +127,6 @@ class Referee:
         # The latest accepted moves, to answer a client that sends one of them again.
         self.history: deque[Turn] = deque(maxlen=RESUBMITS_KEPT)
         self._time_told = False   # the rules were told the time is up (HHL-10)
-        self._play_started: float | None = None   # its first move's time (HHL-10)
         s = row.settings
         specs = seat_specs(s)
         self.seats = [Seat(spec.kind, spec.name, clock_ms, pool=spec.pool, open=spec.open,
@@ -190,10 +189,7 @@ class Referee:
         for seat, name in store.seat_names(row.id).items():
             referee.seats[seat].name = name
         in_a_row = [0] * len(referee.seats)
-        logged = store.moves(row.id)
-        if logged:
-            referee._play_started = logged[0].at
-        for move in logged:
+        for move in store.moves(row.id):
             referee._apply(move.seat, move.move_text, move.cause, durable=False,
                            extra=logged_events(move, in_a_row))
         referee._alarms = alarms
@@ -522,9 +518,6 @@ class Referee:
                 raise
         if durable:
             metrics.move_committed(self.row.variant)
-            if self._play_started is None and cause != FORKED:
-                self._play_started = logged.at   # the first move: play starts (HHL-10)
-                self._arm_time_limit()
         if cause != FORKED:
             self._log.append(logged)
         self._engine_events += [(place, e) for e in extra]
@@ -809,15 +802,14 @@ class Referee:
         return move
 
     def _arm_time_limit(self) -> None:
-        """HHL-10: a time limit counts from the match's first move (minutes of play: a
-        match waiting for its seats or its first player loses none); the hand in progress is
+        """HHL-10: a time limit counts from the match's creation; the hand in progress is
         finished (the rules core does that once told)."""
         minutes = self.match.options.get("minutes") if self.match.variant == "hhl" else None
         if not minutes or self.match.over or self._alarms is None or self._time_alarm:
             return
-        if self._time_told or self._play_started is None:
-            return   # already told (restored from the log), or no play yet
-        left = self._play_started + minutes * 60 - self._now()
+        if self._time_told:
+            return   # already told (restored from the log)
+        left = self.row.created + minutes * 60 - self._now()
         self._time_alarm = self._arm(max(left, 0.0), self._time_up)
 
     def _time_up(self) -> None:
