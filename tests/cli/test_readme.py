@@ -184,7 +184,13 @@ def run_command(s: Session, command: str) -> None:
         return
     if "domino bot --arena" in command:
         assert s.key, "no bot key printed before"
-        s.background.append((command, s.start(command.replace("dbk_...", s.key))))
+        proc = s.start(command.replace("dbk_...", s.key))
+        s.background.append((command, proc))
+        # Stopped once it plays (its first progress line), as its reader would: a Ctrl-C
+        # while Python is still importing it (a loaded machine) interrupts the import.
+        for line in proc.stderr:
+            if line.startswith("domino bot:"):
+                break
         return
     if "my-scenario.json" in command:
         scenario(s)
