@@ -26,6 +26,7 @@ import http.client
 import json
 import queue
 import threading
+import time
 import urllib.request
 
 import grpc
@@ -110,7 +111,20 @@ class Served:
             match_id=created.match_id, seat=s), timeout=10).seat_token for s in range(seats)]
 
     def move(self, match_id: str, tokens: list[str]) -> int:
-        """The seat to move plays its first legal move; returns the new version."""
+        """The seat to move plays its first legal move; returns the new version. A move
+        the store was too slow for (STORE_UNAVAILABLE: a loaded machine's PostgreSQL past
+        the engine's 0.5 s bound) is made again, as the refusal asks a client to."""
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                return self._move(match_id, tokens)
+            except grpc.RpcError as e:
+                if (e.code() != grpc.StatusCode.UNAVAILABLE or "STORE_UNAVAILABLE" not in
+                        (e.details() or "") or time.monotonic() > deadline):
+                    raise
+                time.sleep(0.1)   # "try again shortly": the store's probe lets calls in
+
+    def _move(self, match_id: str, tokens: list[str]) -> int:
         seat = self.stub.GetMatch(engine_pb2.GetMatchRequest(match_id=match_id),
                                   timeout=10).summary.to_move
         state = self.stub.GetView(engine_pb2.GetViewRequest(match_id=match_id,
