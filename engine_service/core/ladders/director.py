@@ -50,6 +50,8 @@ from ..storage.sql import SQLLadderStore
 
 log = logging.getLogger(__name__)
 
+CLOSE_WAIT_S = 10.0   # how long closing waits for a director's step to end
+
 RUNNING, DONE, CANCELLED, FAILED = "running", "done", "cancelled", "failed"
 # Running, but scheduling nothing until a bot enlists again (an abandoned ladder). Kept as
 # running in the store: the ladder is still owned, counted in its key's quota, resumable.
@@ -639,5 +641,10 @@ class Ladders:
         return sorted(self._directors.values(), key=lambda d: d.created, reverse=True)
 
     def close(self) -> None:
+        """Stop every director and wait for its step to end: the engine closes the store
+        next, and a step still running then failed on the closed store."""
         for d in self._directors.values():
             d.stop()
+        for d in self._directors.values():
+            if d._thread is not None and d._thread is not threading.current_thread():
+                d._thread.join(CLOSE_WAIT_S)
