@@ -25,6 +25,7 @@ from domino_proto.domino.v1 import (
 )
 from domino_wire import game
 from engine_service.core import engine as engine_module
+from engine_service.core.matches.referee import WAITING
 from engine_service.rpc import play_session
 
 from .support import refusal, wait_for
@@ -388,6 +389,23 @@ def test_ladders_are_bounded_and_cancelled_by_their_creator(served):
     d = served.engine.ladders.get(big.ladder_id)
     d._thread.join(5)
     assert not d.playing and not d._thread.is_alive()      # nothing more is scheduled
+
+
+def test_a_ladder_cancelled_while_its_matches_wait_for_entrants_ends_them_by_the_clock(served):
+    # No entrant ever enlists and the seat wait is long: the matches wait, uncounted, when the
+    # ladder is cancelled; nothing watches them after that, so the engine plays them out
+    # (a duplicate set's deal stays hidden until they end).
+    engine = served.engine
+    d, _ = engine.ladders.create({
+        "variant": "hhl", "entrants": ["ghost1", "ghost2"], "matches": 4, "concurrency": 2,
+        "options": {"hands": 1}, "clock_ms": 100, "seat_wait_s": 600})
+    wait_for(lambda: len(d.playing) == 2, what="its first matches")
+    ids = list(d.playing)
+    assert {engine.get(i).status for i in ids} == {WAITING}
+    d.cancel(engine.keys.principal(""))
+    wait_for(lambda: all(engine.get(i).match.over for i in ids), timeout=120,
+             what="the waiting matches to be played out")
+    assert all(m["status"] == "voided" for m in d.matches() if m["match_id"] in ids)
 
 
 def test_matches_are_capped_per_principal_and_for_the_engine(served):

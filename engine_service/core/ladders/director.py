@@ -383,7 +383,8 @@ class Director:
         return skill_figures(list(self._analyses.values()))
 
     def void(self, match_id: str, why: str) -> None:
-        """A match the engine broke: not counted; its slot is played again."""
+        """A match the engine broke, or one in play when the ladder ended: not counted; its
+        slot is played again if the ladder goes on."""
         with self._lock:
             if match_id not in self.playing:
                 return
@@ -392,17 +393,25 @@ class Director:
             self.store.set_match_status(self.id, match_id, VOIDED)
             self.voided += 1
             self.replay.append(idx)
-            log.warning("ladder %s: match %s voided (%s); slot %d is played again", self.id,
-                        match_id, why, idx)
+            log.warning("ladder %s: match %s voided (%s); slot %d %s", self.id, match_id,
+                        why, idx, "is played again" if self.active else "is not played")
+        # Nothing watches it now: one still waiting for its entrants would wait forever
+        # (and keep its set's deal hidden), so its empty seats are played by the engine.
+        referee = self.engine.get(match_id)
+        if referee.status == WAITING:
+            self._play_no_shows(referee)
+
+    def _play_no_shows(self, referee) -> None:
+        for seat in referee.unfilled_pool_seats():
+            self.engine.pools.withdraw(referee, seat)
+            referee.no_show(seat)  # played automatically; the entrant is charged
 
     def _check_waiting_and_stalled(self) -> None:
         now = time.time()
         for match_id, (_, changed) in list(self.playing.items()):
             referee = self.engine.get(match_id)
             if referee.status == WAITING and now - referee.row.created > self.spec["seat_wait_s"]:
-                for seat in referee.unfilled_pool_seats():
-                    self.engine.pools.withdraw(referee, seat)
-                    referee.no_show(seat)  # played automatically; the entrant is charged
+                self._play_no_shows(referee)
             elif referee.status == LIVE and now - changed > self._stall_s():
                 self.void(match_id, f"no move for {now - changed:.0f} s")
 
