@@ -113,13 +113,19 @@ class Engine:
     def open(cls, db: str, **options) -> Engine:
         """An engine on the store `db`: a SQLite file (or ":memory:"), or a PostgreSQL
         database (postgresql://...): matches and ladders."""
-        return cls(open_store(db), **options)
+        store = open_store(db)
+        with store.starting():
+            return cls(store, **options)
 
     # ----- lifecycle ------------------------------------------------------------------
     def recover(self) -> list[str]:
         """Restore every unfinished match from the store (same state and version) and
         restart its clocks. Returns the restored match ids. StoreDamaged when the store
         is damaged (checked first) or a match's log cannot be read."""
+        with self.store.starting():
+            return self._recover()
+
+    def _recover(self) -> list[str]:
         self.store.check()
         restored = []
         for row in self.store.unfinished():
@@ -145,11 +151,12 @@ class Engine:
         """Join the cluster of the engines on this store, advertised at `address`: what
         recovery is for one engine (recover()), taking the matches and ladders that no live
         engine owns. Returns the ids of the matches taken."""
-        self.store.check()
-        self.address = address
-        self.ladders.resume(running=False)   # the finished ones, to read; running: owned
-        taken = self.cluster.join(address)
-        self.arenas.start()
+        with self.store.starting():
+            self.store.check()
+            self.address = address
+            self.ladders.resume(running=False)   # the finished ones, to read; running: owned
+            taken = self.cluster.join(address)
+            self.arenas.start()
         return taken
 
     def adopt_match(self, match_id: str) -> bool:

@@ -112,9 +112,7 @@ class ArenaStore:
             import psycopg_pool
 
             try:
-                with self.store.pool.connection() as conn, conn.transaction():
-                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
-                    conn.execute(PG_SCHEMA)
+                self.store.make_tables(PG_SCHEMA, SCHEMA_LOCK)
             except (psycopg.Error, psycopg_pool.PoolTimeout) as e:
                 why = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
                 raise StoreUnavailable(f"the store {self.store.path} did not make the arena's "

@@ -222,6 +222,7 @@ class PostgresStore(SQLStore):
                                    configure=_configure, connection_class=BoundedConnection,
                                    timeout=POOL_WAIT_S, name="store", open=False)
         self._probe_conn: BoundedConnection | None = None
+        self._wait_s = WAIT_S       # a call's bound; longer while starting()
         self.health = StoreHealth(self.path, self._probe)
         try:
             self.pool.open(wait=True, timeout=OPEN_TIMEOUT_S)
@@ -235,16 +236,42 @@ class PostgresStore(SQLStore):
             raise
         self.health.start()
 
+    @contextlib.contextmanager
+    def starting(self):
+        # Start-up work (the schema, recovery) is bounded by OPEN_TIMEOUT_S, not by a
+        # move's WAIT_S: another engine may hold the lock while it migrates, and a loaded
+        # server can take longer than a commit over DDL or a scan of every match.
+        before, self._wait_s = self._wait_s, OPEN_TIMEOUT_S
+        try:
+            yield
+        finally:
+            self._wait_s = before
+
+    @contextlib.contextmanager
+    def _connection(self):
+        """A connection of the pool, bounded by the store's present bound."""
+        wait_s = self._wait_s
+        with self.pool.connection(timeout=max(wait_s, POOL_WAIT_S)) as conn:
+            conn.wait_s = wait_s
+            yield conn
+
+    @contextlib.contextmanager
+    def _starting(self):
+        """A start-up transaction, with no statement timeout."""
+        with self.starting(), self._connection() as conn, conn.transaction():
+            conn.execute("SET LOCAL statement_timeout = 0")
+            yield conn
+
     def _migrate(self) -> None:
-        # Another engine may hold the lock while it migrates: this one waits for it.
-        with self.pool.connection(timeout=OPEN_TIMEOUT_S) as conn:
-            conn.wait_s = OPEN_TIMEOUT_S
-            try:
-                with conn.transaction():
-                    conn.execute("SET LOCAL statement_timeout = 0")
-                    self._migrate_on(conn)
-            finally:
-                conn.wait_s = WAIT_S
+        with self._starting() as conn:
+            self._migrate_on(conn)
+
+    def make_tables(self, schema: str, lock: int) -> None:
+        """Another room's tables (`CREATE ... IF NOT EXISTS`), made once under the advisory
+        lock `lock`, so that engines started together do not race on them."""
+        with self._starting() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
+            conn.execute(schema)
 
     def _migrate_on(self, conn: psycopg.Connection) -> None:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
@@ -265,11 +292,11 @@ class PostgresStore(SQLStore):
     # None of ours has a `?` of its own (no JSON operators). Errors go up as psycopg's:
     # sql.py makes them StoreUnavailable.
     def _write(self, sql: str, args: tuple = ()) -> int:
-        with self.pool.connection() as conn:
+        with self._connection() as conn:
             return conn.execute(sql.replace("?", "%s"), args).rowcount
 
     def _read(self, sql: str, args: tuple = ()) -> list[tuple]:
-        with self.pool.connection() as conn:
+        with self._connection() as conn:
             return conn.execute(sql.replace("?", "%s"), args).fetchall()
 
     def _probe(self, was_up: bool) -> None:
@@ -296,7 +323,7 @@ class PostgresStore(SQLStore):
         # count made after a row lock was granted sees the work of whoever held it.
         # Errors go up as psycopg's, like _write's: sql.py's transaction() makes them
         # StoreUnavailable.
-        with self.pool.connection() as conn, conn.transaction():
+        with self._connection() as conn, conn.transaction():
             def run(sql: str, args: tuple = ()):
                 cur = conn.execute(sql.replace("?", "%s"), args)
                 return cur.fetchall() if cur.description is not None else cur.rowcount

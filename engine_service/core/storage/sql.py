@@ -110,6 +110,12 @@ class SQLStore:
         for by) every other writer of the same rows, on every engine of the store."""
         raise NotImplementedError
 
+    def starting(self) -> AbstractContextManager:
+        """The engine's start-up (opening, recovery, joining a cluster) runs in this: a
+        backend that bounds each call tightly (postgres.py) gives the server longer there,
+        so a slow answer at start-up delays the engine instead of failing it."""
+        return contextlib.nullcontext()
+
     def outage(self, error: Exception) -> bool:
         """Whether an error of `unavailable` means the store could not do it now (rather
         than a statement of ours being wrong)."""
