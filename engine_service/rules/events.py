@@ -14,7 +14,6 @@ from .tiles import TEXT
 
 PLAY, DRAW, PASS = "play", "draw", "pass"
 DEAL_START, DEAL_OVER, CYCLE_OVER, MATCH_OVER = "deal_start", "deal_over", "cycle_over", "match_over"
-TURN_KINDS = (PLAY, DRAW, PASS)
 KINDS = (DEAL_START, PLAY, DRAW, PASS, DEAL_OVER, CYCLE_OVER, MATCH_OVER)
 # The kinds that read the same for every seat and spectator (``to_dict`` ignores the
 # recipient), so one encoding can serve everyone. A draw shows its tiles only to the

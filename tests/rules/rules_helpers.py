@@ -11,7 +11,6 @@ Two kinds of helper live here:
 """
 
 import json
-import random
 import re
 
 import pytest
@@ -360,11 +359,6 @@ def places(values, best_high):
 
 
 # ----- driving engine and reference together ----------------------------------------
-def random_chooser(seed):
-    rng = random.Random(seed)
-    return lambda m, seat, legal: rng.choice(legal)
-
-
 def deal_of(m, i=-1):
     d = m.record()["deals"][i]
     return d["hands"], d.get("stock", d.get("sleeping"))
