@@ -34,6 +34,7 @@ import pytest
 
 from bots.arena import play_match
 from bots.strategies import make_strategy
+from domino_cli.processes import metrics_port_of
 from domino_proto.domino.v1 import (
     common_pb2,
     engine_pb2,
@@ -52,6 +53,7 @@ from engine_service.core.security.keys import Quotas
 from engine_service.rpc import play_session
 from engine_service.rules.fork import MAX_FORK_PLAYS
 from tests.engine.support import refusal, start_engine, wait_for
+from tests.metrics_support import Scrape
 from tests.pg_server import STORES
 
 CLOCK_MS = 3_600_000
@@ -83,8 +85,10 @@ class Served:
         # speed, decides when it runs out: a loaded machine's slow workers used the
         # default 0.2 CPU s a second no faster than it refilled, and no refusal came.
         self.proc, self.port = start_engine(self.db, self.port, self.log,
-                                            extra=("--sampling-budget", "0.01"))
+                                            extra=("--sampling-budget", "0.01",
+                                                   "--metrics-port", "0"))
         self.address = f"127.0.0.1:{self.port}"
+        self.metrics = f"http://127.0.0.1:{metrics_port_of(self.proc.ready_line)}/metrics"
         self.channel = grpc.insecure_channel(self.address)
         self.stub = engine_pb2_grpc.EngineStub(self.channel)
         self.play = play_pb2_grpc.PlayStub(self.channel)
@@ -97,6 +101,21 @@ class Served:
         for _ in range(count):
             version = self.move(match_id, tokens)
         return version
+
+    def moves_until_dropped(self, match_id: str, tokens: list[str]) -> tuple[int, int]:
+        """Play on until the engine has ended one more stream SLOW_READER (its refusal
+        counter says so), at most UNREAD_MOVES moves: (moves played, the match's version).
+        Playing a fixed number of moves "far more than needed" cost minutes a store."""
+        dropped = self.slow_readers()
+        played = 0
+        while self.slow_readers() == dropped:
+            assert played < UNREAD_MOVES, f"no stream was dropped in {played} moves"
+            version = self.moves(match_id, tokens, DROP_CHECK_EVERY)
+            played += DROP_CHECK_EVERY
+        return played, version
+
+    def slow_readers(self) -> float:
+        return Scrape(self.metrics).get("domino_engine_refusals_total", reason="SLOW_READER")
 
     def stop(self):
         self.channel.close()
@@ -291,15 +310,18 @@ def test_a_match_takes_so_many_watchers_and_an_unread_one_is_dropped(served):
         call.cancel()
     wait_for(lambda: all(c.done() for c in held[1:]), what="the watchers to go")
     unread = held[0]                 # read no further: it falls behind, and is dropped
-    version = served.moves(match_id, tokens, UNREAD_MOVES)   # the seats play on meanwhile
+    played, version = served.moves_until_dropped(match_id, tokens)  # the seats play on
     got = read_until_refused(unread)
-    assert got < UNREAD_MOVES, got   # ended long before the last move
+    # One message a move, had it stayed (and a keepalive now and then); the WATCH_BEHIND
+    # waiting when it overflowed were never sent.
+    assert got < played, (got, played)
     fresh = served.stub.Watch(request, timeout=30)     # it may come back: a fresh snapshot
     assert next(fresh).snapshot.state.version == version
     fresh.cancel()
 
 
 UNREAD_MOVES = 4000      # far more than a stream's bound plus what a 64 KB window holds
+DROP_CHECK_EVERY = 50    # moves between two looks at the engine's SLOW_READER count
 
 
 def read_until_refused(stream) -> int:
@@ -365,10 +387,10 @@ def test_a_bot_that_reads_nothing_is_dropped_and_its_seat_played_on(served):
     outbox.put(hello)                # and then nothing: the stream stays open, unread
     stream = play_pb2_grpc.PlayStub(served.narrow).Connect(iter(outbox.get, None), timeout=300)
     # every seat played by the test (its own too, with its token), its stream unread
-    served.moves(match_id, tokens, UNREAD_MOVES)
+    played, _ = served.moves_until_dropped(match_id, tokens)
     got = read_until_refused(stream)
     outbox.put(None)
-    assert got < UNREAD_MOVES, got    # one message a move at least, had it stayed
+    assert got < played, (got, played)   # one message a move at least, had it stayed
 
 
 # ----- event streams at the gateway -----------------------------------------------------------
