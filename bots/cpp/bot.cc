@@ -5,8 +5,12 @@
 // message"). It parses no JSON: everything it reads is typed (game.proto). `make cpp-bot`
 // builds it: protoc with grpc_cpp_plugin on proto/domino/v1/*.proto into build/cpp-bot/gen,
 // then g++ on this file and the generated .cc files, flags from pkg-config grpc++ protobuf.
-// Prints one JSON line when done: {"match_id", "seat", "result"} for a seat, or {"pool",
-// "name", "results", "matches"} for a pool, each result in the shape of the match record
+// Arena mode (docs/arena.md, "A bot in the arena"): a registered bot's lobby stream
+// (Hello.arena) stays open; each ArenaSeat is played on a seat stream of its own
+// (Hello.arena_seat, on the seat's owner engine) by the same code that plays a seat by token.
+// Prints one JSON line when done: {"match_id", "seat", "result"} for a seat, {"pool",
+// "name", "results", "matches"} for a pool, or {"arena", "version", "bot", "results",
+// "matches"} in arena mode, each result in the shape of the match record
 // (docs/records.md). Exit status 0; 1 when the engine refused the bot (bad token, unknown
 // match) or stayed unreachable for --give-up seconds; 2 for a wrong command line.
 #include <grpcpp/grpcpp.h>
@@ -28,12 +32,17 @@ using google::protobuf::RepeatedPtrField;
 
 static const char* USAGE =
     "usage: domino-bot --engine HOST:PORT (--match ID [--seat N] [--seat-token T] | --pool NAME\n"
-    "         [--name NAME] [--pool-secret S] [--capacity K] [--matches N]) [--give-up S] [-v]\n"
+    "         [--name NAME] [--pool-secret S] [--capacity K] [--matches N] | --arena ARENA\n"
+    "         --version V [--matches N]) [--give-up S] [-v]\n"
     "  --seat-token defaults to $DOMINO_SEAT_TOKEN, --pool-secret to $DOMINO_POOL_SECRET (both\n"
-    "  keep the secret out of ps); --matches 0 plays pool matches until interrupted.\n";
+    "  keep the secret out of ps); --arena plays as the registered bot whose key is in\n"
+    "  $DOMINO_BOT_KEY (never a flag); --matches 0 plays pool or arena matches until\n"
+    "  interrupted.\n";
+static const char* CLIENT = "domino example bot (c++, greedy)";
 
 struct Args {
   std::string engine = "127.0.0.1:50051", match, token, pool, name = "cpp-greedy", secret;
+  std::string arena, version, key;  // arena mode; key: the bot key, from the environment only
   int seat = -1, capacity = 1, matches = 1;
   double give_up = 120;
   bool verbose = false;
@@ -43,9 +52,11 @@ static Args parse_args(int argc, char** argv) {
   Args a;
   if (const char* t = std::getenv("DOMINO_SEAT_TOKEN")) a.token = t;
   if (const char* s = std::getenv("DOMINO_POOL_SECRET")) a.secret = s;
+  if (const char* k = std::getenv("DOMINO_BOT_KEY")) a.key = k;
   std::map<std::string, std::string*> text = {
       {"--engine", &a.engine}, {"--match", &a.match}, {"--seat-token", &a.token},
-      {"--pool", &a.pool},     {"--name", &a.name},   {"--pool-secret", &a.secret}};
+      {"--pool", &a.pool},     {"--name", &a.name},   {"--pool-secret", &a.secret},
+      {"--arena", &a.arena},   {"--version", &a.version}};
   std::map<std::string, int*> ints = {
       {"--seat", &a.seat}, {"--capacity", &a.capacity}, {"--matches", &a.matches}};
   try {
@@ -60,9 +71,12 @@ static Args parse_args(int argc, char** argv) {
       else throw std::invalid_argument(f);
     }
   } catch (const std::exception&) { std::cerr << USAGE, std::exit(2); }
-  if (a.pool.empty() && (a.match.empty() || a.token.empty()))
-    std::cerr << "give --match and a seat token (--seat-token or DOMINO_SEAT_TOKEN), or --pool\n"
-              << USAGE, std::exit(2);
+  if (!a.arena.empty() && (a.version.empty() || a.key.empty()))
+    std::cerr << "--arena needs --version and the bot key in DOMINO_BOT_KEY\n" << USAGE,
+        std::exit(2);
+  if (a.arena.empty() && a.pool.empty() && (a.match.empty() || a.token.empty()))
+    std::cerr << "give --match and a seat token (--seat-token or DOMINO_SEAT_TOKEN), --pool,"
+                 " or --arena\n" << USAGE, std::exit(2);
   return a;
 }
 
@@ -128,6 +142,30 @@ static std::string code_name(grpc::StatusCode code) {
   return code >= 0 && code <= 16 ? names[code] : "status " + num(code);
 }
 
+// Codes worth a reconnect: the engine is away, restarting, or the stream broke.
+static bool retryable(grpc::StatusCode code) {
+  return code == grpc::UNAVAILABLE || code == grpc::CANCELLED || code == grpc::UNKNOWN ||
+         code == grpc::INTERNAL || code == grpc::DEADLINE_EXCEEDED ||
+         code == grpc::RESOURCE_EXHAUSTED || code == grpc::ABORTED;
+}
+
+// Capped exponential backoff with jitter: a wait in [d/2, d], d = 0.2 s * 2^tries <= 5 s.
+// thread_local: an arena bot's lobby and seat back off on threads of their own.
+static double backoff_s(int tries) {
+  thread_local std::mt19937 rng(std::random_device{}());
+  double d = std::min(5.0, 0.2 * (1 << std::min(tries, 5)));
+  return std::uniform_real_distribution<double>(d / 2, d)(rng);
+}
+
+static std::unique_ptr<v1::Play::Stub> play_stub(const std::string& address) {
+  grpc::ChannelArguments ch;  // pings every 5 s; a fresh connection for every attempt
+  ch.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 5000), ch.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 3000);
+  ch.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  ch.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return v1::Play::NewStub(
+      grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), ch));
+}
+
 struct Bot {
   Args args;
   std::vector<std::string> results, finished;  // results as JSON, in the order matches ended
@@ -142,9 +180,12 @@ struct Bot {
   v1::BotMessage hello() const {
     v1::BotMessage m;
     v1::Hello* h = m.mutable_hello();
-    h->set_client("domino example bot (c++, greedy)");
+    h->set_client(CLIENT);
     h->set_skip_events(true);  // greedy needs only its turns: the TurnRequest's view is complete
-    if (args.pool.empty()) {
+    if (!args.arena.empty()) {  // an arena seat: the bot key stands for the seat token
+      h->mutable_arena_seat()->set_match_id(args.match);
+      h->mutable_arena_seat()->set_bot_key(args.key);
+    } else if (args.pool.empty()) {
       h->mutable_seat()->set_match_id(args.match);
       h->mutable_seat()->set_seat_token(args.token);
     } else {
@@ -157,12 +198,7 @@ struct Bot {
 
   // One stream, from the Hello to its end; *welcomed tells whether the engine took us.
   grpc::Status stream(bool* welcomed) {
-    grpc::ChannelArguments ch;  // pings every 5 s; a fresh connection for every attempt
-    ch.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 5000), ch.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 3000);
-    ch.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-    ch.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    auto stub = v1::Play::NewStub(
-        grpc::CreateCustomChannel(args.engine, grpc::InsecureChannelCredentials(), ch));
+    auto stub = play_stub(args.engine);
     grpc::ClientContext ctx;
     auto call = stub->Connect(&ctx);
     call->Write(hello());
@@ -200,16 +236,12 @@ struct Bot {
 
   // Stream after stream until done; returns the exit status.
   int run() {
-    const std::vector<grpc::StatusCode> retryable = {grpc::UNAVAILABLE, grpc::CANCELLED,
-        grpc::UNKNOWN, grpc::INTERNAL, grpc::DEADLINE_EXCEEDED, grpc::RESOURCE_EXHAUSTED,
-        grpc::ABORTED};
-    std::mt19937 rng(std::random_device{}());
     auto down_since = std::chrono::steady_clock::now();
     for (int tries = 0;;) {
       bool welcomed = false;
       grpc::Status st = stream(&welcomed);
       if (done()) return 0;
-      if (!st.ok() && std::count(retryable.begin(), retryable.end(), st.error_code()) == 0) {
+      if (!st.ok() && !retryable(st.error_code())) {
         std::cerr << "[cpp-bot] the engine refused: " << code_name(st.error_code()) << ": "
                   << st.error_message() << std::endl;
         return 1;
@@ -221,9 +253,7 @@ struct Bot {
                   << " s" << std::endl;
         return 1;
       }
-      // Capped exponential backoff with jitter: a wait in [d/2, d], d = 0.2 s * 2^tries <= 5 s.
-      double d = std::min(5.0, 0.2 * (1 << std::min(tries++, 5)));
-      double wait = std::uniform_real_distribution<double>(d / 2, d)(rng);
+      double wait = backoff_s(tries++);
       log("connection lost (" + (st.ok() ? "stream ended" : code_name(st.error_code())) +
           "), reconnecting in " + num(static_cast<int64_t>(wait * 1000)) + " ms");
       std::this_thread::sleep_for(std::chrono::duration<double>(wait));
@@ -231,18 +261,138 @@ struct Bot {
   }
 };
 
+// ----- arena mode: the lobby on this thread, each seat on a thread of its own ------------
+// The lobby stream has to be read for as long as it is open (keepalives, the next ArenaSeat)
+// while a seat is played, so the seat gets a thread. One at a time is enough: the engine
+// seats a bot in at most one match of an arena at a time (docs/arena.md).
+struct ArenaLobby {
+  Args args;
+  std::string bot;                            // the bot's name, from the ArenaWelcome
+  std::vector<std::string> results, matches;  // of the seats played to their end
+  std::vector<std::string> seated;            // every ArenaSeat's match id, once each
+  Bot seat;                                   // the seat in play, or the last one
+  int seat_status = 0;                        // its Bot::run()
+  std::thread playing;                        // plays `seat`
+
+  void log(const std::string& s) const {
+    if (args.verbose) std::cerr << "[cpp-bot arena] " << s << '\n';
+  }
+
+  // Wait for the seat in play to end, and keep its result. The seat thread writes only to
+  // `seat` and `seat_status`, read here after the join: no lock needed.
+  void finish_seat() {
+    if (!playing.joinable()) return;
+    playing.join();
+    if (seat_status != 0) return;  // refused or unreachable: it said why on stderr
+    matches.push_back(seat.args.match);
+    results.insert(results.end(), seat.results.begin(), seat.results.end());
+  }
+
+  void play(const v1::ArenaSeat& s) {
+    if (std::count(seated.begin(), seated.end(), s.match_id())) return;  // again after a reconnect
+    seated.push_back(s.match_id());
+    finish_seat();  // brief: the engine seats the bot again only once its last match is over
+    log("seated in match " + s.match_id() + " as seat " + num(s.seat()));
+    seat = Bot();  // the seat player of --match, with the bot key for a token
+    seat.args = args;
+    seat.args.match = s.match_id(), seat.args.pool.clear();
+    if (!s.owner().empty()) seat.args.engine = s.owner();  // empty: this lobby's engine
+    playing = std::thread([this] { seat_status = seat.run(); });
+  }
+
+  // One lobby stream, from the Hello to its end (an ArenaPaused ends it from this side).
+  grpc::Status stream(bool* welcomed, bool* paused) {
+    auto stub = play_stub(args.engine);
+    grpc::ClientContext ctx;
+    auto call = stub->Connect(&ctx);
+    v1::BotMessage hello;
+    hello.mutable_hello()->set_client(CLIENT);
+    v1::ArenaEnlist* e = hello.mutable_hello()->mutable_arena();
+    e->set_bot_key(args.key), e->set_version(args.version), e->set_arena(args.arena);
+    // The matches still wanted: the engine ends the lobby after the last one it seats, so
+    // the bot is never seated once more as it leaves.
+    int left = args.matches - static_cast<int>(seated.size());
+    e->set_max_matches(args.matches > 0 ? std::max(1, left) : 0);
+    call->Write(hello);  // and no WritesDone: a half-close would end the lobby
+    v1::EngineMessage msg;
+    while (call->Read(&msg)) {
+      if (msg.has_arena_welcome()) {
+        const v1::ArenaWelcome& w = msg.arena_welcome();
+        *welcomed = true, bot = w.name();
+        log("lobby open: " + w.name() + " " + w.version() + " in " + w.arena() + ", " +
+            num(w.matches()) + " matches counted");
+      } else if (msg.has_arena_seat()) {
+        play(msg.arena_seat());
+      } else if (msg.has_arena_paused()) {  // not seated again until a new lobby Hello
+        std::cerr << "[cpp-bot arena] paused: " << msg.arena_paused().message() << std::endl;
+        *paused = true;
+        ctx.TryCancel();
+        break;
+      }  // keepalive: nothing to do
+    }
+    return call->Finish();
+  }
+
+  // Lobby after lobby until every wanted match is seated and played; returns the exit status.
+  int run() {
+    auto down_since = std::chrono::steady_clock::now();
+    for (int tries = 0;;) {
+      bool welcomed = false, paused = false;
+      grpc::Status st = stream(&welcomed, &paused);
+      // Every way out waits for the seat in play: its match goes on to its end.
+      if (st.ok() && args.matches > 0 && static_cast<int>(seated.size()) >= args.matches) {
+        finish_seat();
+        return 0;
+      }
+      // ABORTED: a newer lobby of this bot took over (LOBBY_REPLACED); coming back would
+      // only take it back.
+      grpc::StatusCode code = st.error_code();
+      if (!paused && !st.ok() && (!retryable(code) || code == grpc::ABORTED)) {
+        std::cerr << "[cpp-bot] the engine refused the lobby: " << code_name(code)
+                  << ": " << st.error_message() << std::endl;
+        finish_seat();
+        return 1;
+      }
+      auto now = std::chrono::steady_clock::now();
+      if (welcomed) tries = 0, down_since = now;
+      if (args.give_up > 0 && now - down_since > std::chrono::duration<double>(args.give_up)) {
+        std::cerr << "[cpp-bot] engine " << args.engine << " unreachable for " << args.give_up
+                  << " s" << std::endl;
+        finish_seat();
+        return 1;
+      }
+      double wait = paused ? 30 : backoff_s(tries++);  // paused: a Hello at once would be idle
+      log("lobby ended (" + (st.ok() ? "by the engine" : code_name(code)) +
+          "), again in " + num(static_cast<int64_t>(wait * 1000)) + " ms");
+      std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    }
+  }
+};
+
+static std::string verbatim(const std::string& json) { return json; }
+
 int main(int argc, char** argv) {
+  Args a = parse_args(argc, argv);
+  if (!a.arena.empty()) {
+    ArenaLobby lobby;
+    lobby.args = a;
+    if (int status = lobby.run()) return status;
+    std::cout << object({{"arena", quote(a.arena)}, {"version", quote(a.version)},
+                         {"bot", lobby.bot.empty() ? "null" : quote(lobby.bot)},
+                         {"results", join(lobby.results, verbatim)},
+                         {"matches", join(lobby.matches, quote)}}) << std::endl;
+    return 0;
+  }
   Bot bot;
-  bot.args = parse_args(argc, argv);
+  bot.args = a;
   if (int status = bot.run()) return status;
-  const Args& a = bot.args;
   auto seat = bot.seats.find(a.match);
   std::cout << (a.pool.empty()
       ? object({{"match_id", quote(a.match)},
                 {"seat", num(seat != bot.seats.end() ? seat->second : a.seat)},
                 {"result", bot.results[0]}})
       : object({{"pool", quote(a.pool)}, {"name", quote(a.name)},
-                {"results", join(bot.results, [](const std::string& r) { return r; })},
+                {"results", join(bot.results, verbatim)},
                 {"matches", join(bot.finished, quote)}})) << std::endl;
   return 0;
 }

@@ -1,6 +1,7 @@
 """The C++ example bot (bots/cpp), built from our .proto files alone with Debian's grpc++,
 plays a real match of each game against Python bots to the end; the record replays and
-shows it played greedy. It is refused cleanly and survives an engine restart."""
+shows it played greedy. It is refused cleanly and survives an engine restart. In arena mode
+it plays its matches as a registered bot and shows on the leaderboard."""
 
 import os
 import re
@@ -63,7 +64,7 @@ def cpp_bot_process(binary, address: str, *args: str, env: dict | None = None):
 
 def test_bot_cc_is_short_and_needs_only_the_generated_headers():
     lines = BOT_CC.read_text().splitlines()
-    assert len(lines) < 250, len(lines)
+    assert len(lines) < 420, len(lines)   # seats, pools and the arena in one readable file
     protos = {p.stem for p in (ROOT / "proto" / "domino" / "v1").glob("*.proto")}
     for line in lines:
         if not line.lstrip().startswith("#include"):
@@ -125,3 +126,33 @@ def test_cpp_bot_reconnects_after_an_engine_restart(cpp_bot, engine, tmp_path):
     replays(record, tmp_path)
     pairs = greedy_seat_moves(record, 0)
     assert pairs and all(made == greedy for made, greedy in pairs), pairs
+
+
+def test_cpp_arena_bot_plays_its_matches_and_shows_on_the_leaderboard(cpp_bot, engine):
+    from tests.arena.support import ArenaClient, wait_until
+
+    arena = ArenaClient(engine.address)
+    try:
+        key = arena.register("cpp-arena").bot_key
+        bot = cpp_bot_process(cpp_bot, engine.address, "--verbose", "--arena", "hhl",
+                              "--version", "cpp-1", "--matches", "2",
+                              env={"DOMINO_BOT_KEY": key})
+        (line,) = outputs([bot], timeout=480)   # exit 0, or what it said
+        assert set(line) == {"arena", "version", "bot", "results", "matches"}
+        assert (line["arena"], line["version"], line["bot"]) == ("hhl", "cpp-1", "cpp-arena")
+        assert len(line["matches"]) == 2 and len(set(line["matches"])) == 2
+        assert line["results"] == [engine.client.record(m)["result"] for m in line["matches"]]
+        row = wait_until(lambda: (r := arena.row("cpp-arena", version="cpp-1")) is not None
+                         and r.matches == 2 and r, timeout=30, what="the leaderboard row")
+        assert not row.resident
+        # no key in the environment: told why, exit 2; a wrong key: refused, never printed
+        missing = cpp_bot_process(cpp_bot, engine.address, "--arena", "hhl", "--version", "x",
+                                  env={"DOMINO_BOT_KEY": ""})
+        out, err = missing.communicate(timeout=30)
+        assert missing.returncode == 2 and "DOMINO_BOT_KEY" in err and out == ""
+        wrong = cpp_bot_process(cpp_bot, engine.address, "--arena", "hhl", "--version", "x",
+                                env={"DOMINO_BOT_KEY": "dbk_" + "x" * 43})
+        out, err = wrong.communicate(timeout=60)
+        assert wrong.returncode == 1 and "UNAUTHENTICATED" in err and "dbk_x" not in err + out
+    finally:
+        arena.close()
