@@ -9,7 +9,15 @@ from flask import Flask, request
 from flask_smorest import Api
 from werkzeug.routing import Rule
 
-from . import errors, metrics, schemas_game, schemas_record, schemas_stream, streams
+from . import (
+    analysis_stream,
+    errors,
+    metrics,
+    schemas_game,
+    schemas_record,
+    schemas_stream,
+    streams,
+)
 from .engine_client import EngineClient
 from .house import DEFAULT_STRATEGIES
 from .json_body import StrictJSONProvider
@@ -131,6 +139,12 @@ def create_app(config: dict | None = None) -> Flask:
     api.spec.path(rule=Rule(metrics.EVENTS_ROUTE),
                   parameters=copy.deepcopy(streams.OPENAPI_PATH_PARAMETERS),
                   operations={"get": streams.openapi_operation(error_response)})
+    # So is the analysis's stream (analysis_stream.py), under the analysis blueprint's tag.
+    analysis_stream.register(api.spec)
+    api.spec.path(rule=Rule(analysis_stream.ROUTE),
+                  parameters=copy.deepcopy(analysis_stream.OPENAPI_PATH_PARAMETERS),
+                  operations={"get": analysis_stream.openapi_operation(
+                      error_response, api.ma_plugin.converter)})
     from .web import web
     app.register_blueprint(web)
     # GET /metrics (Prometheus), outside the API: not in the OpenAPI document.

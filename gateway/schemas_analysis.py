@@ -100,3 +100,27 @@ class AnalysisJobSchema(Schema):
     error = fields.String(**_d("failed: what went wrong"))
     analysis = fields.Nested(AnalysisDocSchema, allow_none=True,
                              **_d("when done: the domino-analysis/1 document"))
+
+
+# The data of each event of GET .../analysis/events (gateway/analysis_stream.py): the
+# fields of AnalysisJobSchema that event's state has, every one of them present.
+class AnalysisProgressSchema(Schema):
+    state = fields.String(required=True, validate=validate.OneOf(("queued", "running")),
+                          **_d("queued, or running"))
+    done = fields.Integer(required=True, **_d("moments valued so far"))
+    total = fields.Integer(required=True, **_d("moments to value (0 while queued)"))
+
+
+class AnalysisDoneSchema(Schema):
+    state = fields.String(required=True, validate=validate.OneOf(("done",)))
+    done = fields.Integer(required=True, **_d("moments valued"))
+    total = fields.Integer(required=True, **_d("moments to value (0 when kept)"))
+    kept = fields.Boolean(required=True,
+                          **_d("answered from the store (no work was done)"))
+    analysis = fields.Nested(AnalysisDocSchema, required=True,
+                             **_d("the domino-analysis/1 document"))
+
+
+class AnalysisFailedSchema(Schema):
+    state = fields.String(required=True, validate=validate.OneOf(("failed",)))
+    error = fields.String(required=True, **_d("what went wrong"))

@@ -1,7 +1,8 @@
 """The gateway's HTTP server: one asyncio event loop (uvicorn) for every connection.
 
 - Event streams (GET .../events) are coroutines on the loop (streams.py): a thousand open
-  streams cost no thread, and the spectators of one match share one engine stream.
+  streams cost no thread, and the spectators of one match share one engine stream. So is
+  the stream of a match's analysis (GET .../analysis/events, analysis_stream.py).
 - Every other route is the Flask app, run on a pool of WORKERS threads (a2wsgi), each
   making its one gRPC call to the engine.
 - Connections are guarded (guard.py, on uvicorn's protocol setting and as ASGI
@@ -23,7 +24,8 @@ import socket
 import uvicorn
 from a2wsgi import WSGIMiddleware
 
-from . import metrics
+from . import analysis_stream, metrics
+from .analysis_stream import AnalysisStreams
 from .app import cors_headers, create_app
 from .fork_gate import ForkGate, may_carry_a_record
 from .guard import ConnectionGuard
@@ -49,6 +51,7 @@ class GatewayApp:
         self.streams = EventStreams(cfg["ENGINE_ADDRESS"], cfg["ENGINE_WATCH_TIMEOUT_S"],
                                     lambda origin: cors_headers(cfg["CORS_ORIGINS"], origin),
                                     StreamCaps(cfg["MAX_STREAMS"], cfg["MAX_STREAMS_PER_ADDRESS"]))
+        self.analyses = AnalysisStreams(self.streams, cfg.get("API_KEY") or "")
         self.fork_gate = ForkGate()
 
     async def __call__(self, scope, receive, send) -> None:
@@ -58,21 +61,25 @@ class GatewayApp:
             await self.streams.close()
             await send({"type": "lifespan.shutdown.complete"})
             return
-        if scope["type"] == "http" and scope["method"] == "GET" and PATH.fullmatch(scope["path"]):
-            await self.streams.serve(scope, receive, _counted(send))
-            return
+        if scope["type"] == "http" and scope["method"] == "GET":
+            if PATH.fullmatch(scope["path"]):
+                await self.streams.serve(scope, receive, _counted(send, metrics.EVENTS_ROUTE))
+                return
+            if analysis_stream.PATH.fullmatch(scope["path"]):
+                await self.analyses.serve(scope, receive, _counted(send, analysis_stream.ROUTE))
+                return
         if may_carry_a_record(scope, self.flask.config["MAX_CONTENT_LENGTH"]):
             await self.fork_gate.serve(scope, receive, send, self.wsgi)   # few at once
             return
         await self.wsgi(scope, receive, send)
 
 
-def _counted(send):
-    """`send`, counting the answer's status in the gateway's metrics (the Flask routes
-    count theirs in gateway/metrics.py; an event stream is not timed)."""
+def _counted(send, route: str):
+    """`send`, counting the answer's status under `route` in the gateway's metrics (the
+    Flask routes count theirs in gateway/metrics.py; an event stream is not timed)."""
     async def counting_send(message) -> None:
         if message["type"] == "http.response.start":
-            metrics.answered(metrics.EVENTS_ROUTE, message["status"])
+            metrics.answered(route, message["status"])
         await send(message)
     return counting_send
 

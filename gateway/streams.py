@@ -132,25 +132,29 @@ class EventStreams:
         self.cors_headers = cors_headers          # origin -> extra response headers
         self.fanouts: dict[str, Fanout] = {}
         self._channels: dict[str, grpc.aio.Channel] = {}
-        self._stubs: dict[str, engine_pb2_grpc.EngineStub] = {}
+        self._stubs: dict[tuple[str, type], object] = {}
         self._engine_of: dict[str, str] = {}      # match id -> the engine last seen owning it
 
-    def stub(self, address: str | None = None) -> engine_pb2_grpc.EngineStub:
+    def stub(self, address: str | None = None, kind: type = engine_pb2_grpc.EngineStub):
+        """The `kind` stub (a service's: Engine, Analysis) of an engine; every service of
+        one engine shares its one channel."""
         address = address or self.addresses[0]
-        stub = self._stubs.get(address)
+        stub = self._stubs.get((address, kind))
         if stub is None:                     # made on the loop it will be used on
-            self._channels[address] = grpc.aio.insecure_channel(address,
-                                                                options=CHANNEL_OPTIONS)
-            stub = self._stubs[address] = engine_pb2_grpc.EngineStub(self._channels[address])
+            if address not in self._channels:
+                self._channels[address] = grpc.aio.insecure_channel(address,
+                                                                    options=CHANNEL_OPTIONS)
+            stub = self._stubs[(address, kind)] = kind(self._channels[address])
         return stub
 
-    async def _routed(self, match_id: str, attempt):
-        """`attempt(stub)` on the engine that owns the match, following NOT_OWNER."""
+    async def routed(self, match_id: str, attempt, kind: type = engine_pb2_grpc.EngineStub):
+        """`attempt(stub)`, a `kind` stub, on the engine that owns the match, following
+        NOT_OWNER."""
         address = self._engine_of.get(match_id, self.addresses[0])
         give_up = asyncio.get_running_loop().time() + GIVE_UP_S
         while True:
             try:
-                result = await attempt(self.stub(address))
+                result = await attempt(self.stub(address, kind))
                 self._engine_of[match_id] = address
                 return result
             except grpc.RpcError as err:
@@ -166,7 +170,7 @@ class EventStreams:
                     address = self.addresses[(i + 1) % len(self.addresses)]
 
     async def get_match(self, match_id: str):
-        return await self._routed(match_id, lambda stub: stub.GetMatch(
+        return await self.routed(match_id, lambda stub: stub.GetMatch(
             engine_pb2.GetMatchRequest(match_id=match_id), timeout=10))
 
     async def open_watch(self, match_id: str, token: str):
@@ -183,7 +187,7 @@ class EventStreams:
                 call.cancel()
                 raise ApiError(502, "ENGINE_ERROR", "the engine ended the stream at once")
             return call, first
-        return await self._routed(match_id, attempt)
+        return await self.routed(match_id, attempt)
 
     async def close(self) -> None:
         for fanout in list(self.fanouts.values()):
@@ -194,16 +198,23 @@ class EventStreams:
     # ----- one HTTP request ---------------------------------------------------------------
     async def serve(self, scope, receive, send) -> None:
         match_id = PATH.fullmatch(scope["path"])[1]
+        await self.capped(scope, send, lambda headers, extra: self._serve(
+            match_id, headers, scope, receive, send, extra))
+
+    async def capped(self, scope, send, serve) -> None:
+        """`await serve(headers, extra)` as one open stream of this gateway's caps (past
+        them, 429 TOO_MANY_STREAMS at once); `headers` the request's, `extra` the CORS
+        headers of its answer. Every stream of the gateway counts against the same caps."""
         headers = dict(scope["headers"])
         extra = self.cors_headers(headers.get(b"origin", b"").decode("latin-1"))
         address = (scope.get("client") or ("",))[0]
         why = self.caps.enter(address)
         if why:
-            await _json_error(send, ApiError(429, "TOO_MANY_STREAMS", why,
-                                             headers={"Retry-After": "5"}), extra)
+            await json_error(send, ApiError(429, "TOO_MANY_STREAMS", why,
+                                            headers={"Retry-After": "5"}), extra)
             return
         try:
-            await self._serve(match_id, headers, scope, receive, send, extra)
+            await serve(headers, extra)
         finally:
             self.caps.leave(address)
 
@@ -219,7 +230,7 @@ class EventStreams:
             else:
                 await self._public(match_id, receive, send, extra)
         except ApiError as err:
-            await _json_error(send, err, extra)
+            await json_error(send, err, extra)
 
     async def _public(self, match_id: str, receive, send, extra: dict) -> None:
         fanout = self.fanouts.get(match_id)
@@ -257,7 +268,7 @@ class EventStreams:
                             failure = api_error(err)
                             await out.write(sse.error(failure.reason, failure.message))
 
-                await _until_done_or_gone(forward(), receive, match_id)
+                await until_done_or_gone(forward(), receive, match_id)
         finally:
             call.cancel()
 
@@ -275,10 +286,10 @@ async def _pump(queue: asyncio.Queue, seen: int, receive, out: Stream, match_id:
             if update.last:
                 return
 
-    await _until_done_or_gone(write(), receive, match_id)
+    await until_done_or_gone(write(), receive, match_id)
 
 
-async def _until_done_or_gone(writing, receive, match_id: str) -> None:
+async def until_done_or_gone(writing, receive, match_id: str) -> None:
     """Run the coroutine `writing` until it ends or the client goes away; a writer that
     fails is logged (never silent), and its stream ends."""
     writer = asyncio.ensure_future(writing)
@@ -332,7 +343,7 @@ class Stream:
         await self.send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-async def _json_error(send, err: ApiError, extra: dict) -> None:
+async def json_error(send, err: ApiError, extra: dict) -> None:
     body = json.dumps(err.body()).encode()
     headers = [(b"content-type", b"application/json"),
                (b"content-length", str(len(body)).encode()),

@@ -31,10 +31,21 @@ def get_analysis(query, match_id):
     match is live (the analysis reads every hidden tile), or while a duplicate ladder's set
     is in play (DEAL_IN_PLAY, as for its record), 429 over the engine's queue
     (ENGINE_FULL) or the key's share of it (QUOTA_EXCEEDED)"""
+    return job_answer(engine().get_analysis(request_of(match_id, query), api_key()))
+
+
+# Shared with the event stream of the same job (gateway/analysis_stream.py), so that both
+# routes ask the engine the same and answer the same.
+def request_of(match_id: str, query: dict) -> analysis_pb2.AnalyseRequest:
+    """The engine's request for `query`, as AnalysisQuerySchema loaded it."""
     request = analysis_pb2.AnalyseRequest(match_id=match_id, worlds=query["worlds"])
     if "seat" in query:
         request.seat = query["seat"]
-    got = engine().get_analysis(request, api_key())
+    return request
+
+
+def job_answer(got: analysis_pb2.AnalyseUpdate) -> dict:
+    """An engine AnalyseUpdate as AnalysisJobSchema answers it."""
     return {"state": STATE_WORDS.get(got.state, "failed"), "done": got.done, "total": got.total,
             "kept": got.kept, "error": got.error,
             "analysis": json.loads(got.analysis_json) if got.analysis_json else None}

@@ -1,7 +1,8 @@
-// The replay viewer's analysis panel: asks GET /matches/ID/analysis (polled until done),
-// then draws each seat's value over the match (seat-honest, solid; perfect information,
-// dashed) as SVG with the mistakes and blunders marked, lists those marks ("best was 5-3
-// left (+175)"), and shows each hand's split of the result into skill and luck as bars.
+// The replay viewer's analysis panel: follows GET /matches/ID/analysis/events (or, when
+// that stream fails, polls GET /matches/ID/analysis until done), then draws each seat's
+// value over the match (seat-honest, solid; perfect information, dashed) as SVG with the
+// mistakes and blunders marked, lists those marks ("best was 5-3 left (+175)"), and shows
+// each hand's split of the result into skill and luck as bars.
 // The document's fields: docs/analysis.md.
 
 import { el } from "./board.js";
@@ -99,19 +100,56 @@ export function showAnalysis(box, doc, seatNames, unitWord) {
     bars(doc, seatNames, unitWord));
 }
 
-// Ask for the analysis and poll it to its end; `api` is the page's API helper.
-export async function analyse(api, matchId, status, box, seatNames, unitWord) {
-  let waited = false;   // once done, a poll is answered from the store: kept, but not earlier
+// Ask for the analysis and follow it to its end: on its event stream (progress as it
+// comes), or, if the stream fails before its last event (an old gateway, a proxy that
+// buffers streams, a refusal), by polling; `api` is the page's API helper, `base` its
+// API prefix.
+export async function analyse(api, base, matchId, status, box, seatNames, unitWord) {
+  const ended = await follow(`${base}/matches/${matchId}/analysis/events`, status, box,
+                             seatNames, unitWord);
+  if (!ended) await poll(api, matchId, status, box, seatNames, unitWord);
+}
+
+function showProgress(status, job) {
+  status.textContent = job.state === "queued" ? "Analysis queued…" : `Analysing: ${job.done} of ${job.total} positions…`;
+}
+
+function showDone(status, job, waited, box, seatNames, unitWord) {
+  // once done, a request is answered from the store: kept, but not when we saw it run
+  status.textContent = job.kept && !waited ? "Analysis (kept from an earlier request)." : "Analysis done.";
+  showAnalysis(box, job.analysis, seatNames, unitWord);
+}
+
+// Resolves true once the stream's last event (done or failed) is shown, false if the
+// stream fails before it: a refusal answers JSON, which EventSource cannot read, so the
+// poll that follows shows it. The stream is closed either way: EventSource would
+// otherwise reconnect and ask again.
+function follow(url, status, box, seatNames, unitWord) {
+  return new Promise((resolve) => {
+    const source = new EventSource(url);
+    let waited = false;
+    const end = (ended) => { source.close(); resolve(ended); };
+    source.addEventListener("progress", (ev) => { waited = true; showProgress(status, JSON.parse(ev.data)); });
+    source.addEventListener("done", (ev) => {
+      showDone(status, JSON.parse(ev.data), waited, box, seatNames, unitWord);
+      end(true);
+    });
+    source.addEventListener("failed", (ev) => {
+      status.textContent = `The analysis failed: ${JSON.parse(ev.data).error}`;
+      end(true);
+    });
+    source.onerror = () => end(false);
+  });
+}
+
+async function poll(api, matchId, status, box, seatNames, unitWord) {
+  let waited = false;
   for (;;) {
     const job = await api(`/matches/${matchId}/analysis`);
-    if (job.state === "done") {
-      status.textContent = job.kept && !waited ? "Analysis (kept from an earlier request)." : "Analysis done.";
-      showAnalysis(box, job.analysis, seatNames, unitWord);
-      return;
-    }
+    if (job.state === "done") { showDone(status, job, waited, box, seatNames, unitWord); return; }
     if (job.state === "failed") { status.textContent = `The analysis failed: ${job.error}`; return; }
     waited = true;
-    status.textContent = job.state === "queued" ? "Analysis queued…" : `Analysing: ${job.done} of ${job.total} positions…`;
+    showProgress(status, job);
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 }

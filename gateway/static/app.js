@@ -571,7 +571,7 @@ async function replayPage(matchId) {
   analyseButton.addEventListener("click", async () => {
     analyseButton.disabled = true;
     try {
-      await analyse(api, matchId, $("rp-an-status"), $("rp-an"), nm, unit.toLowerCase());
+      await analyse(api, API, matchId, $("rp-an-status"), $("rp-an"), nm, unit.toLowerCase());
     } catch (e) {
       $("rp-an-status").textContent = errorText(e);
       analyseButton.disabled = false;

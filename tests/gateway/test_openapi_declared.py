@@ -24,6 +24,7 @@ GATEWAY_MD = (ROOT / "docs" / "gateway.md").read_text()
 M = "/api/v1/matches"
 METHODS = {"get", "post", "put", "delete", "patch"}
 EVENTS = "/api/v1/matches/{match_id}/events"
+STREAMS = (EVENTS, "/api/v1/matches/{match_id}/analysis/events")   # no Flask routes
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +48,7 @@ def test_every_answer_is_declared_where_it_can_come(doc):
     for path, method, op in operations(doc):
         responses = op["responses"]
         assert {"502", "503", "504", "default"} <= set(responses), (path, method)
-        if path != EVENTS:         # the stream is no Flask route: another method is a 404
+        if path not in STREAMS:    # a stream is no Flask route: another method is a 404
             assert responses["405"]["headers"]["Allow"], (path, method)
         if "requestBody" in op:    # a body: too large, or not JSON
             assert {"413", "415"} <= set(responses), (path, method)
@@ -89,8 +90,9 @@ def test_each_409_lists_exactly_the_reasons_its_operation_can_answer(doc):
     assert reasons_of(ops[(M + "/{match_id}", "get")], 409) == {"DEAL_IN_PLAY"}
     assert reasons_of(ops[(M + "/{match_id}/events", "get")], 409) == {"DEAL_IN_PLAY"}
     assert reasons_of(ops[(M + "/{match_id}/worlds", "get")], 409) == {"MATCH_OVER"}
-    assert reasons_of(ops[(M + "/{match_id}/analysis", "get")], 409) == {
-        "MATCH_NOT_OVER", "DEAL_IN_PLAY", "ANALYSIS_OFF"}
+    for analysis in ("/analysis", "/analysis/events"):
+        assert reasons_of(ops[(M + "/{match_id}" + analysis, "get")], 409) == {
+            "MATCH_NOT_OVER", "DEAL_IN_PLAY", "ANALYSIS_OFF"}
     assert reasons_of(ops[(M, "post")], 409) == {"NO_HOUSE_BOT"}
     assert reasons_of(ops[("/api/v1/ladders/{ladder_id}/cancel", "post")], 409) == {
         "LADDER_OVER"}
@@ -102,7 +104,7 @@ def test_each_409_lists_exactly_the_reasons_its_operation_can_answer(doc):
         (M, "post"), (M + "/{match_id}", "get"), (M + "/{match_id}/seats/{seat}/claim", "post"),
         (M + "/{match_id}/moves", "post"), (M + "/{match_id}/worlds", "get"),
         (M + "/{match_id}/events", "get"), (M + "/{match_id}/record", "get"),
-        (M + "/{match_id}/analysis", "get"),
+        (M + "/{match_id}/analysis", "get"), (M + "/{match_id}/analysis/events", "get"),
         ("/api/v1/ladders/{ladder_id}/cancel", "post"),
         (bots, "post"), (bots + "/{name}/rotate", "post"), (bots + "/{name}/retire", "post")])
 
