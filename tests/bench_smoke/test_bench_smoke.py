@@ -13,6 +13,10 @@ from benchmarks.__main__ import SECTIONS
 from tests.pg_server import why_not
 
 ROOT = __file__.rsplit("/tests/", 1)[0]
+# What a section must say beyond its figures: the safety section runs every attack of
+# tests/hostile (each its own module), and each says what it measured.
+SAYS = {"safety": ("refusal spam", "forks (engine", "SampleWorlds attacks", "spectators that",
+                   "refused (429)")}
 
 
 # Each section starts engines, bots and servers of its own and measures them: it runs with
@@ -36,6 +40,8 @@ def test_the_section_runs_to_its_end_in_smoke_mode(section):
         assert figures == [f"skipped: {why_not()}"]
     else:
         assert len(figures) >= 2, f"section {section} printed no figures:\n{out}"
+    missing = [says for says in SAYS.get(section, ()) if says not in body]
+    assert not missing, f"section {section} did not say {missing}:\n{out}"
 
 
 def test_a_section_without_a_smoke_mode_is_refused(tmp_path):

@@ -15,8 +15,8 @@
   answers.
 
 The figures (memory, latencies, restart times) are benchmarks: `python -m benchmarks
-safety` (benchmarks/safety_bench.py); `test_attack_benchmarks_run_small` runs them in
-their smoke modes.
+safety` (benchmarks/safety_bench.py); tests/bench_smoke runs it in its smoke mode, and
+checks that each attack said what it measured.
 """
 
 from __future__ import annotations
@@ -458,21 +458,3 @@ def test_a_second_fork_body_of_an_address_is_refused_before_it_is_read(served, r
     finally:
         server.close()
         thread.join(10)
-
-
-@pytest.mark.parametrize("attack, says", [
-    ("spam", "refusal spam"), ("fork_attack", "forks (engine"),
-    ("sampler_attack", "SampleWorlds attacks"), ("watch_attack", "spectators that"),
-    ("sse_attack", "refused (429)")])
-def test_attack_benchmarks_run_small(attack, says):
-    """Each attack benchmark in its smoke mode: it runs, and says what it measured (the
-    figures are `python -m benchmarks safety`'s)."""
-    import importlib
-
-    from benchmarks import safety_bench
-
-    if attack == "spam":
-        lines = safety_bench.spam_lines(safety_bench.ROOT, safety_bench.SMOKE_SPAM_SECONDS)
-    else:
-        lines = importlib.import_module(f"benchmarks.{attack}").run(smoke=True)
-    assert says in "\n".join(lines), lines

@@ -19,7 +19,7 @@ from engine_service.core.matches.updates import EngineEvent
 from engine_service.rpc import codec
 from engine_service.rules import new_match
 
-MATCHES = 1000            # per variant: 2,000 random matches in all
+MATCHES = 500             # per case: 1,000 random matches a variant, 2,000 in all
 EVERY_VIEW_IN = 10        # of them, every view of every recipient at every version
 
 
