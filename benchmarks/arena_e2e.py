@@ -1,6 +1,7 @@
-"""The arena end to end: N registered lean bots in this process (a lobby stream each, a seat
-stream per match, the first legal move at once), 2 `domino engine` processes on one real
-PostgreSQL, for a while; meanwhile a reader asks for the leaderboard again and again.
+"""The arena end to end: N registered lean bots spread over a few fleet processes (a lobby
+stream each, a seat stream per match, the first legal move at once), 2 `domino engine`
+processes on one real PostgreSQL, for a while; meanwhile a reader asks for the leaderboard
+again and again.
 
 Figures: counted matches per minute; the wait from free (lobby welcomed, or the bot's last
 match over) to its next ArenaSeat, p50/p99; the engines' CPU per table formed (everything
@@ -11,12 +12,16 @@ while it runs; the engines' memory per connected bot. Sizes: DOMINO_ARENA_BOTS (
 The bots share a few gRPC channels (DOMINO_ARENA_CHANNELS, default one per 50 bots): each
 lobby and seat is an HTTP/2 stream, so a thousand bots need a handful of connections, not
 a thousand. They belong to 10 operator keys, so that the matchmaker's owner rule (one seat
-per owner while others are free) is at work as it would be.
+per owner while others are free) is at work as it would be. One Python process answering
+for a thousand bots was itself the saturated part (its seat streams came too late and the
+engine charged no-shows): the bots are split over DOMINO_ARENA_PROCESSES fleet processes
+(default one per 250 bots), each its own asyncio loop, started together.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -25,11 +30,13 @@ import threading
 import time
 
 from benchmarks import sized
+from benchmarks.engine_bench import ROOT, _env, cpu_s
 
 BOTS = int(os.environ.get("DOMINO_ARENA_BOTS") or sized(100, 8))
 SECONDS = float(os.environ.get("DOMINO_ARENA_SECONDS") or sized(120, 6))
 OWNERS = sized(10, 2)
 PER_CHANNEL = 50
+PER_PROCESS = 250   # bots a fleet process answers for
 ARENA = "hhl"
 
 
@@ -51,12 +58,6 @@ def _keys(dsn: str, n: int) -> list[str]:
     return out
 
 
-def _cpu_s(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _rss_mb(pid: int) -> float:
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -76,6 +77,7 @@ class Fleet:
         self.welcomed = 0
         self.free_since: dict[int, float | None] = {}   # bot -> when it became free
         self.stop = asyncio.Event()
+        self.seats: set[asyncio.Task] = set()
 
     async def run(self, seconds: float) -> None:
         import grpc
@@ -91,6 +93,7 @@ class Fleet:
         tasks = [asyncio.create_task(self.bot(i, key)) for i, key in enumerate(self.keys)]
         await asyncio.sleep(seconds)
         self.stop.set()
+        tasks += self.seats
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -130,7 +133,9 @@ class Fleet:
                         if since is not None:
                             self.waits.append(time.monotonic() - since)
                         self.free_since[i] = None
-                        asyncio.create_task(self.seat(i, key, m.arena_seat))
+                        task = asyncio.create_task(self.seat(i, key, m.arena_seat))
+                        self.seats.add(task)     # held: the loop keeps only weak references
+                        task.add_done_callback(self.seats.discard)
                     elif kind == "arena_paused":
                         self.errors.append(f"paused: {m.arena_paused.reason}")
                         break
@@ -172,6 +177,8 @@ class Fleet:
             except asyncio.CancelledError:
                 call.cancel()
                 raise
+            except asyncio.InvalidStateError:
+                return      # the engine ended the stream as the move went out: the match is over
             except grpc.aio.AioRpcError as e:
                 refusal = _refusal(e)
                 if e.code() != grpc.StatusCode.UNAVAILABLE or self.stop.is_set():
@@ -185,6 +192,44 @@ class Fleet:
             finally:
                 call.cancel()
         self.errors.append(f"seat {seat.match_id}: no engine took it")
+
+
+def fleet_main(argv: list[str]) -> int:
+    """One fleet process: `addresses` (comma-separated), a file of bot keys (one a line),
+    seconds; prints its figures as one JSON line."""
+    addresses, keys_path, seconds = argv
+    with open(keys_path) as f:
+        keys = f.read().split()
+    fleet = Fleet(addresses.split(","), keys)
+    asyncio.run(fleet.run(float(seconds)))
+    print(json.dumps({"waits": fleet.waits, "matches": fleet.matches, "errors": fleet.errors,
+                      "welcomed": fleet.welcomed}))
+    return 0
+
+
+def _fleets(addresses: list[str], bot_keys: list[str], workdir: str) -> dict:
+    """Every fleet process, started together, run for SECONDS; their figures summed."""
+    n = max(1, int(os.environ.get("DOMINO_ARENA_PROCESSES") or -(-len(bot_keys) // PER_PROCESS)))
+    procs = []
+    for k in range(n):
+        path = os.path.join(workdir, f"keys-{k}.txt")
+        with open(path, "w") as f:
+            f.write("\n".join(bot_keys[k::n]))
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.arena_e2e", "fleet", ",".join(addresses), path,
+             str(SECONDS)], stdout=subprocess.PIPE, text=True, cwd=ROOT, env=_env()))
+    total = {"waits": [], "matches": 0, "errors": [], "welcomed": 0, "processes": n}
+    for proc in procs:
+        out, _ = proc.communicate(timeout=SECONDS + 120)
+        if proc.returncode != 0:
+            total["errors"].append(f"a fleet process exited {proc.returncode}")
+            continue
+        got = json.loads(out.strip().splitlines()[-1])
+        for key in ("waits", "errors"):
+            total[key] += got[key]
+        for key in ("matches", "welcomed"):
+            total[key] += got[key]
+    return total
 
 
 def _refusal(err):
@@ -254,18 +299,17 @@ def _run(dsn: str, workdir: str):
                 bot_keys.append(answer.bot_key)
         pids = [p.pid for p in cluster.procs]
         rss0 = sum(_rss_mb(p) for p in pids)
-        cpu0 = sum(_cpu_s(p) for p in pids)
+        cpu0 = sum(cpu_s(p) for p in pids)
         stop, reads = threading.Event(), []
         reader = threading.Thread(target=_reader, args=(cluster.address(1), stop, reads))
         reader.start()
-        fleet = Fleet([cluster.address(0), cluster.address(1)], bot_keys)
         started = time.monotonic()
-        asyncio.run(fleet.run(SECONDS))
+        fleet = _fleets([cluster.address(0), cluster.address(1)], bot_keys, workdir)
         elapsed = time.monotonic() - started
         rss1 = max(sum(_rss_mb(p) for p in pids), rss0)
         stop.set()
         reader.join(60)
-        cpu = sum(_cpu_s(p) for p in pids) - cpu0
+        cpu = sum(cpu_s(p) for p in pids) - cpu0
         # the same call with the bots gone: what it costs without the fleet's traffic
         quiet, done = [], threading.Event()
         threading.Timer(sized(5.0, 1.0), done.set).start()
@@ -274,12 +318,12 @@ def _run(dsn: str, workdir: str):
             info = next(a for a in arena_pb2_grpc.ArenaStub(channel).ListArenas(
                 arena_pb2.ListArenasRequest(), timeout=30).arenas if a.arena_id == ARENA)
         tables = info.matches_counted + info.matches_playing + info.matches_voided
-        waits = fleet.waits
-        yield (f"{BOTS} lean bots ({fleet.welcomed} lobbies welcomed), 2 engines on PostgreSQL, "
-               f"{elapsed:.0f} s: {info.matches_counted} counted, {info.matches_voided} voided, "
-               f"{info.matches_playing} playing at the end; {fleet.matches} seats played to "
-               f"the end; {len(fleet.errors)} stream errors"
-               + (f" (first: {fleet.errors[0]})" if fleet.errors else ""))
+        waits, errors = fleet["waits"], fleet["errors"]
+        yield (f"{BOTS} lean bots in {fleet['processes']} processes ({fleet['welcomed']} lobbies "
+               f"welcomed), 2 engines on PostgreSQL, {elapsed:.0f} s: {info.matches_counted} "
+               f"counted, {info.matches_voided} voided, {info.matches_playing} playing at the "
+               f"end; {fleet['matches']} seats played to the end; {len(errors)} stream errors"
+               + (f" (first: {errors[0]})" if errors else ""))
         yield f"counted matches per minute: {info.matches_counted / elapsed * 60:.1f}"
         yield (f"wait from free to the next ArenaSeat: p50 {_pct(waits, 50):.3f} s, "
                f"p99 {_pct(waits, 99):.3f} s ({len(waits)} seatings)")
@@ -293,3 +337,8 @@ def _run(dsn: str, workdir: str):
                f"{(rss1 - rss0) * 1024 / max(1, BOTS):.0f} KB per connected bot")
     finally:
         cluster.close()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["fleet"]:
+        sys.exit(fleet_main(sys.argv[2:]))
