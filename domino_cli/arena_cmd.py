@@ -136,6 +136,17 @@ def _n(x: float | None) -> str:
     return "-" if x is None or not math.isfinite(x) else f"{x:.2f}"
 
 
+def _loss(r: dict) -> str:
+    """Mean loss a decision and how many analysed matches it rests on; "-" before any."""
+    if not r["analysed_matches"] or r["mean_loss"] is None:
+        return "-"
+    return f"{_n(r['mean_loss'])} ({r['analysed_matches']})"
+
+
+def _share(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.0f}%"
+
+
 def leaderboard(args) -> int:
     view = LEADERBOARD_VIEW.number("all_versions" if args.all_versions else "latest")
     b = wire.leaderboard(_call(args, "GetLeaderboard", arena_pb2.GetLeaderboardRequest(
@@ -146,7 +157,8 @@ def leaderboard(args) -> int:
     unit = "points/hand" if b["variant"] == "hhl" else "-stones/round"
     out = [f"arena {b['arena_id']}: {b['matches']} counted matches",
            f"{'#':>3} {'bot':24s} {'version':12s} {'mu-3σ':>7s} {'mu':>6s} {'σ':>5s} "
-           f"{'matches':>7s} {unit:>13s} {'±95%':>6s}  faults t/i/d/c/s"]
+           f"{'matches':>7s} {unit:>13s} {'±95%':>6s} {'loss/dec (n)':>12s} {'luck':>5s}  "
+           "faults t/i/d/c/s"]
     for r in b["rows"]:
         marks = ("*" if r["resident"] else "") + ("†" if r["retired"] else "") + \
             ("?" if r["provisional"] else "") + ("●" if r["online"] else "")
@@ -154,7 +166,8 @@ def leaderboard(args) -> int:
         out.append(f"{r['place']:>3} {(r['name'] + ' ' + marks).strip():24s} "
                    f"{r['version'][:12]:12s} {_n(r['score']):>7s} {_n(r['mu']):>6s} "
                    f"{_n(r['sigma']):>5s} {r['matches']:7d} {_n(r['mean']):>13s} "
-                   f"{_n(r['ci95']):>6s}  {f['timeouts']}/{f['illegal']}/{f['disconnects']}/"
+                   f"{_n(r['ci95']):>6s} {_loss(r):>12s} {_share(r['luck_share']):>5s}  "
+                   f"{f['timeouts']}/{f['illegal']}/{f['disconnects']}/"
                    f"{f['crashes']}/{f['spam']}")
     out.append("* resident (a house strategy)  ? provisional  ● online  † retired")
     print("\n".join(out), file=sys.stdout, flush=True)

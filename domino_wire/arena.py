@@ -29,7 +29,14 @@ def row(r: arena_pb2.LeaderboardRow) -> dict:
             "provisional": r.provisional, "matches": r.matches, "mean": r.mean,
             "ci95": r.ci95 if math.isfinite(r.ci95) else None, "faults": faults(r.faults),
             "online": r.online, "last_seen": r.last_seen_unix_s or None,
-            "resident": r.resident, "retired": r.retired}
+            "resident": r.resident, "retired": r.retired, **skill(r)}
+
+
+def skill(r) -> dict:
+    """A leaderboard row's skill figures; the two figures None until analysed."""
+    return {"analysed_matches": r.analysed_matches,
+            "mean_loss": r.mean_loss if r.HasField("mean_loss") else None,
+            "luck_share": r.luck_share if r.HasField("luck_share") else None}
 
 
 def leaderboard(b: arena_pb2.Leaderboard) -> dict:

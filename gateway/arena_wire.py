@@ -9,7 +9,7 @@ import math
 
 from domino_proto.domino.v1 import arena_pb2
 from domino_wire import game
-from domino_wire.arena import FAULT_KINDS
+from domino_wire.arena import FAULT_KINDS, skill
 from domino_wire.names import ARENA_MATCH_STATUS, VARIANT
 
 from .schemas_game import DomengOptionsSchema, HHLOptionsSchema
@@ -62,7 +62,7 @@ def row(r: arena_pb2.LeaderboardRow) -> dict:
             "online": r.online,
             "last_seen_unix_s": None if r.online or not r.last_seen_unix_s
             else r.last_seen_unix_s,
-            "resident": r.resident, "retired": r.retired}
+            "resident": r.resident, "retired": r.retired, **skill(r)}
 
 
 def leaderboard(b: arena_pb2.Leaderboard, versions: str) -> dict:

@@ -175,6 +175,17 @@ class LeaderboardRowSchema(Schema):
     resident = fields.Boolean(required=True, **_d("a house strategy the engine plays "
                                                   "itself"))
     retired = fields.Boolean(required=True, **_d("the bot was retired (its rows stay)"))
+    analysed_matches = fields.Integer(required=True,
+                                      **_d("matches of this (bot, version) analysed for the "
+                                           "two figures below (a sample: its first 5 "
+                                           "counted, when the engine's analysis queue had "
+                                           "room; docs/arena.md)"))
+    mean_loss = fields.Float(required=True, allow_none=True,
+                             **_d("mean seat-honest loss per decision (HHL points, Domeng "
+                                  "stones; lower is better); null until analysed"))
+    luck_share = fields.Float(required=True, allow_none=True,
+                              **_d("share of its results' swings explained by luck, 0..1; "
+                                   "null until analysed"))
 
 
 class LeaderboardSchema(Schema):

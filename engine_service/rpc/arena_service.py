@@ -35,7 +35,8 @@ def row(r: dict) -> arena_pb2.LeaderboardRow:
         provisional=r["provisional"], matches=r["matches"], mean=r["mean"],
         ci95=r["ci95"] if math.isfinite(r["ci95"]) else math.inf,
         faults=ladder_pb2.Faults(**r["faults"]), online=r["online"],
-        last_seen_unix_s=r["last_seen"], resident=r["resident"], retired=r["retired"])
+        last_seen_unix_s=r["last_seen"], resident=r["resident"], retired=r["retired"],
+        analysed_matches=r["analysed"], mean_loss=r["mean_loss"], luck_share=r["luck_share"])
 
 
 def seat_entry(e: dict) -> arena_pb2.ArenaSeatEntry:

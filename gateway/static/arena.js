@@ -60,6 +60,16 @@ function poller(root, step) {
   return () => { stopped = true; if (timer) clearTimeout(timer); };
 }
 
+// The skill figures rest on the analyses of a sample of the row's matches (its first 5
+// counted ones): the loss is shown with how many, and "—" before any.
+function lossText(r) {
+  return r.analysed_matches && r.mean_loss !== null ? `${num(r.mean_loss, 1)} (${r.analysed_matches})` : "—";
+}
+
+function analysedText(r) {
+  return r.analysed_matches ? `mean seat-honest loss per decision over ${r.analysed_matches} analysed ${r.analysed_matches === 1 ? "match" : "matches"}` : "no match of it analysed yet";
+}
+
 function botLink(name) {
   return el("a", { href: `#/bot/${encodeURIComponent(name)}`, "data-bot": name, text: name });
 }
@@ -103,9 +113,11 @@ export async function arenaPage({ main, template, id }) {
       el("td", { class: "num", text: num(r.sigma) }),
       el("td", { class: "num", text: String(r.matches) }),
       el("td", { class: "num", text: `${num(r.mean)} ± ${num(r.ci95)}` }),
+      el("td", { class: "num", "data-col": "loss", title: analysedText(r), text: lossText(r) }),
+      el("td", { class: "num", "data-col": "luck", text: r.analysed_matches && r.luck_share !== null ? `${Math.round(100 * r.luck_share)}%` : "—" }),
       el("td", { class: faultText(r.faults) === "none" ? "faults" : "faults bad", text: faultText(r.faults) }),
       el("td", { text: r.online ? "now" : when(r.last_seen_unix_s) }))));
-    if (!b.rows.length) $("ar-rows").append(el("tr", {}, el("td", { colspan: "10", class: "empty", text: "No bot yet." })));
+    if (!b.rows.length) $("ar-rows").append(el("tr", {}, el("td", { colspan: "12", class: "empty", text: "No bot yet." })));
   };
 
   const refresh = async () => {

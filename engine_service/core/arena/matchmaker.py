@@ -106,6 +106,9 @@ class Matchmaker:
             self.store.set_match_status(self.id, match_id, COUNTED)
             board = self.room.board(self.id)
             self._freed(match_id, now, result)
+            # after _freed: a duplicate set's last rotation closes it, and its record (the
+            # analysis reads it) is public from then on
+            self.room.skill.counted(self.id, match_id)
 
     def _check_lease(self) -> None:
         if not self.store.holds_lease(self.id):

@@ -13,7 +13,9 @@ Leaderboards are recomputed on every engine from the counted results, incrementa
 engine folds the results it has not read yet (those with a higher sequence number) into
 its board when asked. The matchmaker is the only writer of sequence numbers and commits
 them in order, so a reader never misses one; no engine needs another's ratings, and after
-any restart the board is again the fold of the stored results.
+any restart the board is again the fold of the stored results. A GetLeaderboard is
+answered from a cached answer per view (board_cache.py), with the skill figures of a
+sample of analysed matches (skill.py).
 """
 
 from __future__ import annotations
@@ -34,10 +36,12 @@ from ..storage.arena_sql import COUNTED, VOIDED, ArenaStore
 from ..storage.rows import Fenced, store_away
 from . import spec as arena_spec
 from .accounts import RESIDENT_PREFIX, Accounts, BotInfo
+from .board_cache import Leaderboards
 from .host import Host
 from .lobbies import Lobbies, LobbyStream
 from .matchmaker import Matchmaker
 from .residents import Residents
+from .skill import NO_FIGURES, ArenaSkill
 from .spec import DELIVERY_S, RESIDENT_OWNER, RESIDENT_VERSION
 
 log = logging.getLogger(__name__)
@@ -67,7 +71,13 @@ class Arenas:
         self._resident_bots: dict[str, BotInfo] = {}
         self._boards: dict[str, Board] = {}
         self._public_sets: OrderedDict = OrderedDict()   # (arena, set) known to be public
+        # Folding reads the store under _fold_lock, one folder at a time; the boards
+        # themselves change and are read under _board_lock, never held over a store read,
+        # so that a cached leaderboard's rows are made again without waiting on the store.
+        self._fold_lock = threading.Lock()
         self._board_lock = threading.Lock()
+        self.skill = ArenaSkill(engine)
+        self.leaderboards = Leaderboards(self)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._last_lease = 0.0
@@ -244,16 +254,24 @@ class Arenas:
     def board(self, arena_id: str) -> Board:
         """The arena's leaderboard, with every result counted so far folded in."""
         variant = self.spec_of(arena_id)["variant"]
-        with self._board_lock:
+        with self._fold_lock:
             board = self._boards.get(arena_id)
             if board is None:
-                board = self._boards[arena_id] = Board(variant)
+                with self._board_lock:
+                    board = self._boards[arena_id] = Board(variant)
             while True:
                 found = self.store.counted_after(arena_id, board.last_sequence)
-                for r in found:
-                    board.add(r)
+                with self._board_lock:
+                    for r in found:
+                        if board.add(r):
+                            self.skill.note(arena_id, r, board)
                 if len(found) < 5000:
                     return board
+
+    def folded(self, arena_id: str) -> int:
+        """The last sequence number folded into this engine's board (-1: none yet)."""
+        board = self._boards.get(arena_id)
+        return board.last_sequence if board is not None else -1
 
     # ----- the Play stream: lobbies and seats ------------------------------------------------
     def enlist(self, bot_key: str, version: str, arena_id: str, stream: LobbyStream,
@@ -289,6 +307,7 @@ class Arenas:
 
     def retire(self, principal: Principal, name: str):
         out = self.accounts.retire(principal, name)
+        self.leaderboards.changed()     # its rows say retired from the next GET on
         self.poke()
         return out
 
@@ -311,22 +330,41 @@ class Arenas:
         return out
 
     def leaderboard(self, arena_id: str, all_versions: bool = False, limit: int = 0) -> dict:
-        board = self.board(arena_id)
-        online = {(b, v): c for b, v, _, _, c, _ in self.store.present(arena_id, self.lease_s)}
+        """The cached answer (board_cache.py): no store read while it is fresh."""
+        self.spec_of(arena_id)
+        b = self.leaderboards.get(arena_id, all_versions)
+        return {**b, "rows": b["rows"][:limit]} if limit else b
+
+    def online(self, arena_id: str) -> dict:
+        """(bot, version) -> connected since, of the lobbies on live engines."""
+        return {(b, v): c for b, v, _, _, c, _ in self.store.present(arena_id, self.lease_s)}
+
+    def compose(self, arena_id: str, all_versions: bool, online: dict) -> dict:
+        """A leaderboard from the board as folded here and the presence `online`: nothing
+        is read from the store but the facts of bots not seen before."""
+        board = self._boards.get(arena_id) or self.board(arena_id)
+        with self._board_lock:
+            keys = self._shown(board, all_versions, online)
+        infos = self.accounts.infos({k[0] for k in keys})
+        skill = self.skill.figures(arena_id)
+        with self._board_lock:
+            rows = self._rows(board, keys, online, infos, skill)
+            return {"arena_id": arena_id, "variant": board.variant,
+                    "all_versions": all_versions, "matches": board.matches,
+                    "last_sequence": board.last_sequence, "rows": rows}
+
+    def _shown(self, board: Board, all_versions: bool, online: dict) -> set:
+        """The (bot, version)s a view lists: each bot's latest version, or every one."""
         keys = set(board.entries) | set(online)
         keys |= {(b.bot_id, RESIDENT_VERSION) for b in self._resident_bots.values()}
-        if not all_versions:
-            latest = board.latest_versions()
-            for (bot, version) in online:
-                latest.setdefault(bot, version)
-            keys = {k for k in keys if latest.get(k[0], k[1]) == k[1]}
-        rows = self._rows(board, keys, online)
-        return {"arena_id": arena_id, "variant": board.variant, "all_versions": all_versions,
-                "matches": board.matches, "last_sequence": board.last_sequence,
-                "rows": rows[:limit] if limit else rows}
+        if all_versions:
+            return keys
+        latest = board.latest_versions()
+        for (bot, version) in online:
+            latest.setdefault(bot, version)
+        return {k for k in keys if latest.get(k[0], k[1]) == k[1]}
 
-    def _rows(self, board: Board, keys, online: dict) -> list[dict]:
-        infos = self.accounts.infos({k[0] for k in keys})
+    def _rows(self, board: Board, keys, online: dict, infos: dict, skill: dict) -> list[dict]:
         now = time.time()
         rows = []
         for key, e in board.ordered(keys):
@@ -336,13 +374,16 @@ class Arenas:
             mean, ci95 = e.mean_ci()
             resident = bool(info.resident)
             here = key in online or resident
+            figures = skill.get(key, NO_FIGURES)
             rows.append({"place": len(rows) + 1, "bot_id": info.bot_id, "name": info.name,
                          "version": key[1], "owner": info.owner, "mu": e.mu,
                          "sigma": e.sigma, "score": e.score,
                          "provisional": e.matches < PROVISIONAL_BELOW, "matches": e.matches,
                          "mean": mean, "ci95": ci95, "faults": dict(e.faults),
                          "online": here, "last_seen": now if here else e.last_played,
-                         "resident": resident, "retired": bool(info.retired)})
+                         "resident": resident, "retired": bool(info.retired),
+                         "analysed": figures["analysed"], "mean_loss": figures["mean_loss"],
+                         "luck_share": figures["luck_share"]})
         return rows
 
     def profile(self, name: str) -> dict:
@@ -362,7 +403,10 @@ class Arenas:
                 continue
             online = {k: presence[(arena_id, k[1])][0] for k in keys
                       if (arena_id, k[1]) in presence}
-            every = self._rows(board, board.entries.keys() | keys, online)
+            shown = board.entries.keys() | keys
+            infos = self.accounts.infos({k[0] for k in shown})
+            with self._board_lock:
+                every = self._rows(board, shown, online, infos, self.skill.figures(arena_id))
             rows = {(r["bot_id"], r["version"]): r for r in every}
             latest = board.latest_versions().get(bot.bot_id)
             for key in sorted(keys, key=lambda k: (k[1] != latest, k[1])):

@@ -1,0 +1,119 @@
+"""The arenas' leaderboards as answered: one cached answer per (arena, view), so that a
+GetLeaderboard reads no store and sorts nothing.
+
+A board answered from the store costs its store reads (the counted results since, who is
+present, the bots' facts) and the ordering of every row; under load those reads queue
+behind the lobbies' and seats' traffic (docs/arena.md: a p99 of 15 s at 1,000 bots). So:
+- a view's first answer is built by its first caller (another one at the same time waits
+  for it, then reads it);
+- an answer older than FRESH_S is served as it is while one background refresh per view
+  builds the next one from the store (the others meanwhile get the previous answer);
+- when this engine's board has folded results in since the answer was made (its own
+  matchmaker counted a match, or another view's refresh read new results), the rows are
+  made again at once from that board and the presence read last time: no store read, so
+  a match counted here shows on the next GET, and both views agree; so does a bot retired
+  on this engine (`changed`).
+Online and last seen are those of the last refresh (at most FRESH_S old, plus its reads).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+
+log = logging.getLogger(__name__)
+
+# How old an answer may be before a refresh is started. Every open arena page polls its
+# board every few seconds and a reader may ask several times a second: half a second keeps
+# the store reads to two a second per view whatever the readers, and is shorter than any
+# page's poll, so no page shows a board older than its own poll period.
+FRESH_S = 0.5
+
+
+@dataclass
+class Built:
+    at: float         # time.monotonic() when its store reads began
+    sequence: int     # the last sequence number folded into it
+    online: dict      # (bot, version) -> connected since, as read then
+    value: dict       # the answer, every row (Arenas.compose)
+    generation: int   # Leaderboards.generation when it was made
+
+
+class Leaderboards:
+    def __init__(self, room):
+        self.room = room
+        self._built: dict[tuple, Built] = {}
+        self._locks: dict[tuple, threading.Lock] = {}   # one builder per view at a time
+        self._guard = threading.Lock()
+        self.generation = 0     # moved by `changed`: every answer is made again
+
+    def changed(self) -> None:
+        """Something the rows show changed here besides results (a bot retired): the next
+        GET of every view makes its rows again."""
+        with self._guard:
+            self.generation += 1
+
+    def get(self, arena_id: str, all_versions: bool) -> dict:
+        key = (arena_id, all_versions)
+        built = self._built.get(key)
+        if built is None:
+            built = self._first(key)
+        elif (self.room.folded(arena_id) != built.sequence
+              or built.generation != self.generation):
+            built = self._reordered(key, built)
+        if time.monotonic() - built.at >= FRESH_S:
+            self._refresh_behind(key)
+        return built.value
+
+    def _lock_of(self, key: tuple) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(key, threading.Lock())
+
+    def _first(self, key: tuple) -> Built:
+        with self._lock_of(key):
+            built = self._built.get(key)
+            return built if built is not None else self._build(key)
+
+    def _build(self, key: tuple) -> Built:
+        """From the store: the results counted since, the presence, the kept analyses."""
+        arena_id = key[0]
+        at = time.monotonic()
+        self.room.board(arena_id)
+        online = self.room.online(arena_id)
+        self.room.skill.look(arena_id)
+        built = self._compose(key, at, online)
+        with self._guard:
+            self._built[key] = built
+        return built
+
+    def _compose(self, key: tuple, at: float, online: dict) -> Built:
+        generation = self.generation
+        value = self.room.compose(key[0], key[1], online)
+        return Built(at, value["last_sequence"], online, value, generation)
+
+    def _reordered(self, key: tuple, built: Built) -> Built:
+        """The rows again from the board as folded here, with the presence `built` read:
+        results this engine folded in since show at once, and no store is read."""
+        new = self._compose(key, built.at, built.online)
+        with self._guard:
+            if self._built.get(key) is built:   # else a refresh made a newer one meanwhile
+                self._built[key] = new
+        return new
+
+    def _refresh_behind(self, key: tuple) -> None:
+        lock = self._lock_of(key)
+        if not lock.acquire(blocking=False):
+            return      # being built: the previous answer serves meanwhile
+        threading.Thread(target=self._refresh, args=(key, lock), name="leaderboard",
+                         daemon=True).start()
+
+    def _refresh(self, key: tuple, lock: threading.Lock) -> None:
+        try:
+            self._build(key)
+        except Exception as e:   # the store away: the previous answer serves; the next
+            log.warning("arena %s: the leaderboard was not refreshed (%s); it serves the "
+                        "previous one", key[0], e)     # GET past FRESH_S tries again
+        finally:
+            lock.release()
