@@ -130,10 +130,11 @@ def event_text(update: analysis_pb2.AnalyseUpdate) -> str:
     """One engine update as its SSE event, its data the polling route's answer cut to the
     fields of its state (so `done`'s analysis is the polling route's, as JSON)."""
     job = job_answer(update)
-    if job["state"] == "done":
+    if update.state == analysis_pb2.ANALYSIS_STATE_DONE:
         return sse.sse("done", {k: job[k] for k in ("state", "done", "total", "kept",
                                                     "analysis")})
-    if job["state"] == "failed":
+    if update.state not in (analysis_pb2.ANALYSIS_STATE_QUEUED,
+                            analysis_pb2.ANALYSIS_STATE_RUNNING):   # failed, or no known state
         return failed(job["error"] or "the engine told no state of the analysis")
     return sse.sse("progress", {k: job[k] for k in ("state", "done", "total")})
 
