@@ -244,23 +244,34 @@ def _refusal(err):
 READ_DEADLINE_S = 30.0
 
 
-def _reader(address: str, stop: threading.Event, times: list[float]) -> None:
+def _reader(address: str, stop: threading.Event, times: list[float],
+            health: list[float] | None = None) -> None:
     """GetLeaderboard again and again until `stop`; a call that fails (its deadline passed)
-    counts as READ_DEADLINE_S, so that the percentiles show it rather than hide it."""
+    counts as READ_DEADLINE_S, so that the percentiles show it rather than hide it. With
+    `health`, a gRPC health check after each: the engine's answer time to a call that does
+    no work at all, next to which the leaderboard's own cost shows."""
     import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     from domino_proto.domino.v1 import arena_pb2, arena_pb2_grpc
 
+    def timed(call, into: list[float]) -> None:
+        t = time.perf_counter()
+        try:
+            call(timeout=READ_DEADLINE_S)
+            into.append(time.perf_counter() - t)
+        except grpc.RpcError:
+            into.append(READ_DEADLINE_S)
+
     with grpc.insecure_channel(address) as channel:
         stub = arena_pb2_grpc.ArenaStub(channel)
+        checker = health_pb2_grpc.HealthStub(channel)
         while not stop.is_set():
-            t = time.perf_counter()
-            try:
-                stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(arena_id=ARENA),
-                                    timeout=READ_DEADLINE_S)
-                times.append(time.perf_counter() - t)
-            except grpc.RpcError:
-                times.append(READ_DEADLINE_S)
+            timed(lambda **kw: stub.GetLeaderboard(
+                arena_pb2.GetLeaderboardRequest(arena_id=ARENA), **kw), times)
+            if health is not None:
+                timed(lambda **kw: checker.Check(health_pb2.HealthCheckRequest(), **kw),
+                      health)
             stop.wait(0.2)
 
 
@@ -300,8 +311,9 @@ def _run(dsn: str, workdir: str):
         pids = [p.pid for p in cluster.procs]
         rss0 = sum(_rss_mb(p) for p in pids)
         cpu0 = sum(cpu_s(p) for p in pids)
-        stop, reads = threading.Event(), []
-        reader = threading.Thread(target=_reader, args=(cluster.address(1), stop, reads))
+        stop, reads, checks = threading.Event(), [], []
+        reader = threading.Thread(target=_reader, args=(cluster.address(1), stop, reads,
+                                                        checks))
         reader.start()
         started = time.monotonic()
         fleet = _fleets([cluster.address(0), cluster.address(1)], bot_keys, workdir)
@@ -333,6 +345,10 @@ def _run(dsn: str, workdir: str):
         yield (f"GetLeaderboard while it runs: p50 {_pct(reads, 50) * 1e3:.1f} ms, "
                f"p99 {_pct(reads, 99) * 1e3:.1f} ms ({len(reads)} reads); with the bots "
                f"gone: p50 {_pct(quiet, 50) * 1e3:.1f} ms, p99 {_pct(quiet, 99) * 1e3:.1f} ms")
+        yield (f"a health check of the same engine while it runs (a call doing nothing): "
+               f"p50 {_pct(checks, 50) * 1e3:.1f} ms, p99 {_pct(checks, 99) * 1e3:.1f} ms; "
+               f"the matchmaker was on {info.matchmaker or 'no engine'}, the reader on "
+               f"{cluster.address(1)}")
         yield (f"engines' memory: {rss0:.0f} MB idle, {rss1:.0f} MB with the bots: "
                f"{(rss1 - rss0) * 1024 / max(1, BOTS):.0f} KB per connected bot")
     finally:
