@@ -31,11 +31,14 @@ def moments_of(hands) -> list:
 
 
 def analyse(record: dict, seats=None, worlds: int = DEFAULT_WORLDS, seed: int = 0,
-            processes: int | None = 1, progress=None, exact: bool = False) -> dict:
+            processes: int | None = 1, progress=None, exact: bool = False,
+            nice: int = 0) -> dict:
     """The analysis document of a finished match's record. ``seats``: the seats to analyse
     (default all); ``processes``: worker processes (None: one per core; 1: in this
     process); ``progress(done, total)`` after each moment valued. ``exact``: keep the
-    exact fractions of each hand's split (for tests)."""
+    exact fractions of each hand's split (for tests). ``nice``: the worker processes lower
+    their scheduling priority by this much (os.nice), so that a server's live work on the
+    same cores goes first."""
     if type(worlds) is not int or not 1 <= worlds <= MAX_WORLDS:
         raise ValueError(f"worlds must be 1..{MAX_WORLDS}, got {worlds!r}")
     n_seats = len(record["deals"][0]["hands"]) if record.get("deals") else 0
@@ -53,7 +56,8 @@ def analyse(record: dict, seats=None, worlds: int = DEFAULT_WORLDS, seed: int = 
                 progress(len(results), len(jobs))
     else:
         ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(min(procs, len(jobs))) as pool:
+        with ctx.Pool(min(procs, len(jobs)), initializer=os.nice if nice else None,
+                      initargs=(nice,) if nice else ()) as pool:
             for got in pool.imap_unordered(value_moment, jobs, chunksize=1):
                 results[got["index"]] = got
                 if progress:

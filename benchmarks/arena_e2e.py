@@ -232,6 +232,19 @@ def _fleets(addresses: list[str], bot_keys: list[str], workdir: str) -> dict:
     return total
 
 
+def reader_main(argv: list[str]) -> int:
+    """The leaderboard reader as a process: `address` `seconds`; its figures as one JSON
+    line."""
+    address, seconds = argv
+    stop = threading.Event()
+    threading.Timer(float(seconds), stop.set).start()
+    reads, checks, tops, failures = [], [], [], []
+    _reader(address, stop, reads, checks, tops, failures)
+    print(json.dumps({"reads": reads, "checks": checks, "tops": tops, "failures": failures,
+                      "slowest": SLOWEST}))
+    return 0
+
+
 def _refusal(err):
     from domino_wire.refusals import refusal_of
 
@@ -242,14 +255,18 @@ def _refusal(err):
 
 
 READ_DEADLINE_S = 30.0
+TOP = 50        # rows of a leaderboard page (the REST default)
+SLOWEST: list[tuple[float, float]] = []   # (seconds a full read took, when it began)
 
 
 def _reader(address: str, stop: threading.Event, times: list[float],
-            health: list[float] | None = None) -> None:
-    """GetLeaderboard again and again until `stop`; a call that fails (its deadline passed)
-    counts as READ_DEADLINE_S, so that the percentiles show it rather than hide it. With
-    `health`, a gRPC health check after each: the engine's answer time to a call that does
-    no work at all, next to which the leaderboard's own cost shows."""
+            health: list[float] | None = None, top: list[float] | None = None,
+            failures: list[str] | None = None) -> None:
+    """GetLeaderboard (every row) again and again until `stop`; a call that fails (its
+    deadline passed) counts as READ_DEADLINE_S, so that the percentiles show it rather than
+    hide it. With `top`, each is followed by a read of the first TOP rows (a page, as the
+    web page shows); with `health`, by a gRPC health check: the engine's answer time to a
+    call that does no work at all, next to which the leaderboard's own cost shows."""
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -260,15 +277,23 @@ def _reader(address: str, stop: threading.Event, times: list[float],
         try:
             call(timeout=READ_DEADLINE_S)
             into.append(time.perf_counter() - t)
-        except grpc.RpcError:
+            if into is times:
+                SLOWEST.append((into[-1], t - began))
+        except grpc.RpcError as e:
             into.append(READ_DEADLINE_S)
+            failures.append(f"{e.code().name} after {time.perf_counter() - t:.1f} s")
 
+    failures = [] if failures is None else failures
+    began = time.perf_counter()
     with grpc.insecure_channel(address) as channel:
         stub = arena_pb2_grpc.ArenaStub(channel)
         checker = health_pb2_grpc.HealthStub(channel)
         while not stop.is_set():
             timed(lambda **kw: stub.GetLeaderboard(
                 arena_pb2.GetLeaderboardRequest(arena_id=ARENA), **kw), times)
+            if top is not None:
+                timed(lambda **kw: stub.GetLeaderboard(
+                    arena_pb2.GetLeaderboardRequest(arena_id=ARENA, limit=TOP), **kw), top)
             if health is not None:
                 timed(lambda **kw: checker.Check(health_pb2.HealthCheckRequest(), **kw),
                       health)
@@ -311,16 +336,18 @@ def _run(dsn: str, workdir: str):
         pids = [p.pid for p in cluster.procs]
         rss0 = sum(_rss_mb(p) for p in pids)
         cpu0 = sum(cpu_s(p) for p in pids)
-        stop, reads, checks = threading.Event(), [], []
-        reader = threading.Thread(target=_reader, args=(cluster.address(1), stop, reads,
-                                                        checks))
-        reader.start()
+        # The reader is a process of its own, as a client of the arena would be.
+        reader = subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.arena_e2e", "reader", cluster.address(1),
+             str(SECONDS)], stdout=subprocess.PIPE, text=True, cwd=ROOT, env=_env())
         started = time.monotonic()
         fleet = _fleets([cluster.address(0), cluster.address(1)], bot_keys, workdir)
         elapsed = time.monotonic() - started
         rss1 = max(sum(_rss_mb(p) for p in pids), rss0)
-        stop.set()
-        reader.join(60)
+        read = json.loads(reader.communicate(timeout=READ_DEADLINE_S * 3 + 60)[0]
+                          .strip().splitlines()[-1])
+        reads, checks, tops, failures = (read[k] for k in ("reads", "checks", "tops",
+                                                           "failures"))
         cpu = sum(cpu_s(p) for p in pids) - cpu0
         # the same call with the bots gone: what it costs without the fleet's traffic
         quiet, done = [], threading.Event()
@@ -345,6 +372,13 @@ def _run(dsn: str, workdir: str):
         yield (f"GetLeaderboard while it runs: p50 {_pct(reads, 50) * 1e3:.1f} ms, "
                f"p99 {_pct(reads, 99) * 1e3:.1f} ms ({len(reads)} reads); with the bots "
                f"gone: p50 {_pct(quiet, 50) * 1e3:.1f} ms, p99 {_pct(quiet, 99) * 1e3:.1f} ms")
+        yield (f"GetLeaderboard of the first {TOP} rows while it runs: p50 "
+               f"{_pct(tops, 50) * 1e3:.1f} ms, p99 {_pct(tops, 99) * 1e3:.1f} ms; reads that "
+               f"failed (counted as {READ_DEADLINE_S:.0f} s): {len(failures)}"
+               + (f" ({', '.join(sorted(set(failures))[:3])})" if failures else ""))
+        slow = sorted(read["slowest"], reverse=True)[:3]
+        yield ("the slowest full reads: " + ", ".join(f"{d:.1f} s begun at {at:.0f} s"
+                                                      for d, at in slow))
         yield (f"a health check of the same engine while it runs (a call doing nothing): "
                f"p50 {_pct(checks, 50) * 1e3:.1f} ms, p99 {_pct(checks, 99) * 1e3:.1f} ms; "
                f"the matchmaker was on {info.matchmaker or 'no engine'}, the reader on "
@@ -358,3 +392,5 @@ def _run(dsn: str, workdir: str):
 if __name__ == "__main__":
     if sys.argv[1:2] == ["fleet"]:
         sys.exit(fleet_main(sys.argv[2:]))
+    if sys.argv[1:2] == ["reader"]:
+        sys.exit(reader_main(sys.argv[2:]))

@@ -222,15 +222,21 @@ def yardsticks() -> dict:
     return {name: STRATEGIES[name] for name in YARDSTICKS}
 
 
+# How much lower the analysis workers' priority is than the engine's. An analysis is batch
+# work on every core; the matches in play on the same machine must never wait behind it
+# (at 1,000 arena bots, its skill sample's analyses starved the engines and the database).
+ANALYSIS_NICE = 10
+
+
 def analyser():
     """The analysis of finished matches the engine serves (Analysis.Analyse): analysis/ over
-    every core of the machine, in worker processes of its own (the engine's threads keep
-    serving)."""
+    every core of the machine, in worker processes of its own at a lower priority (the
+    engine's threads keep serving, and first)."""
     from analysis import DEFAULT_WORLDS, analyse
 
     def run(record, seats, worlds, progress):
         return analyse(record, seats=seats, worlds=worlds or DEFAULT_WORLDS,
-                       processes=os.cpu_count() or 1, progress=progress)
+                       processes=os.cpu_count() or 1, progress=progress, nice=ANALYSIS_NICE)
     return run
 
 

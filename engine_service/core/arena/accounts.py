@@ -87,9 +87,10 @@ class Accounts:
         bot = self._owned(principal, name)
         self.store.retire(bot.bot_id, time.time())
         self.store.drop_presence(bot.bot_id)
-        with self._lock:
-            self._by_id.pop(bot.bot_id, None)
-        return self.by_name(name)
+        retired = self.by_name(name)
+        with self._lock:   # the cache holds it retired: a leaderboard made again says so
+            self._by_id[bot.bot_id] = retired
+        return retired
 
     def _owned(self, principal: Principal, name: str) -> BotInfo:
         bot = self.by_name(name)
@@ -124,12 +125,13 @@ class Accounts:
             raise EngineError(Reason.UNKNOWN_BOT, f"no bot named {shown(name)}")
         return BotInfo.of(row)
 
-    def infos(self, bot_ids) -> dict[str, BotInfo]:
-        """Public facts of these bots (cached; retirement read again when asked anew)."""
+    def infos(self, bot_ids, read: bool = True) -> dict[str, BotInfo]:
+        """Public facts of these bots (cached; retirement read again when asked anew).
+        With `read` false, only those already cached: no store read."""
         want = set(bot_ids)
         with self._lock:
             missing = want - set(self._by_id)
-        if missing:
+        if missing and read:
             found = {r[0]: BotInfo.of(r) for r in self.store.bots()}
             with self._lock:
                 self._by_id.update(found)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,12 @@ class Leaderboards:
         self._locks: dict[tuple, threading.Lock] = {}   # one builder per view at a time
         self._guard = threading.Lock()
         self.generation = 0     # moved by `changed`: every answer is made again
+        # One thread for every refresh, kept: a thread started per refresh made a GET wait
+        # for the new thread to come up, seconds on an engine whose cores were all busy.
+        self._refresher = ThreadPoolExecutor(1, thread_name_prefix="leaderboard")
+
+    def close(self) -> None:
+        self._refresher.shutdown(wait=False, cancel_futures=True)
 
     def changed(self) -> None:
         """Something the rows show changed here besides results (a bot retired): the next
@@ -60,12 +67,28 @@ class Leaderboards:
         built = self._built.get(key)
         if built is None:
             built = self._first(key)
-        elif (self.room.folded(arena_id) != built.sequence
-              or built.generation != self.generation):
+        elif not self._current(arena_id, built):
             built = self._reordered(key, built)
+        self._refresh_if_old(key, built)
+        return built.value
+
+    def ready(self, arena_id: str, all_versions: bool) -> dict | None:
+        """The answer as `get` gives it when that takes no work (no first build, no rows to
+        make again), else None; a refresh is started behind it as `get` does."""
+        key = (arena_id, all_versions)
+        built = self._built.get(key)
+        if built is None or not self._current(arena_id, built):
+            return None
+        self._refresh_if_old(key, built)
+        return built.value
+
+    def _current(self, arena_id: str, built: Built) -> bool:
+        return (self.room.folded(arena_id) == built.sequence
+                and built.generation == self.generation)
+
+    def _refresh_if_old(self, key: tuple, built: Built) -> None:
         if time.monotonic() - built.at >= FRESH_S:
             self._refresh_behind(key)
-        return built.value
 
     def _lock_of(self, key: tuple) -> threading.Lock:
         with self._guard:
@@ -83,20 +106,22 @@ class Leaderboards:
         self.room.board(arena_id)
         online = self.room.online(arena_id)
         self.room.skill.look(arena_id)
-        built = self._compose(key, at, online)
+        built = self._compose(key, at, online, read=True)
         with self._guard:
             self._built[key] = built
         return built
 
-    def _compose(self, key: tuple, at: float, online: dict) -> Built:
+    def _compose(self, key: tuple, at: float, online: dict, read: bool) -> Built:
         generation = self.generation
-        value = self.room.compose(key[0], key[1], online)
+        value = self.room.compose(key[0], key[1], online, read)
         return Built(at, value["last_sequence"], online, value, generation)
 
     def _reordered(self, key: tuple, built: Built) -> Built:
         """The rows again from the board as folded here, with the presence `built` read:
         results this engine folded in since show at once, and no store is read."""
-        new = self._compose(key, built.at, built.online)
+        # No store read at all, not even the facts of bots new to this engine: a GET made
+        # them (a full read of the bots) while a thousand lobbies connected, and waited.
+        new = self._compose(key, built.at, built.online, read=False)
         with self._guard:
             if self._built.get(key) is built:   # else a refresh made a newer one meanwhile
                 self._built[key] = new
@@ -106,8 +131,10 @@ class Leaderboards:
         lock = self._lock_of(key)
         if not lock.acquire(blocking=False):
             return      # being built: the previous answer serves meanwhile
-        threading.Thread(target=self._refresh, args=(key, lock), name="leaderboard",
-                         daemon=True).start()
+        try:
+            self._refresher.submit(self._refresh, key, lock)
+        except RuntimeError:   # closed: the engine is going
+            lock.release()
 
     def _refresh(self, key: tuple, lock: threading.Lock) -> None:
         try:

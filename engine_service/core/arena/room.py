@@ -124,6 +124,7 @@ class Arenas:
         self.lobbies.close()
         self.host.close()
         self.residents.close()
+        self.leaderboards.close()
 
     # ----- the arena thread ----------------------------------------------------------------
     def _run(self) -> None:
@@ -335,17 +336,27 @@ class Arenas:
         b = self.leaderboards.get(arena_id, all_versions)
         return {**b, "rows": b["rows"][:limit]} if limit else b
 
+    def leaderboard_ready(self, arena_id: str, all_versions: bool = False) -> dict | None:
+        """The cached answer when it needs no work at all (no store read, no rows to make),
+        else None: what may be answered on the server's event loop."""
+        arena_spec.arena_id(arena_id, "arena_id")
+        if arena_id not in self._known:
+            return None
+        return self.leaderboards.ready(arena_id, all_versions)
+
     def online(self, arena_id: str) -> dict:
         """(bot, version) -> connected since, of the lobbies on live engines."""
         return {(b, v): c for b, v, _, _, c, _ in self.store.present(arena_id, self.lease_s)}
 
-    def compose(self, arena_id: str, all_versions: bool, online: dict) -> dict:
+    def compose(self, arena_id: str, all_versions: bool, online: dict,
+                read: bool = True) -> dict:
         """A leaderboard from the board as folded here and the presence `online`: nothing
-        is read from the store but the facts of bots not seen before."""
+        is read from the store but the facts of bots not seen before, and with `read`
+        false not even those (their rows wait for the next refresh)."""
         board = self._boards.get(arena_id) or self.board(arena_id)
         with self._board_lock:
             keys = self._shown(board, all_versions, online)
-        infos = self.accounts.infos({k[0] for k in keys})
+        infos = self.accounts.infos({k[0] for k in keys}, read=read)
         skill = self.skill.figures(arena_id)
         with self._board_lock:
             rows = self._rows(board, keys, online, infos, skill)

@@ -31,8 +31,9 @@ log = logging.getLogger(__name__)
 ANALYSED = 5            # the first counted matches of each (bot, version) in the sample
 ANALYSIS_WORLDS = 200   # worlds a decision, as a ladder's sample: the figures compare
 # Arena analyses queued or running at once, of the engine's 16 (analyses/service.py
-# QUEUED): a busy arena's newcomers cannot take the queue from users and ladders.
-AT_ONCE = 4
+# QUEUED): a busy arena's newcomers cannot take the queue, or the cores, from users,
+# ladders and the matches in play (each analysis runs on every core).
+AT_ONCE = 1
 LOOKS = 16              # kept analyses looked for in the store per refresh, at most
 FIRST_LOOK_S = 2.0      # a sampled match's analysis is first looked for this long after its end
 GIVE_UP_S = 600.0       # ... and no longer once it ended this long ago: it was never made
