@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import math
-from concurrent.futures import ThreadPoolExecutor
 
 from domino_proto.domino.v1 import arena_pb2, arena_pb2_grpc, ladder_pb2
 from domino_wire import game
 from domino_wire.names import ARENA_MATCH_STATUS, LEADERBOARD_VIEW, VARIANT
+from plumbing.daemon_pool import DaemonPool
 
 from ..core.arena.accounts import BotInfo
 from ..core.security import limits
@@ -80,7 +80,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self._encoded: dict[tuple, tuple] = {}
         # The leaderboards' work, on a thread of its own: not the loop's default executor,
         # where a thousand lobbies' enlistments queue (each a store write) when they connect
-        self._boards = ThreadPoolExecutor(1, thread_name_prefix="leaderboards")
+        self._boards = DaemonPool(1, "leaderboards")
 
     def _principal(self, context):
         return self.engine.keys.principal(bearer(context))

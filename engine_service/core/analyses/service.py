@@ -16,7 +16,8 @@ import json
 import logging
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+
+from plumbing.daemon_pool import DaemonPool
 
 from ..errors import EngineError, Reason
 from ..security import limits
@@ -78,7 +79,9 @@ class AnalysisService:
         self.queued, self.per_key = queued, per_key
         self._jobs: dict[tuple, Job] = {}     # waiting or running
         self._lock = threading.Lock()
-        self._pool = ThreadPoolExecutor(running, thread_name_prefix="analysis")
+        # Daemon threads: an engine told to stop does not wait for the analysis at work
+        # (it is made again when asked again); a ThreadPoolExecutor's are joined at exit.
+        self._pool = DaemonPool(running, "analysis")
 
     @staticmethod
     def params(seats: list[int], worlds: int) -> str:

@@ -21,8 +21,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+
+from plumbing.daemon_pool import DaemonPool
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ class Leaderboards:
         self.generation = 0     # moved by `changed`: every answer is made again
         # One thread for every refresh, kept: a thread started per refresh made a GET wait
         # for the new thread to come up, seconds on an engine whose cores were all busy.
-        self._refresher = ThreadPoolExecutor(1, thread_name_prefix="leaderboard")
+        self._refresher = DaemonPool(1, "leaderboard")
 
     def close(self) -> None:
         self._refresher.shutdown(wait=False, cancel_futures=True)
