@@ -305,7 +305,11 @@ def run_engine(args) -> int:
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    stop.wait()
+    # A wait with a timeout: the kernel may deliver the signal to any thread (one of
+    # gRPC's), and Python runs its handler only when the main thread wakes; a plain
+    # wait() then sleeps through SIGTERM for good.
+    while not stop.wait(0.5):
+        pass
     if engine.cluster is not None:
         # Draining: health says NOT_SERVING, no new match comes here, and every match and
         # ladder is let go at once, for the other engines to take (docs/cluster.md).
