@@ -9,11 +9,13 @@ import queue
 import threading
 
 import grpc
+import pytest
 
 from bots.play import play
 from bots.strategy_adapter import FirstLegal
 from domino_proto.domino.v1 import engine_pb2, play_pb2, play_pb2_grpc
 from domino_wire import game
+from engine_service.core.errors import EngineError, Reason
 
 from .support import clock_plays_for, run_threads, wait_for
 
@@ -208,3 +210,24 @@ def test_an_abandoned_match_is_played_at_the_pace_of_its_clocks_not_at_once(serv
     assert not referee.match.over
     kinds = [e.kind for t in referee.history for e in t.accepted.events]
     assert kinds.count("absent") == 4        # said once per seat
+
+
+def test_a_late_answer_to_a_turn_the_clock_played_is_charged_once_as_its_timeout(served_manual):
+    served = served_manual
+    match_id, _ = served.new_match("hhl", {"hands": 1}, seed=2, clock_ms=CLOCK_MS)
+    referee = served.engine.get(match_id)
+    wait_for(lambda: referee.seat_view(referee.match.to_move).deadline > 0,
+             what="the first turn's clock armed")
+    seat, version = referee.match.to_move, referee.version
+    clock_plays_for(served, match_id, seat)
+    assert referee.seats[seat].timeouts_in_a_row == 1
+    # The answer the bot sent too late: refused, and not charged again as illegal.
+    with pytest.raises(EngineError) as late:
+        referee.submit(seat, version, move_id="0")
+    assert late.value.reason == Reason.STALE_VERSION
+    assert referee.faults[seat]["illegal"] == 0
+    # A version the clock never played for this seat is the seat's own mistake: charged.
+    with pytest.raises(EngineError) as wrong:
+        referee.submit(seat, referee.version + 5, move_id="0")
+    assert wrong.value.reason == Reason.STALE_VERSION
+    assert referee.faults[seat]["illegal"] == 1

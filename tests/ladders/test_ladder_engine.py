@@ -153,7 +153,7 @@ def test_a_hung_bot_and_a_missing_bot_are_charged_and_the_ladder_goes_on():
             # The clock and the wait for a seat are what the greedy bot process must answer
             # and enlist within on a loaded machine (its start takes seconds there): the
             # sleeper is charged a timeout per turn, the ghost a no-show.
-            entrants=["greedy", "sleeper", "ghost"], concurrency=3, clock_ms=1000, seat_wait_s=10),
+            entrants=["greedy", "sleeper", "ghost"], concurrency=3, clock_ms=3000, seat_wait_s=10),
             timeout=5)
         info, enlist = created.ladder, {p.entrant: p.enlist_secret for p in created.pools}
         bots = subprocess.Popen([*DOMINO, "bot", "--engine", address, "--strategy", "greedy",
@@ -175,6 +175,7 @@ def test_a_hung_bot_and_a_missing_bot_are_charged_and_the_ladder_goes_on():
         assert faults["sleeper"].timeouts > 0  # it enlisted (pool key + its name) but never answered
         assert faults["ghost"].crashes >= 1  # it never came: a no-show
         assert faults["greedy"].timeouts == 0 and faults["greedy"].crashes == 0
+        assert faults["greedy"].illegal == 0
     finally:
         stop.set()
         bots.terminate()

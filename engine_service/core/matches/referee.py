@@ -86,11 +86,13 @@ class SeatView:
 
 @dataclass(frozen=True)
 class Turn:
-    """An accepted move, kept to answer a resubmission of it."""
+    """An accepted move, kept to answer a resubmission of it (and to know a late
+    answer to a turn the clock played)."""
     seat: int
     move_text: str
     move_id: str
     accepted: Accepted
+    cause: str = BY_SEAT
 
 
 def legal_ids(moves) -> list[tuple[str, str]]:
@@ -417,7 +419,10 @@ class Referee:
                 again = self._resubmission(seat, version, move_id, move_text)
                 if again:
                     return again
-                self.faults[seat]["illegal"] += 1
+                if not self._timed_out_at(seat, version):
+                    # (a late answer to a turn the clock played is that timeout's, charged
+                    # once: as the timeout)
+                    self.faults[seat]["illegal"] += 1
                 raise EngineError(Reason.STALE_VERSION, f"the move was chosen at version "
                                   f"{version}; the match is at version {self.version}",
                                   self.version)
@@ -435,11 +440,18 @@ class Referee:
             self._continue()
             return accepted
 
-    def _resubmission(self, seat, version, move_id, move_text) -> Accepted | None:
+    def _turn_at(self, version: int) -> Turn | None:
         first = self.version - len(self.history)    # the version history[0] was made at
-        if not first <= version < self.version:
+        return self.history[version - first] if first <= version < self.version else None
+
+    def _timed_out_at(self, seat: int, version: int) -> bool:
+        turn = self._turn_at(version)
+        return turn is not None and turn.seat == seat and turn.cause == BY_TIMEOUT
+
+    def _resubmission(self, seat, version, move_id, move_text) -> Accepted | None:
+        turn = self._turn_at(version)
+        if turn is None:
             return None
-        turn = self.history[version - first]
         if turn.seat != seat:
             return None
         if (move_id and move_id == turn.move_id) or (move_text and _same_move(move_text,
@@ -524,9 +536,9 @@ class Referee:
         self.version = version + 1
         accepted = Accepted(self.version, text, (*extra, *events))
         if seat >= 0:
-            self.history.append(Turn(seat, text, move_id, accepted))
+            self.history.append(Turn(seat, text, move_id, accepted, cause))
         else:
-            self.history.append(Turn(-1, "", "", accepted))
+            self.history.append(Turn(-1, "", "", accepted, cause))
         if cause == BY_SEAT:
             self.seats[seat].timeouts_in_a_row = 0
         if durable:
