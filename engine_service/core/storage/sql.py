@@ -129,27 +129,23 @@ class SQLStore:
         return self._statement(self._write, sql, args)
 
     def _statement(self, run, sql: str, args: tuple):
-        if not self.health.up:
-            raise StoreUnavailable(f"{self.health.refusal()}; try again shortly")
-        try:
+        with self._answering():
             return run(sql, args)
-        except self.unavailable as e:
-            if not self.outage(e):
-                raise
-            why = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-            self.health.failed(why)
-            raise StoreUnavailable(f"the store {self.path} did not answer ({why}); try "
-                                   "again shortly") from None
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Callable[[str, tuple], list | int]]:
-        """_transaction, refused at once while the store is away and its failures made
-        StoreUnavailable, like every statement's (_statement)."""
+        """_transaction, answered as every statement is (_answering)."""
+        with self._answering(), self._transaction() as run:
+            yield run
+
+    @contextlib.contextmanager
+    def _answering(self) -> Iterator[None]:
+        """Refused at once while the store is away; the backend's failures that are
+        outages mark it down and come out as StoreUnavailable."""
         if not self.health.up:
             raise StoreUnavailable(f"{self.health.refusal()}; try again shortly")
         try:
-            with self._transaction() as run:
-                yield run
+            yield
         except self.unavailable as e:
             if not self.outage(e):
                 raise
