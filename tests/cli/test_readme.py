@@ -37,11 +37,14 @@ SKIP = [
     (r"^make clean\b", "it removes the .venv these tests run in"),
     (r"postgresql://", "needs a PostgreSQL server (tests/storage and tests/cluster start one)"),
 ]
-# A block with a command needing another program is skipped whole: its other commands lead
-# up to that one (a `wait` for a bot that never comes, say).
+# A block with a command that its own tests run (the Node.js and C++ bots, which need their
+# packages installed or a build first) is skipped whole: its other commands lead up to that
+# one (a `wait` for a bot that never comes, say).
 SKIP_BLOCK = [
-    (r"\bnode\b", "needs node (tests/bots_js run the Node.js bot)"),
-    (r"cpp-bot", "needs a C++ toolchain (tests/bots_cpp build the C++ bot)"),
+    (r"\bnode\b", "the Node.js bot, which its own tests install and run, the conformance "
+                  "kit too (tests/bots_runner/test_node_bot.py, tests/cli/test_conformance.py)"),
+    (r"cpp-bot", "the C++ bot, which its own test builds and runs "
+                 "(tests/bots_runner/test_cpp_bot.py)"),
 ]
 
 
