@@ -86,8 +86,11 @@ def test_a_kill_of_the_matchmakers_engine_loses_no_result_and_strands_no_bot(clu
             rows = clients[i].board(all_versions=True).rows
             got = {(r.bot_id, r.version): (r.mu, r.sigma, r.matches) for r in rows if r.matches}
             assert got == expected
+        # The matchmaker is a live engine: not always the first to take the lease over,
+        # since on a loaded machine a late heartbeat lets it move again (a lease is fenced,
+        # not pinned), which the checks above show loses and doubles nothing.
         info = clients[survivor].call("ListArenas", arena_pb2.ListArenasRequest()).arenas[0]
-        assert info.matchmaker == c.address(survivor)
+        assert info.matchmaker in {c.address(i) for i in range(3) if i != holder}
         assert info.matches_counted == len(seqs)
     finally:
         for b in bots:
