@@ -2,9 +2,18 @@
 (started on first use, stopped at the end; skipped with the reason where none can run),
 a fresh database per test, and `store_db`, which runs a test once on each store."""
 
+import os
+
 import pytest
 
 from tests.pg_server import STORES, PostgresServer, why_not
+
+# Six workers of engines, bots and PostgreSQL servers on two cores can keep a server from
+# answering within the engine's default bound of 0.5 s, and a move or a read is then
+# refused with STORE_UNAVAILABLE in a test that is not about outages. The engines of the
+# tests (in this process and its children) wait up to 5 s; the outage tests, which are
+# about that bound, set the default back for their engines (hostile/outage_support.py).
+os.environ["DOMINO_STORE_WAIT_MS"] = "5000"
 
 # What the tests ask of PostgreSQL is what engines do with it, not that it survives a power
 # cut: no fsync, so that a test's CREATE DATABASE and the server's stop at the end of a

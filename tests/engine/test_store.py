@@ -446,3 +446,21 @@ def test_a_turn_clock_that_cannot_write_waits_for_the_store_and_then_plays(store
         assert not [r for r in caplog.records if r.exc_info], caplog.text
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize("given, bound", [("", 0.5), ("5000", 5.0), ("50", 0.05),
+                                          ("60000", 60.0)])
+def test_the_bound_of_a_wait_on_postgresql_is_the_default_or_what_the_environment_says(
+        monkeypatch, given, bound):
+    from engine_service.core.storage import postgres
+    monkeypatch.setenv(postgres.WAIT_ENV, given)
+    assert postgres.wait_bound() == bound
+
+
+@pytest.mark.parametrize("given", ["abc", "49", "60001", "-5", "1.5", "9" * 40])
+def test_a_bound_out_of_range_is_refused_naming_the_variable(monkeypatch, given):
+    from engine_service.core.storage import postgres
+    from engine_service.core.storage.rows import StoreUnavailable
+    monkeypatch.setenv(postgres.WAIT_ENV, given)
+    with pytest.raises(StoreUnavailable, match="DOMINO_STORE_WAIT_MS must be a whole number"):
+        postgres.wait_bound()

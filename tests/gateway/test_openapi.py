@@ -127,7 +127,13 @@ def test_schemathesis_finds_no_server_error_and_no_schema_break(live, client, tm
     token = client.post(f"/api/v1/matches/{match['match_id']}/seats/{match['to_move']}/claim")
     (tmp_path / "schemathesis.toml").write_text(
         f'[parameters]\nmatch_id = "{match["match_id"]}"\n\n'
-        f'[headers]\nAuthorization = "Bearer {token.get_json()["seat_token"]}"\n')
+        f'[headers]\nAuthorization = "Bearer {token.get_json()["seat_token"]}"\n\n'
+        # Drawing up to 1000 worlds is CPU work in the engine, and on a machine that runs
+        # another suite beside this one it can outlast the gateway's deadline (5 s): the
+        # answer is then the documented 504 ENGINE_TIMEOUT, whose body is checked like any
+        # other. Every other 5xx of this route, and any of the others, still fails.
+        '[[operations]]\ninclude-name = "GET /api/v1/matches/{match_id}/worlds"\n'
+        'checks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "504"]\n')
     run = subprocess.run(
         [exe, "run", f"{live.url}/api/v1/openapi.json", "--url", live.url,
          "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,"

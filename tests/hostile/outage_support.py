@@ -15,6 +15,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from domino_proto.domino.v1 import common_pb2, engine_pb2
 from engine_service.core.matches.referee import Referee
 from engine_service.core.storage.factory import open_store
+from engine_service.core.storage.postgres import WAIT_ENV, WAIT_S
 from tests.engine.support import Client, start_bot, start_engine
 from tests.pg_server import PostgresServer
 
@@ -30,7 +31,9 @@ class OutageRig:
         try:
             self.dsn = self.pg.database()
             self.log_path = log_path
-            self.proc, self.port = start_engine(self.dsn, 0, log_path)
+            # the product's own bound (tests/conftest.py raises it for the others)
+            self.proc, self.port = start_engine(self.dsn, 0, log_path,
+                                                env={WAIT_ENV: str(int(WAIT_S * 1000))})
         except BaseException:
             self.pg.stop()
             raise

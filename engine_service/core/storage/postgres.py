@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 
 import psycopg
 import psycopg_pool
@@ -152,6 +153,11 @@ OPEN_TIMEOUT_S = 15.0            # how long a starting engine waits for the data
 # answer (within PROBE_S). Longer would stall the loop longer at the start of an outage.
 WAIT_S = 0.5                     # one round trip on a connection
 POOL_WAIT_S = 0.5                # for a connection of the pool
+# An operator whose server is slower than that under normal load (a remote database, a
+# busy disk) raises both at once with this variable, in milliseconds: a longer bound
+# trades a longer stall of the loop at the start of an outage for fewer refused moves.
+WAIT_ENV = "DOMINO_STORE_WAIT_MS"
+WAIT_MS_RANGE = (50, 60_000)
 # libpq's own bounds, for what the bounds above do not cover (a connection being opened,
 # an idle one whose peer vanished). The DSN may set any of them itself. libpq takes
 # connect_timeout in whole seconds, 2 at least.
@@ -160,6 +166,18 @@ CONNECTION_DEFAULTS = {"connect_timeout": "2", "keepalives": "1", "keepalives_id
                        "tcp_user_timeout": "5000"}
 # The server gives up a statement its client gave up long ago (a lock wait, say).
 SERVER_STATEMENT_TIMEOUT = "5s"
+
+
+def wait_bound() -> float:
+    """The bound of one wait on the server, in seconds: WAIT_S, or what WAIT_ENV says."""
+    given = os.environ.get(WAIT_ENV, "").strip()
+    if not given:
+        return WAIT_S
+    low, high = WAIT_MS_RANGE
+    if not given.isdigit() or not low <= int(given) <= high:
+        raise StoreUnavailable(f"{WAIT_ENV} must be a whole number of milliseconds from "
+                               f"{low} to {high}, not {given[:20]!r}")
+    return int(given) / 1000
 
 
 class BoundedConnection(psycopg.Connection):
@@ -215,14 +233,15 @@ class PostgresStore(SQLStore):
         super().__init__()
         self.dsn = dsn
         self.path = _safe(dsn)       # how logs and messages name it: no password
+        self._bound = bound = wait_bound()
         given = psycopg.conninfo.conninfo_to_dict(dsn)
         self._defaults = {k: v for k, v in CONNECTION_DEFAULTS.items() if k not in given}
         self.pool = ConnectionPool(dsn, min_size=POOL_MIN, max_size=POOL_MAX,
                                    kwargs={"autocommit": True, **self._defaults},
                                    configure=_configure, connection_class=BoundedConnection,
-                                   timeout=POOL_WAIT_S, name="store", open=False)
+                                   timeout=max(bound, POOL_WAIT_S), name="store", open=False)
         self._probe_conn: BoundedConnection | None = None
-        self._wait_s = WAIT_S       # a call's bound; longer while starting()
+        self._wait_s = bound        # a call's bound; longer while starting()
         self.health = StoreHealth(self.path, self._probe)
         try:
             self.pool.open(wait=True, timeout=OPEN_TIMEOUT_S)
@@ -308,6 +327,7 @@ class PostgresStore(SQLStore):
             if self._probe_conn is None or self._probe_conn.closed:
                 self._probe_conn = BoundedConnection.connect(self.dsn, autocommit=True,
                                                              **self._defaults)
+                self._probe_conn.wait_s = self._bound
             self._probe_conn.execute("SELECT 1")
         except BaseException:
             if self._probe_conn is not None:
