@@ -29,7 +29,9 @@ def test_a_fork_over_rest_is_played_to_its_end_by_house_bots(client, tmp_path):
                                              "seats": bots(5), "bot_clock_ms": 5000})
     assert r.status_code == 201, r.get_json()
     match = r.get_json()
-    assert match["variant"] == "domeng" and match["version"] == n and "seed" not in match
+    # The prefix's plays are its first n versions; its house bots, claimed at once, may
+    # have played on before the answer was written (the record's plays are checked below).
+    assert match["variant"] == "domeng" and match["version"] >= n and "seed" not in match
     wait_over(client, match["match_id"])
     new = client.get(f"/api/v1/matches/{match['match_id']}/record").get_json()
     assert plays(new)[:n] == plays(original)[:n]
