@@ -33,6 +33,21 @@ def make_folder_of(db: str) -> None:
         os.makedirs(os.path.dirname(db), exist_ok=True)
 
 
+def bound_refused(db: str) -> str:
+    """Why the environment's bound of a wait on PostgreSQL is refused ("" when it is not,
+    or `db` is no PostgreSQL database): said as itself, not as a database that is away."""
+    from engine_service.core.storage.factory import is_dsn
+    if not is_dsn(db):
+        return ""
+    from engine_service.core.storage.postgres import wait_bound
+    from engine_service.core.storage.rows import StoreUnavailable
+    try:
+        wait_bound()
+    except StoreUnavailable as e:
+        return str(e)
+    return ""
+
+
 def advertised_host(host: str) -> str:
     """The host to advertise for an engine listening on `host` (every address: this one)."""
     return "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
@@ -260,6 +275,9 @@ def run_engine(args) -> int:
             taken = port_taken(args.host, args.metrics_port)
     if taken:
         return failed("engine", taken)
+    bad_bound = bound_refused(args.db)
+    if bad_bound:
+        return failed("engine", bad_bound)
     try:
         worlds = (None if args.sampling_budget is None
                   else WorldService(budgets=budgets_with(args.sampling_budget)))

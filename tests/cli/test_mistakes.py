@@ -166,3 +166,14 @@ def test_a_busy_port_is_said_once(outcomes, name):
     p, _ = outcomes[name]
     said = (p.stdout + p.stderr).count("the port is in use")
     assert said == 1, (p.stdout, p.stderr)
+
+
+@pytest.mark.parametrize("given", ["abc", "10", "\u00b2"])
+def test_a_bad_store_wait_bound_is_said_as_itself(given):
+    """A DOMINO_STORE_WAIT_MS out of range is named, before any database is tried (the
+    DSN's port has no server: the answer must not send the user looking for one)."""
+    p = run("engine", "--port", "0", "--db", f"postgresql://127.0.0.1:{dead_port()}/x",
+            check=False, timeout=60, extra_env={"DOMINO_STORE_WAIT_MS": given})
+    assert_one_line_failure(p, "engine", "DOMINO_STORE_WAIT_MS must be a whole number",
+                            "50 to 60000")
+    assert "database server running" not in p.stderr

@@ -457,7 +457,7 @@ def test_the_bound_of_a_wait_on_postgresql_is_the_default_or_what_the_environmen
     assert postgres.wait_bound() == bound
 
 
-@pytest.mark.parametrize("given", ["abc", "49", "60001", "-5", "1.5", "9" * 40])
+@pytest.mark.parametrize("given", ["abc", "49", "60001", "-5", "1.5", "\u00b2", "9" * 40])
 def test_a_bound_out_of_range_is_refused_naming_the_variable(monkeypatch, given):
     from engine_service.core.storage import postgres
     from engine_service.core.storage.rows import StoreUnavailable

@@ -174,7 +174,7 @@ def wait_bound() -> float:
     if not given:
         return WAIT_S
     low, high = WAIT_MS_RANGE
-    if not given.isdigit() or not low <= int(given) <= high:
+    if not (given.isascii() and given.isdigit()) or not low <= int(given) <= high:
         raise StoreUnavailable(f"{WAIT_ENV} must be a whole number of milliseconds from "
                                f"{low} to {high}, not {given[:20]!r}")
     return int(given) / 1000
