@@ -234,17 +234,25 @@ class EngineServer:
     def _run(self) -> None:
         try:
             self._loop.run_forever()
-            # Calls still in progress after stop(grace) (a unary call blocked on its
-            # thread) are cancelled here, not destroyed with the loop.
-            left = asyncio.all_tasks(self._loop)
+            # Calls that stop(grace) cancelled may still be unwinding when the loop stops
+            # (a stream cancelled while it waited for its Hello, say): they are let finish
+            # first, since cancelling one of grpc's own tasks makes grpc log a
+            # CancelledError traceback. Only what still runs after that (a unary call
+            # blocked on its thread) is cancelled, not destroyed with the loop.
+            left = self._finish(asyncio.all_tasks(self._loop))
             for task in left:
                 task.cancel()
-            self._loop.run_until_complete(asyncio.wait(left, timeout=2) if left
-                                          else asyncio.sleep(0))
+            self._finish(left)
         finally:
             self._loop.close()
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._stopped.set()
+
+    def _finish(self, tasks: set[asyncio.Task], timeout: float = 2.0) -> set[asyncio.Task]:
+        """Run the stopped loop until `tasks` are done or `timeout` passes; those not done."""
+        if tasks:
+            self._loop.run_until_complete(asyncio.wait(tasks, timeout=timeout))
+        return {task for task in tasks if not task.done()}
 
     async def _start(self, engine: Engine, host: str, port: int) -> int:
         self._server = grpc.aio.server(migration_thread_pool=self._pool,
