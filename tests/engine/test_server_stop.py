@@ -17,7 +17,6 @@ from plumbing import inbox
 
 from .support import Served, wait_for
 
-
 STREAMS = 4
 
 
