@@ -51,6 +51,7 @@ from ..core.security import limits
 from ..rules.errors import shown
 from . import codec
 from .arena_lobby import LobbySession
+from .moves import Mover
 from .streams import send_all, serve_inbox
 
 # What grpc.aio raises in a stream's reader when the server stops under it (grpcio names
@@ -97,11 +98,21 @@ def out(**body) -> play_pb2.EngineMessage:
     return play_pb2.EngineMessage(**body)
 
 
+def _submit(seated: Seated, choice: play_pb2.MoveChoice, received: float):
+    """The move through its referee, and its latency counted with it: on PostgreSQL this runs
+    on a thread (moves.py), and a match's last move may end the stream (and cancel the
+    await of this) before the loop takes the answer back."""
+    accepted = seated.referee.submit(seated.seat, choice.version, choice.move_id,
+                                     choice.move_text)
+    metrics.move_latency(time.perf_counter() - received)
+    return accepted
+
+
 class PlaySession:
     """Made on the server's event loop, one per Connect call."""
 
-    def __init__(self, engine: Engine):
-        self.engine = engine
+    def __init__(self, engine: Engine, mover: Mover):
+        self.engine, self.mover = engine, mover
         # Bounded: a bot that stops reading is dropped (SLOW_READER, streams.py), and its
         # seats are played by their clocks, as for any bot gone away.
         self.inbox = Inbox(limit=PLAY_BEHIND, on_overflow=asyncio.current_task().cancel)
@@ -273,9 +284,17 @@ class PlaySession:
                 if wait:
                     await asyncio.sleep(wait)
                 answer = Answer()
+                place = None
                 if self.accepted:
-                    self.inbox.put(answer)      # filled in before the stream sends it
-                self._answer(message, answer)
+                    # The answer's place in the stream, ahead of the move's update: the
+                    # stream waits there until the move is played and the answer filled in.
+                    place = asyncio.get_running_loop().create_future()
+                    self.inbox.put(place)
+                try:
+                    await self._answer(message, answer)
+                finally:
+                    if place is not None and not place.done():   # (done: the stream ended)
+                        place.set_result(answer)
                 if not self.accepted and answer.message is not None:
                     self.inbox.put(answer)
         except asyncio.CancelledError:
@@ -289,7 +308,7 @@ class PlaySession:
                           ", ".join(self.seated) or "(none)")
             self.inbox.put(CLOSED)
 
-    def _answer(self, message, answer: Answer) -> None:
+    async def _answer(self, message, answer: Answer) -> None:
         """Play the bot's move and fill in `answer` (left empty for an accepted move
         when the bot asked for refusals only)."""
         received = time.perf_counter()
@@ -308,9 +327,7 @@ class PlaySession:
             if match_id not in self.seated:
                 raise EngineError(Reason.UNKNOWN_MATCH, f"this stream plays no match "
                                   f"{shown(match_id)}", field="move.match_id")
-            accepted = seated.referee.submit(seated.seat, choice.version, choice.move_id,
-                                             choice.move_text)
-            metrics.move_latency(time.perf_counter() - received)
+            accepted = await self.mover.play(_submit, seated, choice, received)
             seated.refusals = 0
             if self.accepted:
                 answer.message = codec.answer(match_id, choice.version, accepted)

@@ -45,6 +45,7 @@ from .analysis_service import AnalysisServicer
 from .arena_service import ArenaServicer
 from .decode import add_service
 from .ladder_service import LadderServicer
+from .moves import Mover
 from .play_session import PlaySession
 from .status import async_refusals, bearer, peer_address, refusals
 from .watch import WatchSession
@@ -79,8 +80,8 @@ def _left(context) -> float | None:
 
 
 class EngineServicer(engine_pb2_grpc.EngineServicer):
-    def __init__(self, engine: Engine):
-        self.engine = engine
+    def __init__(self, engine: Engine, mover: Mover):
+        self.engine, self.mover = engine, mover
 
     @refusals
     def CreateMatch(self, request, context):
@@ -141,10 +142,14 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
     @async_refusals
     async def SubmitMove(self, request, context):
         received = time.perf_counter()
-        seat, accepted = self.engine.submit(request.match_id, request.seat_token,
-                                            request.expected_version, request.move_id,
-                                            request.move_text)
-        metrics.move_latency(time.perf_counter() - received)
+
+        def submit():   # the latency counted with the move, as a stream's (play_session.py)
+            played = self.engine.submit(request.match_id, request.seat_token,
+                                        request.expected_version, request.move_id,
+                                        request.move_text)
+            metrics.move_latency(time.perf_counter() - received)
+            return played
+        seat, accepted = await self.mover.play(submit)
         return codec.submit_response(seat, accepted)
 
     @async_refusals
@@ -170,12 +175,12 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
 
 
 class PlayServicer(play_pb2_grpc.PlayServicer):
-    def __init__(self, engine: Engine):
-        self.engine = engine
+    def __init__(self, engine: Engine, mover: Mover):
+        self.engine, self.mover = engine, mover
 
     @async_refusals
     async def Connect(self, request_iterator, context):
-        await PlaySession(self.engine).run(request_iterator, context.write)
+        await PlaySession(self.engine, self.mover).run(request_iterator, context.write)
 
     # On the loop: let in or refused at once, a refusal held back without a thread (so a
     # client asking again at once makes no flood of it); the work itself waits for the
@@ -223,6 +228,7 @@ class EngineServer:
         self._pool = futures.ThreadPoolExecutor(max_workers=max_workers,
                                                 thread_name_prefix="rpc")
         self._stopped = threading.Event()
+        self._mover = Mover(engine.store.remote)
         threading.Thread(target=self._run, name="rpc-loop", daemon=True).start()
         try:
             self.port = asyncio.run_coroutine_threadsafe(
@@ -246,6 +252,7 @@ class EngineServer:
         finally:
             self._loop.close()
             self._pool.shutdown(wait=False, cancel_futures=True)
+            self._mover.close()
             self._stopped.set()
 
     def _finish(self, tasks: set[asyncio.Task], timeout: float = 2.0) -> set[asyncio.Task]:
@@ -257,8 +264,9 @@ class EngineServer:
     async def _start(self, engine: Engine, host: str, port: int) -> int:
         self._server = grpc.aio.server(migration_thread_pool=self._pool,
                                        options=SERVER_OPTIONS)
-        for servicer, module, name in ((EngineServicer(engine), engine_pb2, "Engine"),
-                                       (PlayServicer(engine), play_pb2, "Play"),
+        for servicer, module, name in ((EngineServicer(engine, self._mover), engine_pb2,
+                                        "Engine"),
+                                       (PlayServicer(engine, self._mover), play_pb2, "Play"),
                                        (LadderServicer(engine), ladder_pb2, "Ladder"),
                                        (ArenaServicer(engine), arena_pb2, "Arena"),
                                        (AnalysisServicer(engine), analysis_pb2, "Analysis")):

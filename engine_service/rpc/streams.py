@@ -43,6 +43,8 @@ async def serve_inbox(inbox: Inbox, session: Session,
     try:
         while not session.done:
             item = await inbox.get()
+            if isinstance(item, asyncio.Future):   # a place kept for an item made later
+                item = await item
             if item is CLOSED:
                 return
             if item is OVERFLOWED:

@@ -189,3 +189,29 @@ def test_a_stream_that_skips_events_gets_its_turns_answers_and_match_over_only(s
     played = played_by[0]
     assert len(turns) == len(set(turns)) == played
     assert all(a.accepted for a in answers) and len(answers) >= played - 1
+
+
+def test_a_bot_hears_of_its_accepted_move_before_the_move_s_events(served):
+    """docs/bots.md: an accepted move's answer comes ahead of the EventBatch of that move,
+    on either store (on PostgreSQL the move is played on a thread while the stream waits
+    at the answer's place)."""
+    match_id, tokens = served.new_match("hhl", {"hands": 1}, seed=23, clock_ms=30_000)
+    seen = []
+
+    def bot(s):
+        def run():
+            mine = {"on_message": seen.append, "events": True, "answers": True} if s == 0 \
+                else {}
+            play(served.address, match_id, tokens[s], make_strategy("greedy"), **mine)
+        return run
+
+    run_threads([bot(s) for s in range(4)])
+    batches = [m.events.events[0].version for m in seen
+               if m.WhichOneof("body") == "events" and m.events.events]
+    answers = [(i, m.answer.new_version) for i, m in enumerate(seen)
+               if m.WhichOneof("body") == "answer" and m.answer.accepted]
+    assert answers
+    for i, version in answers:
+        before = [m.events.events[0].version for m in seen[:i]
+                  if m.WhichOneof("body") == "events" and m.events.events]
+        assert version not in before and version in batches, (i, version)

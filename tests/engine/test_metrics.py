@@ -10,7 +10,7 @@ from domino_cli.processes import metrics_port_of
 from engine_service.core.storage.factory import is_dsn, open_store
 from tests.metrics_support import Scrape
 
-from .support import Client, finish, refusal, start_bot, start_engine
+from .support import Client, finish, refusal, start_bot, start_engine, wait_for
 
 
 @pytest.fixture
@@ -63,6 +63,10 @@ def test_the_counters_match_a_played_match_a_refusal_and_the_turn_clock(metered)
     assert len(causes) == played and set(causes) == {"seat"}
     assert len(idle_causes) == idle and "timeout" in idle_causes
 
+    # A seat's move latency is counted just after its move is published (on PostgreSQL on
+    # a thread of its own, beside this scrape): wait for the last one.
+    wait_for(lambda: Scrape(url).get("domino_engine_move_latency_seconds_count") >= played,
+             what="the last move's latency counted")
     after = Scrape(url)
     assert after.content_type.startswith("text/plain")
     assert after.get("domino_engine_moves_accepted_total", variant="hhl") == played + idle

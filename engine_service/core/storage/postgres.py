@@ -217,14 +217,13 @@ class PostgresStore(SQLStore):
     Its health (health.py) is kept by a probe on a connection of its own: while the
     server does not answer, every call is refused at once (StoreUnavailable)."""
 
-    # A commit is a round trip to the server (about 0.2 ms here) made on the event loop,
-    # like SQLite's. Playing moves on threads instead, so other matches go on during the
-    # wait, was measured and dropped: it cost 0.5 ms of CPU per move more than the wait
-    # (thread hops, the GIL), and 50 matches ran at 0.6x the inline rate (make bench).
-    # What keeps the loop from waiting on a server that is away is the bounds above and
-    # the store's health.
+    # A commit is a round trip to the server (about 0.2 ms on an idle machine, far more
+    # on a loaded one), so the moves are played on threads (rpc/moves.py) and the event
+    # loop goes on meanwhile. What keeps a move from waiting long on a server that is
+    # away is the bounds above and the store's health.
     kind = "postgresql"
     shared = True      # engines on one database make a cluster (engine.py, cluster/)
+    remote = True      # each commit a round trip: moves are played on threads
     ladder_match_order = "seq"
     unavailable = (psycopg.OperationalError,)   # PoolTimeout, the bounds above, AdminShutdown...
     conflicts = (psycopg.errors.UniqueViolation,)

@@ -77,6 +77,7 @@ class SQLStore:
 
     kind = "sql"           # the backend's name in the metrics ("sqlite", "postgresql")
     shared = False         # a store several engines may share (a cluster, cluster/)
+    remote = False         # its commit is a round trip over the network (rpc/moves.py)
     # How a ladder's matches are read back in the order they were started.
     ladder_match_order = "rowid"
     # The backend's errors that mean "not now" (see `outage`), and "that row exists".
