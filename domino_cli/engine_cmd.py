@@ -33,17 +33,21 @@ def make_folder_of(db: str) -> None:
         os.makedirs(os.path.dirname(db), exist_ok=True)
 
 
-def bound_refused(db: str) -> str:
-    """Why the environment's bound of a wait on PostgreSQL is refused ("" when it is not,
-    or `db` is no PostgreSQL database): said as itself, not as a database that is away."""
+def settings_refused(db: str) -> str:
+    """Why a setting of the environment for PostgreSQL (the bound of a wait on it, the
+    threads its moves are played on) is refused ("" when none is, or `db` is no PostgreSQL
+    database): said as itself, not as a database that is away."""
     from engine_service.core.storage.factory import is_dsn
     if not is_dsn(db):
         return ""
     from engine_service.core.storage.postgres import wait_bound
     from engine_service.core.storage.rows import StoreUnavailable
+    from engine_service.rpc.moves import threads
+    from plumbing.settings import BadSetting
     try:
         wait_bound()
-    except StoreUnavailable as e:
+        threads()
+    except (StoreUnavailable, BadSetting) as e:
         return str(e)
     return ""
 
@@ -275,9 +279,9 @@ def run_engine(args) -> int:
             taken = port_taken(args.host, args.metrics_port)
     if taken:
         return failed("engine", taken)
-    bad_bound = bound_refused(args.db)
-    if bad_bound:
-        return failed("engine", bad_bound)
+    refused = settings_refused(args.db)
+    if refused:
+        return failed("engine", refused)
     try:
         worlds = (None if args.sampling_budget is None
                   else WorldService(budgets=budgets_with(args.sampling_budget)))

@@ -8,10 +8,11 @@ PostgreSQL for about half its time, and calls queued behind the moves: a GetLead
 reached its handler up to 15 s after it arrived, while the handler itself took 0.1 s at
 most (docs/arena.md). On threads, the loop goes on during the round trips.
 
-THREADS is a measured choice (docs/cluster.md). A single thread played the moves one at a
-time, as the loop did, but each one then waited for the GIL after its round trip, and the
-arena played 0.4x the matches. Eight keep several round trips in flight and cost about
-0.1 ms of CPU a move more than inline.
+How many threads is DOMINO_MOVE_THREADS (0..64, default 8; 0 plays them on the loop, as
+SQLite's are). It is a trade, measured side by side (docs/cluster.md): threads keep the
+loop's other calls quick and the engine taking its bots' seat streams in time under heavy
+load, but each move then waits for the GIL after its round trip behind the engine's other
+threads, which costs some throughput on a machine with few busy matches.
 """
 
 from __future__ import annotations
@@ -19,14 +20,23 @@ from __future__ import annotations
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
+from plumbing import settings
+
+THREADS_ENV = "DOMINO_MOVE_THREADS"
 THREADS = 8
+THREADS_RANGE = (0, 64)
+
+
+def threads() -> int:
+    """The threads a store's moves are played on: THREADS_ENV, else THREADS; BadSetting."""
+    return settings.whole_number(THREADS_ENV, THREADS, *THREADS_RANGE, "threads")
 
 
 class Mover:
     def __init__(self, remote_store: bool):
+        n = threads() if remote_store else 0
         # A write that must land: a ThreadPoolExecutor's threads finish it before exit.
-        self._pool = (ThreadPoolExecutor(THREADS, thread_name_prefix="moves")
-                      if remote_store else None)
+        self._pool = ThreadPoolExecutor(n, thread_name_prefix="moves") if n else None
 
     async def play(self, fn, *args):
         """fn(*args), a move through the referee (under the match's lock, as the clocks

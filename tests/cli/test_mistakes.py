@@ -168,12 +168,17 @@ def test_a_busy_port_is_said_once(outcomes, name):
     assert said == 1, (p.stdout, p.stderr)
 
 
-@pytest.mark.parametrize("given", ["abc", "10", "\u00b2"])
-def test_a_bad_store_wait_bound_is_said_as_itself(given):
-    """A DOMINO_STORE_WAIT_MS out of range is named, before any database is tried (the
+@pytest.mark.parametrize("name, given, range_said", [
+    ("DOMINO_STORE_WAIT_MS", "abc", "50 to 60000"),
+    ("DOMINO_STORE_WAIT_MS", "10", "50 to 60000"),
+    ("DOMINO_STORE_WAIT_MS", "\u00b2", "50 to 60000"),
+    ("DOMINO_MOVE_THREADS", "65", "0 to 64"),
+    ("DOMINO_MOVE_THREADS", "-1", "0 to 64"),
+])
+def test_a_bad_postgresql_setting_is_said_as_itself(name, given, range_said):
+    """A setting for PostgreSQL out of range is named, before any database is tried (the
     DSN's port has no server: the answer must not send the user looking for one)."""
     p = run("engine", "--port", "0", "--db", f"postgresql://127.0.0.1:{dead_port()}/x",
-            check=False, timeout=60, extra_env={"DOMINO_STORE_WAIT_MS": given})
-    assert_one_line_failure(p, "engine", "DOMINO_STORE_WAIT_MS must be a whole number",
-                            "50 to 60000")
+            check=False, timeout=60, extra_env={name: given})
+    assert_one_line_failure(p, "engine", f"{name} must be a whole number", range_said)
     assert "database server running" not in p.stderr

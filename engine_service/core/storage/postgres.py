@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 
 import psycopg
 import psycopg_pool
 from psycopg_pool import ConnectionPool
+
+from plumbing import settings
 
 from .health import StoreHealth
 from .rows import StoreUnavailable
@@ -170,14 +171,12 @@ SERVER_STATEMENT_TIMEOUT = "5s"
 
 def wait_bound() -> float:
     """The bound of one wait on the server, in seconds: WAIT_S, or what WAIT_ENV says."""
-    given = os.environ.get(WAIT_ENV, "").strip()
-    if not given:
-        return WAIT_S
     low, high = WAIT_MS_RANGE
-    if not (given.isascii() and given.isdigit()) or not low <= int(given) <= high:
-        raise StoreUnavailable(f"{WAIT_ENV} must be a whole number of milliseconds from "
-                               f"{low} to {high}, not {given[:20]!r}")
-    return int(given) / 1000
+    try:
+        return settings.whole_number(WAIT_ENV, round(WAIT_S * 1000), low, high,
+                                     "milliseconds") / 1000
+    except settings.BadSetting as e:
+        raise StoreUnavailable(str(e)) from None
 
 
 class BoundedConnection(psycopg.Connection):

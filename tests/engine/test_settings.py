@@ -1,0 +1,30 @@
+"""The engine's whole-number settings from the environment: the default, the range's
+ends, and every other value refused naming the variable."""
+
+import pytest
+
+from engine_service.rpc import moves
+from plumbing.settings import BadSetting
+
+
+@pytest.mark.parametrize("given, n", [("", 8), (" ", 8), ("0", 0), ("1", 1), ("64", 64)])
+def test_the_threads_of_postgresql_moves_are_the_default_or_what_the_environment_says(
+        monkeypatch, given, n):
+    monkeypatch.setenv(moves.THREADS_ENV, given)
+    assert moves.threads() == n
+
+
+@pytest.mark.parametrize("given", ["65", "-1", "eight", "1.5", "\u00b2", "9" * 40])
+def test_threads_out_of_range_are_refused_naming_the_variable(monkeypatch, given):
+    monkeypatch.setenv(moves.THREADS_ENV, given)
+    with pytest.raises(BadSetting, match=r"DOMINO_MOVE_THREADS must be a whole number of "
+                                         r"threads from 0 to 64"):
+        moves.threads()
+
+
+def test_sqlite_moves_stay_on_the_loop_whatever_the_setting(monkeypatch):
+    """A local commit takes microseconds: a thread's hop each way would cost more."""
+    monkeypatch.setenv(moves.THREADS_ENV, "8")
+    assert moves.Mover(remote_store=False)._pool is None
+    monkeypatch.setenv(moves.THREADS_ENV, "0")
+    assert moves.Mover(remote_store=True)._pool is None
