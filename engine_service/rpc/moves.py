@@ -18,9 +18,12 @@ threads, which costs some throughput on a machine with few busy matches.
 from __future__ import annotations
 
 import asyncio
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from plumbing import settings
+
+from ..core import metrics
 
 THREADS_ENV = "DOMINO_MOVE_THREADS"
 THREADS = 8
@@ -32,18 +35,27 @@ def threads() -> int:
     return settings.whole_number(THREADS_ENV, THREADS, *THREADS_RANGE, "threads")
 
 
+def _timed(received: float, fn, *args):
+    played = fn(*args)
+    metrics.move_latency(time.perf_counter() - received)
+    return played
+
+
 class Mover:
     def __init__(self, remote_store: bool):
         n = threads() if remote_store else 0
         # A write that must land: a ThreadPoolExecutor's threads finish it before exit.
         self._pool = ThreadPoolExecutor(n, thread_name_prefix="moves") if n else None
 
-    async def play(self, fn, *args):
+    async def play(self, received: float, fn, *args):
         """fn(*args), a move through the referee (under the match's lock, as the clocks
-        play theirs), inline or on a thread."""
+        play theirs), inline or on a thread; its latency since `received` (perf_counter)
+        is counted with it, on the same thread: a match's last move may end its stream,
+        and cancel this await, before the loop takes the answer back."""
         if self._pool is None:
-            return fn(*args)
-        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+            return _timed(received, fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(
+            self._pool, _timed, received, fn, *args)
 
     def close(self) -> None:
         if self._pool is not None:

@@ -98,16 +98,6 @@ def out(**body) -> play_pb2.EngineMessage:
     return play_pb2.EngineMessage(**body)
 
 
-def _submit(seated: Seated, choice: play_pb2.MoveChoice, received: float):
-    """The move through its referee, and its latency counted with it: on PostgreSQL this runs
-    on a thread (moves.py), and a match's last move may end the stream (and cancel the
-    await of this) before the loop takes the answer back."""
-    accepted = seated.referee.submit(seated.seat, choice.version, choice.move_id,
-                                     choice.move_text)
-    metrics.move_latency(time.perf_counter() - received)
-    return accepted
-
-
 class PlaySession:
     """Made on the server's event loop, one per Connect call."""
 
@@ -327,7 +317,8 @@ class PlaySession:
             if match_id not in self.seated:
                 raise EngineError(Reason.UNKNOWN_MATCH, f"this stream plays no match "
                                   f"{shown(match_id)}", field="move.match_id")
-            accepted = await self.mover.play(_submit, seated, choice, received)
+            accepted = await self.mover.play(received, seated.referee.submit, seated.seat,
+                                             choice.version, choice.move_id, choice.move_text)
             seated.refusals = 0
             if self.accepted:
                 answer.message = codec.answer(match_id, choice.version, accepted)

@@ -36,7 +36,6 @@ from domino_proto.domino.v1 import (
     play_pb2_grpc,
 )
 
-from ..core import metrics
 from ..core.engine import Engine
 from ..core.errors import EngineError
 from ..core.security import limits
@@ -133,7 +132,8 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
         return codec.variants()
 
     # GetView and SubmitMove, the calls a REST client makes per move, run on the event
-    # loop like a Play stream's moves (short, and a thread hand-over each way saved).
+    # loop (short, and a thread hand-over each way saved); SubmitMove's move is played
+    # where a Play stream's are (moves.py: on a thread when the store is PostgreSQL).
     @async_refusals
     async def GetView(self, request, context):
         view = self.engine.view(request.match_id, request.seat_token)
@@ -141,15 +141,9 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
 
     @async_refusals
     async def SubmitMove(self, request, context):
-        received = time.perf_counter()
-
-        def submit():   # the latency counted with the move, as a stream's (play_session.py)
-            played = self.engine.submit(request.match_id, request.seat_token,
-                                        request.expected_version, request.move_id,
-                                        request.move_text)
-            metrics.move_latency(time.perf_counter() - received)
-            return played
-        seat, accepted = await self.mover.play(submit)
+        seat, accepted = await self.mover.play(
+            time.perf_counter(), self.engine.submit, request.match_id, request.seat_token,
+            request.expected_version, request.move_id, request.move_text)
         return codec.submit_response(seat, accepted)
 
     @async_refusals
