@@ -6,8 +6,10 @@ again and again.
 Figures: counted matches per minute; the wait from free (lobby welcomed, or the bot's last
 match over) to its next ArenaSeat, p50/p99; the engines' CPU per table formed (everything
 they did, play included: an upper bound of matchmaking's share); GetLeaderboard p50/p99
-while it runs; the engines' memory per connected bot. Sizes: DOMINO_ARENA_BOTS (default
-100) and DOMINO_ARENA_SECONDS (default 120); smoke: 8 bots for a few seconds.
+while it runs, on an engine, and the REST GET of a gateway in front of it (which serves the
+boards it keeps, gateway/board_cache.py); the engines' memory per connected bot. Sizes:
+DOMINO_ARENA_BOTS (default 100) and DOMINO_ARENA_SECONDS (default 120); smoke: 8 bots for
+a few seconds.
 
 The bots share a few gRPC channels (DOMINO_ARENA_CHANNELS, default one per 50 bots): each
 lobby and seat is an HTTP/2 stream, so a thousand bots need a handful of connections, not
@@ -233,16 +235,50 @@ def _fleets(addresses: list[str], bot_keys: list[str], workdir: str) -> dict:
 
 
 def reader_main(argv: list[str]) -> int:
-    """The leaderboard reader as a process: `address` `seconds`; its figures as one JSON
-    line."""
-    address, seconds = argv
+    """The leaderboard reader as a process: `address` `gateway_port` `seconds`; its figures
+    as one JSON line. The gRPC reads and the REST GETs run side by side, on threads."""
+    address, port, seconds = argv
     stop = threading.Event()
     threading.Timer(float(seconds), stop.set).start()
     reads, checks, tops, failures = [], [], [], []
+    rest, rest_tops, rest_failures = [], [], []
+    rest_thread = threading.Thread(target=_rest_reader, args=(
+        int(port), stop, rest, rest_tops, rest_failures))
+    rest_thread.start()
     _reader(address, stop, reads, checks, tops, failures)
+    rest_thread.join()
     print(json.dumps({"reads": reads, "checks": checks, "tops": tops, "failures": failures,
-                      "slowest": SLOWEST}))
+                      "slowest": SLOWEST, "rest": rest, "rest_tops": rest_tops,
+                      "rest_failures": rest_failures}))
     return 0
+
+
+def _rest_reader(port: int, stop: threading.Event, full: list[float], top: list[float],
+                 failures: list[str]) -> None:
+    """GET the whole board, then its first TOP rows, again and again until `stop`, over one
+    keep-alive connection, as a page polling the board would; a GET that fails or is not
+    200 counts as READ_DEADLINE_S."""
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=READ_DEADLINE_S)
+    path = f"/api/v1/arenas/{ARENA}/leaderboard"
+    while not stop.is_set():
+        for query, into in (("", full), (f"?limit={TOP}", top)):
+            t = time.perf_counter()
+            try:
+                conn.request("GET", path + query)
+                answer = conn.getresponse()
+                answer.read()
+                if answer.status != 200:
+                    raise OSError(f"HTTP {answer.status}")
+                into.append(time.perf_counter() - t)
+            except (OSError, http.client.HTTPException) as e:
+                into.append(READ_DEADLINE_S)
+                failures.append(f"{type(e).__name__}: {e}")
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=READ_DEADLINE_S)
+        stop.wait(0.2)
+    conn.close()
 
 
 def _refusal(err):
@@ -323,6 +359,7 @@ def _run(dsn: str, workdir: str):
 
     keys = _keys(dsn, OWNERS)
     cluster = EngineCluster(dsn, 2, os.path.join(workdir, "engines.log"))
+    gateway = None
     try:
         bot_keys = []
         with grpc.insecure_channel(cluster.address(0)) as channel:
@@ -336,9 +373,14 @@ def _run(dsn: str, workdir: str):
         pids = [p.pid for p in cluster.procs]
         rss0 = sum(_rss_mb(p) for p in pids)
         cpu0 = sum(cpu_s(p) for p in pids)
-        # The reader is a process of its own, as a client of the arena would be.
+        # The reader is a process of its own, as a client of the arena would be, and so is
+        # the gateway in front of the reader's engine.
+        gateway = subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.gateway_bench", "serve", cluster.address(1)],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT, env=_env())
+        port = gateway.stdout.readline().strip()
         reader = subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.arena_e2e", "reader", cluster.address(1),
+            [sys.executable, "-m", "benchmarks.arena_e2e", "reader", cluster.address(1), port,
              str(SECONDS)], stdout=subprocess.PIPE, text=True, cwd=ROOT, env=_env())
         started = time.monotonic()
         fleet = _fleets([cluster.address(0), cluster.address(1)], bot_keys, workdir)
@@ -348,6 +390,8 @@ def _run(dsn: str, workdir: str):
                           .strip().splitlines()[-1])
         reads, checks, tops, failures = (read[k] for k in ("reads", "checks", "tops",
                                                            "failures"))
+        rest, rest_tops, rest_failures = (read[k] for k in ("rest", "rest_tops",
+                                                            "rest_failures"))
         cpu = sum(cpu_s(p) for p in pids) - cpu0
         # the same call with the bots gone: what it costs without the fleet's traffic
         quiet, done = [], threading.Event()
@@ -376,6 +420,12 @@ def _run(dsn: str, workdir: str):
                f"{_pct(tops, 50) * 1e3:.1f} ms, p99 {_pct(tops, 99) * 1e3:.1f} ms; reads that "
                f"failed (counted as {READ_DEADLINE_S:.0f} s): {len(failures)}"
                + (f" ({', '.join(sorted(set(failures))[:3])})" if failures else ""))
+        yield (f"REST GET of the leaderboard through a gateway while it runs: whole board "
+               f"p50 {_pct(rest, 50) * 1e3:.1f} ms, p99 {_pct(rest, 99) * 1e3:.1f} ms "
+               f"({len(rest)} GETs); first {TOP} rows p50 {_pct(rest_tops, 50) * 1e3:.1f} ms, "
+               f"p99 {_pct(rest_tops, 99) * 1e3:.1f} ms; failed (counted as "
+               f"{READ_DEADLINE_S:.0f} s): {len(rest_failures)}"
+               + (f" ({', '.join(sorted(set(rest_failures))[:3])})" if rest_failures else ""))
         slow = sorted(read["slowest"], reverse=True)[:3]
         yield ("the slowest full reads: " + ", ".join(f"{d:.1f} s begun at {at:.0f} s"
                                                       for d, at in slow))
@@ -386,6 +436,9 @@ def _run(dsn: str, workdir: str):
         yield (f"engines' memory: {rss0:.0f} MB idle, {rss1:.0f} MB with the bots: "
                f"{(rss1 - rss0) * 1024 / max(1, BOTS):.0f} KB per connected bot")
     finally:
+        if gateway is not None:
+            gateway.kill()
+            gateway.wait()
         cluster.close()
 
 

@@ -3,8 +3,6 @@ one shape each, made in one place for the routes of /arenas and /arena/bots."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 
 from domino_proto.domino.v1 import arena_pb2
@@ -69,12 +67,6 @@ def leaderboard(b: arena_pb2.Leaderboard, versions: str) -> dict:
     return {"arena_id": b.arena_id, "variant": VARIANT.word(b.variant), "versions": versions,
             "matches": b.matches, "last_sequence": b.last_sequence,
             "rows": [row(r) for r in b.rows]}
-
-
-def etag(body: dict) -> str:
-    """A strong ETag of an answer: the digest of its JSON (the same body, the same tag)."""
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
 
 
 def seat(e: arena_pb2.ArenaSeatEntry) -> dict:

@@ -1,0 +1,129 @@
+"""The gateway's kept leaderboards (gateway/board_cache.py), on a clock of the test's own and
+a read that the test holds or fails at will: a reader is served without waiting on the
+engine, one read renews a board, a refusal reaches the reader when the board is too old to
+serve, and nothing is kept of an arena the engine refused. The REST route over a real
+engine is in test_arena_rest.py."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+
+import pytest
+from gateway_support import wait_for
+
+from gateway.board_cache import BoardCache, encoded
+
+
+class Unknown(Exception):
+    pass
+
+
+class Engine:
+    """A read that counts its calls, can be held at a gate, and answers board `version`."""
+
+    def __init__(self):
+        self.version = 1
+        self.calls = 0
+        self.gate = threading.Event()
+        self.gate.set()
+        self.fail: Exception | None = None
+
+    def read(self, arena_id: str, versions: str) -> dict:
+        self.calls += 1
+        if arena_id != "hhl":
+            raise Unknown(arena_id)
+        assert self.gate.wait(30)
+        if self.fail is not None:
+            raise self.fail
+        return {"arena_id": arena_id, "versions": versions, "last_sequence": str(self.version),
+                "rows": [{"place": i + 1, "name": f"bot{i}", "v": self.version}
+                         for i in range(5)]}
+
+
+@pytest.fixture
+def setup():
+    now = [100.0]
+    engine = Engine()
+    cache = BoardCache(engine.read, max_age_s=0.5, max_stale_s=5.0, clock=lambda: now[0])
+    return now, engine, cache
+
+
+def in_thread(fn):
+    """fn() on a thread, and whether it returned within 10 s: a call that waited on the held
+    read would not."""
+    out = []
+    t = threading.Thread(target=lambda: out.append(fn()), daemon=True)
+    t.start()
+    t.join(10)
+    return out[0] if out else None
+
+
+def board(cache, limit=0) -> dict:
+    return json.loads(cache.get("hhl", "latest", limit)[0])
+
+
+def test_a_fresh_board_is_served_without_another_read_and_sliced_by_limit(setup):
+    now, engine, cache = setup
+    text, tag = cache.get("hhl", "latest", 0)
+    body = json.loads(text)
+    assert engine.calls == 1 and len(body["rows"]) == 5 and (text, tag) == encoded(body)
+    now[0] += 0.4
+    top_text, top_tag = cache.get("hhl", "latest", 2)
+    top = json.loads(top_text)
+    assert engine.calls == 1
+    assert top["rows"] == body["rows"][:2] and top["last_sequence"] == "1"
+    assert top_tag == encoded(top)[1] != tag
+    assert cache.get("hhl", "latest", 2) == (top_text, top_tag)
+    cache.get("hhl", "all", 0)
+    assert engine.calls == 2          # each view is a board of its own
+
+
+def test_a_stale_board_is_served_at_once_while_one_read_renews_it(setup):
+    now, engine, cache = setup
+    first, _ = cache.get("hhl", "latest", 0)
+    engine.version, engine.gate = 2, threading.Event()    # the engine now slow to answer
+    now[0] += 1.0
+    served = in_thread(lambda: cache.get("hhl", "latest", 0))
+    assert served is not None and served[0] == first, "the reader waited on the engine"
+    assert in_thread(lambda: cache.get("hhl", "latest", 0))[0] == first
+    assert engine.calls == 2          # one renewal for both stale reads
+    engine.gate.set()
+    wait_for(lambda: board(cache)["last_sequence"] == "2", timeout=10)
+    assert engine.calls == 2
+
+
+def test_a_failed_renewal_keeps_the_board_and_is_logged(setup, caplog):
+    now, engine, cache = setup
+    first, tag = cache.get("hhl", "latest", 0)
+    engine.fail = RuntimeError("engine unavailable")
+    now[0] += 1.0
+    with caplog.at_level(logging.WARNING, logger="gateway.board_cache"):
+        assert cache.get("hhl", "latest", 0) == (first, tag)
+        wait_for(lambda: "was not renewed: RuntimeError" in caplog.text, timeout=10)
+    wait_for(lambda: not cache._renewing, timeout=10)
+    engine.fail = None
+    now[0] += 1.0                     # the next stale read renews it again
+    cache.get("hhl", "latest", 0)
+    wait_for(lambda: engine.calls == 3, timeout=10)
+
+
+def test_a_board_too_old_to_serve_is_read_in_the_request_and_its_refusal_reaches_the_reader(
+        setup):
+    now, engine, cache = setup
+    cache.get("hhl", "latest", 0)
+    engine.fail = RuntimeError("engine unavailable")
+    now[0] += 6.0
+    with pytest.raises(RuntimeError, match="engine unavailable"):
+        cache.get("hhl", "latest", 0)
+    engine.fail, engine.version = None, 3
+    assert board(cache)["last_sequence"] == "3"
+
+
+def test_an_arena_the_engine_refuses_is_refused_every_time_and_never_kept(setup):
+    _, engine, cache = setup
+    for _ in range(3):
+        with pytest.raises(Unknown):
+            cache.get("chess", "latest", 0)
+    assert engine.calls == 3 and not cache._boards
