@@ -52,6 +52,7 @@ log = logging.getLogger("bots.runner")
 RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.UNKNOWN,
              grpc.StatusCode.INTERNAL, grpc.StatusCode.DEADLINE_EXCEEDED,
              grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.ABORTED}
+DRAIN_S = 10.0   # for the strategies' calls still under way when run() ends (Runner._drain)
 
 
 class RunnerError(Exception):
@@ -134,6 +135,7 @@ class Runner:
         self.results: list[dict] = []          # one per finished match, in the order they ended
         self.finished: list[str] = []          # their match ids
         self._seated: dict[str, Seated] = {}   # kept across reconnects, dropped at MatchOver
+        self._closing: list[Worker] = []       # workers of ended matches, still at their jobs
         self._skew = 0.0                       # engine clock minus ours, from keepalives
         self._stopping = threading.Event()
         self._lock = threading.Lock()
@@ -192,7 +194,18 @@ class Runner:
         finally:
             for seated in self._seated.values():
                 seated.worker.close()
+                self._closing.append(seated.worker)
+            self._drain()
         return self.results
+
+    def _drain(self) -> None:
+        """Let the strategies finish the calls already given to them (the last on_event,
+        MatchOver's, most of all) before run() returns, for at most DRAIN_S in all: a hung
+        strategy keeps neither the caller nor the process (its thread is a daemon)."""
+        deadline = time.monotonic() + DRAIN_S
+        for worker in self._closing:
+            worker.join(max(0.0, deadline - time.monotonic()))
+        self._closing.clear()
 
     def stop(self) -> None:
         """End the stream from another thread; run() returns the results so far."""
@@ -317,6 +330,7 @@ class Runner:
         seated = self._seated.pop(over.match_id, None)
         if seated is not None:
             seated.worker.close()
+            self._closing = [w for w in self._closing if w.busy()] + [seated.worker]
         if over.match_id in self.finished:
             return
         self.finished.append(over.match_id)

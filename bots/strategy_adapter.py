@@ -119,7 +119,8 @@ class Worker:
 
     def __init__(self, name: str):
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
-        threading.Thread(target=self._run, name=name, daemon=True).start()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
 
     def submit(self, fn, *args) -> Future:
         future: Future = Future()
@@ -127,7 +128,14 @@ class Worker:
         return future
 
     def close(self) -> None:
+        """No job after the ones submitted; they still run (join waits for them)."""
         self._jobs.put(None)
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+    def busy(self) -> bool:
+        return self._thread.is_alive()
 
     def _run(self) -> None:
         while (job := self._jobs.get()) is not None:

@@ -2,6 +2,7 @@
 choices; it sees only what the seat may see."""
 
 import threading
+import time
 
 from bots.play import play, seat_hello
 from bots.runner import Runner
@@ -55,6 +56,31 @@ def test_on_event_sees_the_seats_events_in_order(engine):
             assert not others & set(e.get("tiles", []))
         if e["kind"] == "draw" and e["seat"] != 0:
             assert not others & {t for v in e.values() if isinstance(v, list) for t in v}
+
+
+class SlowAtTheEnd(Listener):
+    """A strategy still busy with the last event when its match is over: play() must not
+    return before it is done (the runner drains its strategies' calls)."""
+
+    def on_event(self, event):
+        if event["kind"] == "match_over":
+            time.sleep(0.5)     # a slow strategy, not a wait on anything
+        super().on_event(event)
+
+
+def test_play_returns_after_the_strategy_has_seen_the_last_event(engine):
+    match_id, tokens = engine.client.new_match("hhl", {"hands": 1}, seed=13)
+    slow, results = SlowAtTheEnd(), {}
+    bots = {0: slow, **{s: make_strategy("greedy") for s in (1, 2, 3)}}
+    threads = [threading.Thread(target=lambda s=s: results.__setitem__(
+        s, play(engine.address, match_id, tokens[s], bots[s])), daemon=True) for s in range(4)]
+    for t in threads:
+        t.start()
+    threads[0].join(60)
+    assert 0 in results
+    assert slow.events and slow.events[-1]["kind"] == "match_over"
+    for t in threads[1:]:
+        t.join(60)
 
 
 def test_events_and_answers_are_asked_for_as_told_and_only_known_fast_strategies_run_inline():
