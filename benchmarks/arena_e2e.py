@@ -7,7 +7,7 @@ Figures: counted matches per minute; the wait from free (lobby welcomed, or the 
 match over) to its next ArenaSeat, p50/p99; the engines' CPU per table formed (everything
 they did, play included: an upper bound of matchmaking's share); GetLeaderboard p50/p99
 while it runs, on an engine, and the REST GET of a gateway in front of it (which serves the
-boards it keeps, gateway/board_cache.py); the engines' memory per connected bot. Sizes:
+boards it keeps, gateway/leaderboard_cache.py); the engines' memory per connected bot. Sizes:
 DOMINO_ARENA_BOTS (default 100) and DOMINO_ARENA_SECONDS (default 120); smoke: 8 bots for
 a few seconds.
 

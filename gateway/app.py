@@ -18,10 +18,10 @@ from . import (
     schemas_stream,
     streams,
 )
-from .board_cache import BoardCache
 from .engine_client import EngineClient
 from .house import DEFAULT_STRATEGIES
 from .json_body import StrictJSONProvider
+from .leaderboard_cache import LeaderboardCache
 from .rules_page import RULES_PATH
 from .schemas import ErrorSchema
 from .stream_caps import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS
@@ -134,7 +134,7 @@ def create_app(config: dict | None = None) -> Flask:
     for module in (variants, matches, seats, views, moves, worlds, records, analyses, ladders,
                    arenas, arena_bots, engines):
         api.register_blueprint(module.blp)
-    app.extensions["boards"] = BoardCache(arenas.board_reader(client))
+    app.extensions["boards"] = LeaderboardCache(arenas.board_reader(client))
     # The event stream is no Flask route: the ASGI server serves it on its loop
     # (gateway/server.py, streams.py), which describes it for the document too.
     api.spec.tag(streams.OPENAPI_TAG)

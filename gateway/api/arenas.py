@@ -6,7 +6,7 @@ push for a board (every engine folds the stored results when asked), so a stream
 move the same poll into the gateway and hold a connection per viewer. A poll whose
 `If-None-Match` is the board's ETag is answered 304 with no body, so an idle board costs a
 reader one small request a period, and any cache in between can serve it. The gateway
-answers from the boards it keeps (board_cache.py: about a second old at most while the
+answers from the boards it keeps (leaderboard_cache.py: about a second old at most while the
 engine answers, never more than 5 s), so that no reader waits on an engine busy with its
 matches."""
 
@@ -34,7 +34,7 @@ ETAG = {"ETag": {"description": "the board's tag: send it back as If-None-Match 
 
 
 def board_reader(client):
-    """What the gateway's BoardCache reads: the whole board of (arena, versions), dumped."""
+    """What the gateway's LeaderboardCache reads: the whole board of (arena, versions), dumped."""
     def read(arena_id: str, versions: str) -> dict:
         board = client.get_leaderboard(arena_id, VIEWS[versions], 0)
         return LeaderboardSchema().dump(arena_wire.leaderboard(board, versions))

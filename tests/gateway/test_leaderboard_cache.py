@@ -1,4 +1,4 @@
-"""The gateway's kept leaderboards (gateway/board_cache.py), on a clock of the test's own and
+"""The gateway's kept leaderboards (gateway/leaderboard_cache.py), on a clock of the test's own and
 a read that the test holds or fails at will: a reader is served without waiting on the
 engine, one read renews a board, a refusal reaches the reader when the board is too old to
 serve, and nothing is kept of an arena the engine refused. The REST route over a real
@@ -13,7 +13,7 @@ import threading
 import pytest
 from gateway_support import wait_for
 
-from gateway.board_cache import BoardCache, encoded
+from gateway.leaderboard_cache import LeaderboardCache, encoded
 
 
 class Unknown(Exception):
@@ -46,7 +46,7 @@ class Engine:
 def setup():
     now = [100.0]
     engine = Engine()
-    cache = BoardCache(engine.read, max_age_s=0.5, max_stale_s=5.0, clock=lambda: now[0])
+    cache = LeaderboardCache(engine.read, max_age_s=0.5, max_stale_s=5.0, clock=lambda: now[0])
     return now, engine, cache
 
 
@@ -99,7 +99,7 @@ def test_a_failed_renewal_keeps_the_board_and_is_logged(setup, caplog):
     first, tag = cache.get("hhl", "latest", 0)
     engine.fail = RuntimeError("engine unavailable")
     now[0] += 1.0
-    with caplog.at_level(logging.WARNING, logger="gateway.board_cache"):
+    with caplog.at_level(logging.WARNING, logger="gateway.leaderboard_cache"):
         assert cache.get("hhl", "latest", 0) == (first, tag)
         wait_for(lambda: "was not renewed: RuntimeError" in caplog.text, timeout=10)
     wait_for(lambda: not cache._renewing, timeout=10)

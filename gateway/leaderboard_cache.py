@@ -58,7 +58,7 @@ class _Board:
         return self.tagged[limit]
 
 
-class BoardCache:
+class LeaderboardCache:
     def __init__(self, read: Callable[[str, str], dict], max_age_s: float = MAX_AGE_S,
                  max_stale_s: float = MAX_STALE_S,
                  clock: Callable[[], float] = time.monotonic):
