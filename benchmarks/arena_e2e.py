@@ -379,6 +379,8 @@ def _run(dsn: str, workdir: str):
             [sys.executable, "-m", "benchmarks.gateway_bench", "serve", cluster.address(1)],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT, env=_env())
         port = gateway.stdout.readline().strip()
+        if not port.isdigit():
+            raise RuntimeError(f"the gateway did not start (it said {port!r})")
         reader = subprocess.Popen(
             [sys.executable, "-m", "benchmarks.arena_e2e", "reader", cluster.address(1), port,
              str(SECONDS)], stdout=subprocess.PIPE, text=True, cwd=ROOT, env=_env())

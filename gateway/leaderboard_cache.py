@@ -78,12 +78,11 @@ class LeaderboardCache:
         now = self._clock()
         with self._lock:
             board = self._boards.get(key)
-            if board is not None and now - board.read_at > self._max_age \
-                    and now - board.read_at <= self._max_stale and key not in self._renewing:
-                self._renewing.add(key)
-                threading.Thread(target=self._renew, args=(key,), daemon=True,
-                                 name="board-renew").start()
             if board is not None and now - board.read_at <= self._max_stale:
+                if now - board.read_at > self._max_age and key not in self._renewing:
+                    self._renewing.add(key)
+                    threading.Thread(target=self._renew, args=(key,), daemon=True,
+                                     name="board-renew").start()
                 return board.answer(limit)
         return self._store(key, self._read_board(key)).answer(limit)
 
