@@ -167,6 +167,12 @@ def finished_match(s: Session) -> str:
     return json.loads((s.dir / "made.json").read_text())["match_id"]
 
 
+def without_comment(command: str) -> str:
+    """The command without its trailing comment: arguments added after a `#` would be
+    dropped by bash, and the command would run with the README's own ports."""
+    return re.sub(r"\s+#.*$", "", command)
+
+
 def run_command(s: Session, command: str) -> None:
     if own_skip(command):
         return
@@ -175,11 +181,11 @@ def run_command(s: Session, command: str) -> None:
                        f"--no-arenas --db {s.dir}/run.sqlite3'", cwd=ROOT)
         return
     if command.startswith("domino serve"):
-        serve_and_stop(s, command.replace("--port 8080", "--port 0")
+        serve_and_stop(s, without_comment(command).replace("--port 8080", "--port 0")
                        + f" --engine-port 0 --bots random --no-arenas --db {s.dir}/serve.sqlite3")
         return
     if command.startswith("domino engine"):
-        proc = s.start(command.replace("--port 50051", "--port 0")
+        proc = s.start(without_comment(command).replace("--port 50051", "--port 0")
                        + f" --db {s.dir}/own-engine.sqlite3")
         port = s.ready(proc, r"engine listening on 127\.0\.0\.1:(\d+)").group(1)
         s.env["DOMINO_ENGINE"] = f"127.0.0.1:{port}"
