@@ -42,7 +42,7 @@ from benchmarks.attack_support import (
 
 HANDS, SMOKE_HANDS = 700, 30
 FORKS, SMOKE_FORKS = 60, 3
-WINDOW_S, SMOKE_WINDOW_S = 10.0, 1.5
+WINDOW_S, SMOKE_WINDOW_S = 10.0, 0.5
 ATTACKERS = 4
 CLOCK_MS = 3_600_000     # nothing moves by itself while measured
 

@@ -35,7 +35,7 @@ from benchmarks.attack_support import (
 
 SEATS, SMOKE_SEATS = 50, 8
 ROTATE, SMOKE_ROTATE = 450, 40
-WINDOW_S, SMOKE_WINDOW_S = 8.0, 1.5
+WINDOW_S, SMOKE_WINDOW_S = 8.0, 0.5
 QUOTAS = "live_matches=1000,matches_per_minute=100000"
 
 

@@ -23,9 +23,9 @@ from benchmarks.attack_support import (
 )
 from benchmarks.sse_crowd import Crowd
 
-STREAMS, SMOKE_STREAMS = 5000, 600
-ADDRESSES, SMOKE_ADDRESSES = 30, 4
-WINDOW_S, SMOKE_WINDOW_S = 8.0, 1.5
+STREAMS, SMOKE_STREAMS = 5000, 300
+ADDRESSES, SMOKE_ADDRESSES = 30, 2
+WINDOW_S, SMOKE_WINDOW_S = 8.0, 0.5
 
 
 def run(smoke: bool = False) -> list[str]:

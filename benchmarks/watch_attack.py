@@ -19,7 +19,7 @@ import grpc
 from benchmarks.attack_support import Engine, bench_root, grpc_mover, ms, percentile, timed_for
 
 STREAMS, SMOKE_STREAMS = 1000, 60
-WINDOW_S, SMOKE_WINDOW_S = 8.0, 1.5
+WINDOW_S, SMOKE_WINDOW_S = 8.0, 0.5
 REOPEN_S = 1.0
 
 

@@ -9,9 +9,7 @@ lines a command words itself.
 
 from __future__ import annotations
 
-import sqlite3
-
-import grpc
+import sys
 
 USAGE = 2      # the command line itself is wrong (as argparse exits)
 FAILED = 1     # the command could not do its job
@@ -40,9 +38,11 @@ def _connect_error(details: str) -> str:
     return ""
 
 
-def from_rpc(e: grpc.RpcError, address: str | None) -> Failure:
-    """A failed gRPC call in words. A refusal's details are "REASON: message", which is
-    what the user needs to read; anything else is about the connection."""
+def from_rpc(e, address: str | None) -> Failure:
+    """A failed gRPC call (a grpc.RpcError) in words. A refusal's details are "REASON:
+    message", which is what the user needs to read; anything else is about the connection."""
+    import grpc
+
     where = address or "the engine"
     code = e.code() if hasattr(e, "code") else None
     details = (e.details() if hasattr(e, "details") else "") or ""
@@ -65,12 +65,15 @@ def describe(e: BaseException, address: str | None) -> Failure | None:
     deserves its traceback)."""
     if isinstance(e, Failure):
         return e
-    if isinstance(e, grpc.RpcError):
+    # grpc and sqlite3 are looked up, not imported: an error of theirs exists only if its
+    # module was loaded, and a command that needs neither (simulate, replay) starts faster
+    grpc, sqlite3 = sys.modules.get("grpc"), sys.modules.get("sqlite3")
+    if grpc is not None and isinstance(e, grpc.RpcError):
         return from_rpc(e, address)
     if isinstance(e, OSError):
         what = e.strerror or str(e)
         return Failure(f"{e.filename}: {what}" if e.filename else what)
-    if isinstance(e, sqlite3.Error):
+    if sqlite3 is not None and isinstance(e, sqlite3.Error):
         return Failure(f"the store cannot be used: {e}")
     if isinstance(e, ValueError):
         return Failure(getattr(e, "message", None) or str(e), USAGE)

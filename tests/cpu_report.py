@@ -1,6 +1,6 @@
 """Where the suite's CPU goes, by test folder: `.venv/bin/python -m pytest -p tests.cpu_report
 [-n 6 --dist loadgroup] [PATHS]` prints, at the end, each folder's CPU seconds and the wall
-seconds of its tests.
+seconds of its tests, then the costliest tests.
 
 Why: on 2 cores the whole suite is CPU-bound (the machine is busy about 99% of a run), so
 its time is set by the CPU it uses, not by how it is spread over workers; this says which
@@ -23,6 +23,7 @@ from collections import defaultdict
 import pytest
 
 ENV = "DOMINO_CPU_REPORT"
+TOP = 25     # the costliest tests listed after the folders
 
 
 def _cpu() -> float:
@@ -46,9 +47,10 @@ def pytest_configure(config):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item):
-    cpu, wall = _cpu(), time.monotonic()
+    cpu, wall, started = _cpu(), time.monotonic(), time.time()
     yield
-    line = {"folder": _folder(item.nodeid), "cpu": _cpu() - cpu,
+    line = {"test": item.nodeid, "worker": os.environ.get("PYTEST_XDIST_WORKER", ""),
+            "started": started, "folder": _folder(item.nodeid), "cpu": _cpu() - cpu,
             "wall": time.monotonic() - wall}
     with open(os.environ[ENV], "a") as out:
         out.write(json.dumps(line) + "\n")
@@ -58,9 +60,11 @@ def pytest_terminal_summary(terminalreporter, config):
     if hasattr(config, "workerinput"):
         return
     sums: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+    costliest = []
     with open(os.environ[ENV]) as lines:
         for line in lines:
             row = json.loads(line)
+            costliest.append((row["cpu"], row["test"]))
             s = sums[row["folder"]]
             s[0] += 1
             s[1] += row["cpu"]
@@ -71,4 +75,7 @@ def pytest_terminal_summary(terminalreporter, config):
         terminalreporter.write_line(f"{folder:32s} {n:6d} {cpu:9.1f} {wall:9.1f}")
     total = [sum(s[i] for s in sums.values()) for i in range(3)]
     terminalreporter.write_line(f"{'all':32s} {total[0]:6d} {total[1]:9.1f} {total[2]:9.1f}")
+    terminalreporter.write_line(f"the {TOP} costliest tests:")
+    for cpu, test in sorted(costliest, reverse=True)[:TOP]:
+        terminalreporter.write_line(f"{cpu:9.1f}  {test}")
     terminalreporter.write_line(f"(the lines: {os.environ[ENV]})")

@@ -28,7 +28,7 @@ def test_the_report_sums_each_folders_cpu_children_included(tmp_path, workers):
     lines = tmp_path / "cpu.jsonl"
     env = {**os.environ, "PYTHONPATH": ROOT, "DOMINO_CPU_REPORT": str(lines)}
     done = subprocess.run([sys.executable, "-m", "pytest", "-p", "tests.cpu_report",
-                           "-p", "no:cacheprovider", *workers, "sub"],
+                           "-p", "no:cacheprovider", "-p", "no:schemathesis", *workers, "sub"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=100)
     assert done.returncode == 0, done.stdout + done.stderr
     report = done.stdout.split("CPU by test folder (tests.cpu_report)", 1)[1]
@@ -37,3 +37,5 @@ def test_the_report_sums_each_folders_cpu_children_included(tmp_path, workers):
     # the child's sum of 30 million numbers is far above a test's own overhead
     assert float(row[2]) >= 0.3, report
     assert len(lines.read_text().splitlines()) == 2
+    costliest = report.split("costliest tests:", 1)[1].splitlines()[1].split()
+    assert costliest[1] == "sub/test_work.py::test_in_a_child", report

@@ -193,7 +193,8 @@ def _small(name, seed):
     if name == "search":
         return Search(seed, iterations=8)
     if name in ("expert", "ceiling"):
-        return STRATEGIES[name](seed, units=2_000, worlds=8, exact_nodes=400, ms=None)
+        return STRATEGIES[name](seed, units=2_000, worlds=8, exact_nodes=400, all_worlds=24,
+                                ms=None)
     return make_strategy(name, seed)
 
 
