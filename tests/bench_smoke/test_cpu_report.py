@@ -39,3 +39,12 @@ def test_the_report_sums_each_folders_cpu_children_included(tmp_path, workers):
     assert len(lines.read_text().splitlines()) == 2
     costliest = report.split("costliest tests:", 1)[1].splitlines()[1].split()
     assert costliest[1] == "sub/test_work.py::test_in_a_child", report
+
+
+def test_the_suite_and_the_processes_it_starts_write_bytecode():
+    """tests/conftest.py turns bytecode writing back on, for this process and its children:
+    without it every process compiles the product's modules from source."""
+    assert not sys.dont_write_bytecode
+    child = subprocess.run([sys.executable, "-c", "import sys; print(sys.dont_write_bytecode)"],
+                           capture_output=True, text=True, timeout=60, check=True)
+    assert child.stdout.strip() == "False"

@@ -107,10 +107,21 @@ class Arenas:
     def poke(self) -> None:
         self.inbox.put(POKE)
 
+    def _stop_matchmaker(self, arena_id: str) -> bool:
+        """Stop the arena's matchmaker here; False when another thread already did. Two
+        threads may: a drain lets go from the main thread while the arena thread lets go on
+        seeing the drain, or finds the lease taken (a KeyError here once failed a SIGTERM)."""
+        mm = self.matchmakers.pop(arena_id, None)
+        if mm is None:
+            return False
+        mm.stop()
+        return True
+
     def let_go(self, why: str) -> None:
         """Stop every matchmaker here and release its lease (draining, or taken for dead)."""
         for arena_id in list(self.matchmakers):
-            self.matchmakers.pop(arena_id).stop()
+            if not self._stop_matchmaker(arena_id):
+                continue
             try:
                 self.store.release_lease(arena_id)
             except Exception:   # noqa: BLE001 - it then runs out like a dead engine's
@@ -182,7 +193,7 @@ class Arenas:
         for arena_id in list(self.matchmakers):
             if not self.store.holds_lease(arena_id):
                 log.warning("arena %s: its lease was taken by another engine", arena_id)
-                self.matchmakers.pop(arena_id).stop()
+                self._stop_matchmaker(arena_id)
         for arena_id in self.specs:
             if arena_id in self.matchmakers:
                 continue
