@@ -21,8 +21,8 @@ from . import failures
 # command only: every process the product starts (an engine, a bot, a ladder's bots) runs
 # `domino ...`, and importing every command's modules (analysis, the gateway, the storage
 # backends) cost each of them CPU it did not need (`domino bot --help`: 0.18 CPU-seconds
-# with every module, 0.07 with its own). Without a known command
-# word (`domino --help`, a typo) every module is imported, so the usage lists them all.
+# with every module, 0.07 with its own). Without a known command word (`domino --help`, a
+# typo) every module is imported, so the usage lists them all.
 # tests/cli/test_command_table.py checks this table against what the modules register.
 COMMANDS = {"simulate": "local", "replay": "local", "demo": "local", "fork": "fork_cmd",
             "engine": "engine_cmd", "new-match": "engine_cmd", "record": "record_cmd",

@@ -5,11 +5,13 @@ seconds of its tests, then the costliest tests.
 Why: on 2 cores the whole suite is CPU-bound (the machine is busy about 99% of a run), so
 its time is set by the CPU it uses, not by how it is spread over workers; this says which
 folders to make cheaper. A test's CPU is its worker's own (user + system) plus that of the
-child processes it started and waited for; a server shared by a whole session (the
-suite's PostgreSQL, the gateway tests' engine, Chromium) is counted nowhere, and a child
-killed without being waited for is not counted either. Each worker appends its lines to one
-file (DOMINO_CPU_REPORT, default a temp file the first process names), which the
-controlling process sums."""
+child processes reaped while it ran; a server shared by a whole session (the suite's
+PostgreSQL, the gateway tests' engine, Chromium) is counted nowhere, and a child killed
+without being waited for is not counted either. A child reaped later than the test that
+started it (a process pool kept across tests, say) counts at the test that reaps it, so a
+small test with a large figure is most likely that; each line's "worker" and "started" say
+which tests ran before it. Each worker appends its lines to one file (DOMINO_CPU_REPORT,
+default a temp file the first process names), which the controlling process sums."""
 
 from __future__ import annotations
 
