@@ -50,12 +50,13 @@ class _Board:
     def answer(self, limit: int) -> tuple[str, str]:
         """The first `limit` rows (0: all) as JSON, and its ETag: encoded once per board and
         limit, so that a GET costs the gateway no dump and no digest."""
-        if limit not in self.tagged:
+        got = self.tagged.get(limit)     # read once: another request may clear the dict
+        if got is None:
             if len(self.tagged) >= TAGGED_MAX:
                 self.tagged.clear()
             body = self.body if not limit else {**self.body, "rows": self.body["rows"][:limit]}
-            self.tagged[limit] = encoded(body)
-        return self.tagged[limit]
+            got = self.tagged[limit] = encoded(body)
+        return got
 
 
 class LeaderboardCache:
