@@ -18,7 +18,7 @@ SECTIONS = {"rules": "benchmarks.rules_bench", "bots": "benchmarks.bots_bench",
             "outage": "benchmarks.outage_bench", "arena": "benchmarks.arena_bench",
             "abandoned": "benchmarks.abandoned_bench", "oracle": "benchmarks.oracle_bench",
             "expert": "benchmarks.expert_bench", "strength": "benchmarks.expert_strength",
-            "profiles": "benchmarks.profiles_bench",
+            "profiles": "benchmarks.profiles_bench", "house": "benchmarks.house_ladders",
             "analysis": "benchmarks.analysis_bench"}
 
 

@@ -130,6 +130,24 @@ def test_an_inprocess_field_ladder_ranks_the_entrants_against_the_field():
     assert by["greedy"]["mean"] > by["random"]["mean"]
 
 
+@pytest.mark.parametrize("fmt,field", [(DUPLICATE, None), (ROTATION, "greedy")])
+def test_an_inprocess_ladder_in_worker_processes_or_resumed_plays_the_same_matches(fmt, field):
+    entrants = ["greedy", "random", "heuristic"]
+    kw = dict(options={"hands": 1}, seed=9, matches=24, field=field)
+    serial, counts = [], []
+    one = run("hhl", entrants, fmt, progress=lambda n, rs: serial.append(rs[-1]), **kw)
+    two = run("hhl", entrants, fmt, processes=2, progress=lambda n, rs: counts.append(n), **kw)
+    assert counts == list(range(1, 25))
+    assert two == one
+    # Resumed from the first half: only the rest is played, and the standings are the same.
+    first = [r for r in serial if r["index"] < 12]
+    again = []
+    resumed = run("hhl", entrants, fmt, done=first, progress=lambda n, rs: again.append(rs[-1]), **kw)
+    assert sorted(r["index"] for r in again) == list(range(12, 24))
+    assert resumed == one
+    assert one["matches"] == 24 and len({r["seed"] for r in serial}) > 1
+
+
 def test_schedule_refuses_bad_ladders():
     with pytest.raises(ValueError, match="unknown format"):
         schedule("swiss", ["a", "b"], 4, 1, 0)

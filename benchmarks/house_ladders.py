@@ -1,0 +1,199 @@
+"""The house bots ranked in long in-process ladders: the figures behind "how strong is the
+expert" and "is the oracle an upper bound" (docs/ladders.md, docs/bots.md).
+
+Two kinds of ladder (bots/inprocess_ladder.py), chosen by DOMINO_HOUSE_LADDER:
+- ``duplicate`` (default): the entrants at one table, four (HHL) or five (Domeng) at a
+  time, every line-up of them, each deal played once per rotation of the seats, so every
+  pair of entrants is compared on the same cards (standings' paired test);
+- ``field:NAME``: each entrant plays every deal in the same seat against NAME in every
+  other seat (NAME greedy, heuristic, search or expert).
+
+Entrants (DOMINO_HOUSE_ENTRANTS, default greedy,heuristic,search,expert,oracle,ceiling) are
+the house strategies on fixed budgets of work, not of time, so a run is reproducible and
+the machine's load cannot change a result: search at SEARCH_SAMPLES samples a move (where
+it saturates), the expert and ceiling on their default units with no clock.
+
+DOMINO_HOUSE_VARIANT (hhl or domeng), DOMINO_HOUSE_MATCHES (default: enough matches for
+HHL_HANDS hands or DOMINO_ROUNDS rounds in every comparison of two entrants),
+DOMINO_HOUSE_PROCESSES (default: every core), DOMINO_HOUSE_SEED. DOMINO_HOUSE_OUT names a
+file each result is appended to as its match ends, and read back first: a stopped run
+resumes where it was, and the figures can be printed again without playing anything.
+Progress goes to stderr.
+
+Figures: the standings (mean per deal with its 95% interval: HHL points per hand, Domeng
+minus the stones taken per round, so higher is better for both; gap closed from greedy, 0,
+to the oracle, 1), then every pair of entrants' paired difference over the sets they
+shared, and each entrant's gap closed as a share of ceiling's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from collections import defaultdict
+
+from benchmarks import sized
+from bots.inprocess_ladder import run as run_ladder
+from bots.strategies import make_strategy
+from bots.strategies.expert import Ceiling, Expert
+from bots.strategies.search import Search
+from ladders.formats import DUPLICATE, field_entrant, set_size
+from ladders.standings import merit_per_deal
+from ladders.stats import mean_ci
+
+SEARCH_SAMPLES = 300
+OPTIONS = sized({"hhl": {"hands": 4}, "domeng": {"cycles": 1}},
+                {"hhl": {"hands": 1}, "domeng": {"cycles": 1, "round_cap": 1}})
+HHL_HANDS, DOMENG_ROUNDS = 4000, 2000     # deals in every comparison of two entrants
+DEFAULT_ENTRANTS = "greedy,heuristic,search,expert,oracle,ceiling"
+# Smoke mode: the expert and ceiling on a sliver of their budgets (the code runs, no figure)
+SMALL = sized({}, {"units": 2_000, "worlds": 8, "exact_nodes": 400})
+SMOKE_MATCHES = sized(None, 4)
+SEATS = {"hhl": 4, "domeng": 5}
+
+
+def makers(samples: int = SEARCH_SAMPLES) -> dict:
+    """name -> maker(seed): the house bots on fixed budgets of work."""
+    return {
+        "search": lambda s: Search(s, iterations=sized(samples, 4)),
+        "expert": lambda s: Expert(s, ms=None, **SMALL),
+        "ceiling": lambda s: Ceiling(s, **SMALL),
+        "greedy": lambda s: make_strategy("greedy", s),
+        "heuristic": lambda s: make_strategy("heuristic", s),
+        "random": lambda s: make_strategy("random", s),
+        "oracle": lambda s: make_strategy("oracle", s),
+    }
+
+
+def matches_needed(variant: str, entrants: list[str], field: str | None, deals: int) -> int:
+    """Matches so that each pair of entrants shares at least ``deals`` deals each: a field
+    ladder plays every deal once per entrant; a duplicate ladder compares a pair only in
+    the sets whose line-up holds both (a share of the line-ups), every rotation of a set
+    giving each of them one match."""
+    per_match = max(1, OPTIONS[variant].get("hands", 0) or _rounds_per_cycle(variant))
+    seats = SEATS[variant]
+    if field is not None:
+        return len(entrants) * math.ceil(deals / per_match)
+    n = len(entrants)
+    size = set_size(DUPLICATE, entrants, seats)
+    if n <= seats:
+        share = 1.0
+    else:
+        share = (seats * (seats - 1)) / (n * (n - 1))   # line-ups holding a given pair
+    sets = math.ceil(deals / (per_match * size * share))
+    return sets * size
+
+
+def _rounds_per_cycle(variant: str) -> int:
+    return 5 if variant == "domeng" else 1   # at least a round per seat in a Domeng cycle
+
+
+def pairs(variant: str, entrants: list[str], results: list[dict]) -> list[tuple]:
+    """(a, b, mean of a - b per deal, 95% half-width, sets, deals each) over the complete
+    sets both played, a's merit against b's (standings.merit_per_deal: higher is better)."""
+    units: dict = defaultdict(lambda: defaultdict(list))   # set -> entrant -> merits
+    deals: dict = defaultdict(lambda: defaultdict(int))
+    count: dict = defaultdict(int)
+    size = {}
+    for r in results:
+        if r.get("voided"):
+            continue
+        count[r["set"]] += 1
+        size[r["set"]] = r.get("set_size", 1)
+        for name, v in merit_per_deal(variant, r).items():
+            units[r["set"]][name].append(v)
+            deals[r["set"]][name] += r["deals"]
+    out = []
+    for i, a in enumerate(entrants):
+        for b in entrants[i + 1:]:
+            diffs, shared = [], 0
+            for k, u in units.items():
+                if count[k] >= size[k] and a in u and b in u:
+                    diffs.append(sum(u[a]) / len(u[a]) - sum(u[b]) / len(u[b]))
+                    shared += deals[k][a]
+            if diffs:
+                m, h = mean_ci(diffs)
+                out.append((a, b, m, h, len(diffs), shared))
+    return out
+
+
+def report(variant: str, standings: dict, results: list[dict]) -> list[str]:
+    unit = "points a hand" if variant == "hhl" else "minus stones a round"
+    lines = [f"{variant}: {standings['matches']} matches ({unit}; higher is better)",
+             f"  {'place':>5s} {'entrant':18s} {'matches':>7s} {'mean':>9s} {'95%':>8s} "
+             f"{'mu-3s':>7s} {'gap':>6s} {'sep.':>4s}"]
+    gaps = {}
+    for e in standings["entries"]:
+        gap = e["gap_closed"]
+        gaps[e["entrant"]] = gap
+        sep = {True: "yes", False: "no"}.get(e.get("separated_from_next"), "")
+        lines.append(f"  {e['place']:5d} {e['entrant']:18s} {e['matches']:7d} {e['mean']:9.3f} "
+                     f"{e['ci95']:8.3f} {e['score']:7.2f} "
+                     f"{'' if gap is None else f'{gap:6.2f}':>6s} {sep:>4s}")
+    lines.append("  paired differences per deal over shared sets (a - b; * separated at 95%):")
+    names = [e["entrant"] for e in standings["entries"]]
+    for a, b, m, h, sets, shared in pairs(variant, names, results):
+        lines.append(f"    {a:>14s} - {b:14s} {m:+9.3f} ± {h:7.3f}  {sets:5d} sets, "
+                     f"{shared:6d} deals each{'  *' if m > h or -m > h else ''}")
+    top = gaps.get("ceiling")
+    if top:
+        share = ", ".join(f"{n} {g / top:.2f}" for n, g in gaps.items()
+                          if g is not None and n not in ("ceiling", "greedy"))
+        lines.append(f"  gap closed as a share of ceiling's ({top:.2f}): {share}")
+    return lines
+
+
+def _read(path: str | None) -> list[dict]:
+    if not path or not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def run():
+    variant = os.environ.get("DOMINO_HOUSE_VARIANT", "hhl")
+    kind = os.environ.get("DOMINO_HOUSE_LADDER", DUPLICATE)
+    field = kind.split(":", 1)[1] if kind.startswith("field:") else None
+    if field is None and kind != DUPLICATE:
+        raise SystemExit(f"DOMINO_HOUSE_LADDER is duplicate or field:NAME, got {kind!r}")
+    entrants = os.environ.get("DOMINO_HOUSE_ENTRANTS", DEFAULT_ENTRANTS).split(",")
+    deals = HHL_HANDS if variant == "hhl" else DOMENG_ROUNDS
+    matches = int(os.environ.get("DOMINO_HOUSE_MATCHES") or SMOKE_MATCHES
+                  or matches_needed(variant, entrants, field, deals))
+    processes = int(os.environ.get("DOMINO_HOUSE_PROCESSES") or sized(os.cpu_count() or 1, 1))
+    seed = int(os.environ.get("DOMINO_HOUSE_SEED", "24"))
+    out = os.environ.get("DOMINO_HOUSE_OUT")
+    done = _read(out)
+    all_makers = makers()
+    chosen = {n: all_makers[n] for n in entrants if n in all_makers}
+    if field is not None:
+        chosen[field_entrant(field)] = all_makers[field]
+    yield (f"{variant} {kind} ladder: {', '.join(entrants)}; {matches} matches "
+           f"({len(done)} played before), {processes} processes, options {OPTIONS[variant]}, "
+           f"search at {SEARCH_SAMPLES} samples a move")
+    start = time.monotonic()
+    before = len(done)
+
+    def progress(n: int, results: list[dict]) -> None:
+        if out and len(results) > before:
+            with open(out, "a") as f:
+                f.write(json.dumps(results[-1]) + "\n")
+        new = n - before
+        if new and (new % 20 == 0 or n == matches):
+            rate = new / (time.monotonic() - start)
+            print(f"  {n}/{matches} matches, {rate * 60:.1f} a minute, about "
+                  f"{(matches - n) / rate / 60:.0f} min left", file=sys.stderr, flush=True)
+
+    results: list[dict] = []
+
+    def keep(n: int, rs: list[dict]) -> None:
+        results[:] = rs
+        progress(n, rs)
+
+    standings = run_ladder(variant, entrants, DUPLICATE if field is None else "rotation",
+                           OPTIONS[variant], seed=seed, matches=matches, field=field,
+                           makers=chosen, processes=processes, done=done, progress=keep)
+    yield from report(variant, standings, results or done)
