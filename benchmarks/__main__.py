@@ -20,11 +20,15 @@ SECTIONS = {"rules": "benchmarks.rules_bench", "bots": "benchmarks.bots_bench",
             "expert": "benchmarks.expert_bench", "strength": "benchmarks.expert_strength",
             "profiles": "benchmarks.profiles_bench", "house": "benchmarks.house_ladders",
             "analysis": "benchmarks.analysis_bench"}
+# Run only when named: hours of ladders (benchmarks/house_ladders.py), not a figure to take
+# again at every `make bench`.
+ON_REQUEST = {"house"}
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks")
-    p.add_argument("sections", nargs="*", help=f"any of {', '.join(SECTIONS)} (default: all)")
+    p.add_argument("sections", nargs="*", help=f"any of {', '.join(SECTIONS)} (default: all "
+                   f"but {', '.join(sorted(ON_REQUEST))}, which run only when named)")
     p.add_argument("--smoke", action="store_true", help="tiny sizes, a few seconds a section: "
                    "checks that each runs to its end; its figures mean nothing")
     args = p.parse_args(argv)
@@ -37,7 +41,7 @@ def main(argv=None) -> int:
         os.environ[benchmarks.SMOKE_ENV] = "1"
     print(f"python {platform.python_version()} on {platform.machine()}, {platform.processor() or '?'}"
           + (" (smoke mode: tiny sizes, figures not meaningful)" if benchmarks.smoke() else ""))
-    for name in args.sections or SECTIONS:
+    for name in args.sections or [s for s in SECTIONS if s not in ON_REQUEST]:
         print(f"\n## {name}", flush=True)
         started = time.monotonic()
         module = importlib.import_module(SECTIONS[name])
