@@ -139,17 +139,20 @@ class Lobbies:
             by_session = dict(self._lobbies)
         if not by_session:
             return
-        found = self.store.undelivered()
-        for i, (match_id, seat, _bot_id, arena, session, left) in enumerate(found):
-            lb = by_session.get(session)
-            if lb is None or lb.finished:
-                continue
-            owner, address = self.store.owner_address(match_id)
+        found = [f for f in self.store.undelivered()
+                 if f[4] in by_session and not by_session[f[4]].finished]
+        if not found:
+            return
+        # Marked sent before they are sent: a mark the store refused is tried again at the
+        # next look, and a lobby is never sent one seat twice.
+        self.store.delivered([(f[0], f[1]) for f in found])
+        for i, (match_id, seat, _bot_id, arena, session, left, owner, address) in \
+                enumerate(found):
+            lb = by_session[session]
             if owner == self.store.engine_id:
                 address = ""     # this engine plays it: the lobby's own address
             variant = self.room.variant_of(arena)
             lb.stream.seated(arena, match_id, seat, variant, address)
-            self.store.delivered(match_id, seat)
             log.info("arena %s: bot %s seated in match %s seat %d", arena, lb.bot.name,
                      match_id, seat)
             if left is not None and left <= 0 and not any(f[4] == session for f in found[i + 1:]):

@@ -93,21 +93,28 @@ class Matchmaker:
         uncounted = self.store.uncounted(self.id)
         if not uncounted:
             return
-        board = self.room.board(self.id)
+        # This matchmaker is the only writer of the sequence numbers: the next ones follow
+        # the board's last, and the board reads them all back once, after the loop.
+        sequence = self.room.board(self.id).last_sequence
+        counted = []
         for match_id, _, result in uncounted:
             info = self.playing.get(match_id)
             if info is None:
                 found = self.store.arena_match(match_id)
                 if found is None or found[2] not in IN_PLAY:
                     continue    # voided (or never ours): never counted
-            if not self.store.count_result(self.id, match_id, board.last_sequence + 1):
+            if not self.store.count_result(self.id, match_id, sequence + 1):
                 self._check_lease()
                 continue
+            sequence += 1
             self.store.set_match_status(self.id, match_id, COUNTED)
-            board = self.room.board(self.id)
             self._freed(match_id, now, result)
-            # after _freed: a duplicate set's last rotation closes it, and its record (the
-            # analysis reads it) is public from then on
+            counted.append(match_id)
+        self.room.board(self.id)
+        # after _freed: a duplicate set's last rotation closes it, and its record (the
+        # analysis reads it) is public from then on; after the board's fold: the sample
+        # (skill.py) is noted as the results are folded
+        for match_id in counted:
             self.room.skill.counted(self.id, match_id)
 
     def _check_lease(self) -> None:
@@ -139,7 +146,6 @@ class Matchmaker:
                 found = info or self.store.arena_match(match_id)
                 if found is not None:
                     self.store.close_set(self.id, found["set"] if info else found[4])
-        self.room.poke()
 
     # ----- 2. reconciling ----------------------------------------------------------------
     def reconcile(self, now: float) -> None:
@@ -190,6 +196,14 @@ class Matchmaker:
 
     # ----- 3. seating --------------------------------------------------------------------
     def seat(self, now: float) -> None:
+        """Make the tables of the bots free now; the seats of those made are delivered to
+        this engine's lobbies at once (the other engines' are told: room.py)."""
+        made = self.turn
+        self._seat(now)
+        if self.turn != made:
+            self.room.lobbies.deliver()
+
+    def _seat(self, now: float) -> None:
         free = self._free(now)
         if not free and not self.sets:
             return
@@ -266,13 +280,12 @@ class Matchmaker:
         for bot_id, version in lineup:
             self.last_lineup[(bot_id, version)] = keys
             self.seated_at[bot_id].append(now)
-            if not self.room.is_resident(bot_id):
-                self.store.count_seating(bot_id, self.id)
+        self.store.count_seating([b for b, _ in lineup if not self.room.is_resident(b)],
+                                 self.id)
         self.turn += 1
         log.info("arena %s: match %s made%s: %s", self.id, match_id,
                  f" on {address}" if address else "",
                  ", ".join(f"{infos[b].name}@{v}" for b, v in lineup))
-        self.room.lobbies.deliver()
         return True
 
     def _placement(self) -> tuple[str, str]:

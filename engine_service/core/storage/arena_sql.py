@@ -97,6 +97,11 @@ SCHEMA_LOCK = 0x6172656E61   # "arena": the advisory lock engines take to make t
 
 PLACING, PLAYING, COUNTED, VOIDED = "placing", "playing", "counted", "voided"
 IN_PLAY = (PLACING, PLAYING)
+DELIVERED_AT_ONCE = 200   # seats marked sent by one statement (400 parameters)
+
+
+def _marks(values) -> str:
+    return ", ".join("?" * len(values))
 
 
 class ArenaStore:
@@ -262,9 +267,11 @@ class ArenaStore:
                 "paused = '', seat_limit = excluded.seat_limit, seated = 0",
                 (bot_id, arena, version, self.engine_id, session, now, now, seat_limit))
 
-    def count_seating(self, bot_id: str, arena: str) -> None:
-        self._w("UPDATE arena_presence SET seated = seated + 1 WHERE bot_id = ? AND arena = ?",
-                (bot_id, arena))
+    def count_seating(self, bot_ids: list[str], arena: str) -> None:
+        """One more seat for each of these bots' lobbies (ArenaEnlist.max_matches)."""
+        if bot_ids:
+            self._w(f"UPDATE arena_presence SET seated = seated + 1 WHERE arena = ? AND "
+                    f"bot_id IN ({_marks(bot_ids)})", (arena, *bot_ids))
 
     def disconnect(self, bot_id: str, arena: str, session: str) -> None:
         self._w("DELETE FROM arena_presence WHERE bot_id = ? AND arena = ? AND session = ?",
@@ -302,9 +309,10 @@ class ArenaStore:
                 (why, bot_id, arena))
 
     def set_free(self, keys: list[tuple[str, str]], arena: str, now: float) -> None:
-        for bot_id, _ in keys:
-            self._w("UPDATE arena_presence SET free_since = ? WHERE bot_id = ? AND arena = ?",
-                    (now, bot_id, arena))
+        bot_ids = [bot_id for bot_id, _ in keys]
+        if bot_ids:
+            self._w(f"UPDATE arena_presence SET free_since = ? WHERE arena = ? AND bot_id IN "
+                    f"({_marks(bot_ids)})", (now, arena, *bot_ids))
 
     # ----- arena matches and seats (the matchmaker's, fenced) ---------------------------
     def add_match(self, arena: str, match_id: str, lineup: list, engine: str, created: float,
@@ -314,10 +322,14 @@ class ArenaStore:
                         (match_id, arena, json.dumps(lineup), PLACING, created, engine, set_no,
                          rotation), arena) != 1:
             raise Fenced(f"arena {arena}: another engine runs its matchmaker now")
-        for seat, (bot_id, version) in enumerate(lineup):
-            self._fenced("INSERT INTO arena_seats (match_id, seat, bot_id, version, arena, "
-                         "created) SELECT ?, ?, ?, ?, ?, ? WHERE {fence}",
-                         (match_id, seat, bot_id, version, arena, created), arena)
+        # Every seat in one statement: each round trip of the matchmaker's is one more
+        # wait of every bot it is about to seat (docs/arena.md, "End to end").
+        rows = ", ".join("(?, ?, ?, ?, ?, ?)" for _ in lineup)
+        values = tuple(v for seat, (bot_id, version) in enumerate(lineup)
+                       for v in (match_id, seat, bot_id, version, arena, created))
+        self._fenced(f"INSERT INTO arena_seats (match_id, seat, bot_id, version, arena, "
+                     f"created) SELECT * FROM (VALUES {rows}) AS v WHERE {{fence}}",
+                     values, arena)
 
     def set_match_status(self, arena: str, match_id: str, status: str,
                          only_from: tuple = IN_PLAY) -> bool:
@@ -378,22 +390,30 @@ class ArenaStore:
                 for m, a, lu, st, c, s, r in rows]
 
     def undelivered(self) -> list[tuple]:
-        """(match id, seat, bot id, arena, session, seats left (None: no limit)) of seats
-        not yet sent to their bot's lobby of the same version, for the lobbies this engine
-        holds, of matches still in play (whose row exists)."""
-        rows = self._r("SELECT s.match_id, s.seat, s.bot_id, s.arena, p.session, "
-                       "p.seat_limit, p.seated FROM "
-                       "arena_seats s JOIN arena_presence p ON p.bot_id = s.bot_id AND "
-                       "p.arena = s.arena AND p.version = s.version "
-                       "JOIN arena_matches m ON m.match_id = s.match_id "
-                       "JOIN matches r ON r.id = s.match_id "
-                       "WHERE s.delivered = 0 AND p.engine = ? AND m.status IN (?, ?)",
+        """(match id, seat, bot id, arena, session, seats left (None: no limit), owner
+        engine id, its address) of seats not yet sent to their bot's lobby of the same
+        version, for the lobbies this engine holds, of matches still in play (whose row
+        exists). The owner is '' on a store no cluster shares."""
+        owner, engines = ("r.owner, e.address", "LEFT JOIN engines e ON e.id = r.owner ") \
+            if self.store.shared else ("'', ''", "")
+        rows = self._r(f"SELECT s.match_id, s.seat, s.bot_id, s.arena, p.session, "
+                       f"p.seat_limit, p.seated, {owner} FROM "
+                       f"arena_seats s JOIN arena_presence p ON p.bot_id = s.bot_id AND "
+                       f"p.arena = s.arena AND p.version = s.version "
+                       f"JOIN arena_matches m ON m.match_id = s.match_id "
+                       f"JOIN matches r ON r.id = s.match_id {engines}"
+                       f"WHERE s.delivered = 0 AND p.engine = ? AND m.status IN (?, ?)",
                        (self.engine_id, *IN_PLAY))
-        return [(*r[:5], r[5] - r[6] if r[5] else None) for r in rows]
+        return [(*r[:5], r[5] - r[6] if r[5] else None, r[7] or "", r[8] or "")
+                for r in rows]
 
-    def delivered(self, match_id: str, seat: int) -> None:
-        self._w("UPDATE arena_seats SET delivered = 1 WHERE match_id = ? AND seat = ?",
-                (match_id, seat))
+    def delivered(self, seats: list[tuple[str, int]]) -> None:
+        """Mark these (match id, seat)s sent, in statements of at most DELIVERED_AT_ONCE."""
+        for i in range(0, len(seats), DELIVERED_AT_ONCE):
+            part = seats[i:i + DELIVERED_AT_ONCE]
+            self._w("UPDATE arena_seats SET delivered = 1 WHERE " +
+                    " OR ".join("(match_id = ? AND seat = ?)" for _ in part),
+                    tuple(v for pair in part for v in pair))
 
     def redeliver(self, bot_id: str, arena: str, version: str) -> None:
         """A new lobby of the bot: its seats in play, of that version, are sent again."""
@@ -467,10 +487,3 @@ class ArenaStore:
         self._w(f"INSERT INTO matches ({columns}) VALUES ({marks})",
                 (*match_values(row), owner, epoch))
 
-    def owner_address(self, match_id: str) -> tuple[str, str]:
-        """(owner engine id, its address) of a match ('' for either when none)."""
-        if not self.store.shared:
-            return "", ""
-        rows = self._r("SELECT m.owner, e.address FROM matches m LEFT JOIN engines e ON "
-                       "e.id = m.owner WHERE m.id = ?", (match_id,))
-        return (rows[0][0] or "", rows[0][1] or "") if rows else ("", "")
