@@ -17,7 +17,11 @@ DEFAULT_ARENAS = ("hhl", "domeng")
 LITERAL = "literal"       # an arena's mode: the rules profile literal
 SEAT_WAIT_S = 10          # a seated bot's seat stream must connect within this, or no-show
 TIMEOUT_STREAK = 3        # matches in a row with timeouts before a bot is paused
-MATCHES_PER_MINUTE = 30   # arena matches one bot is seated in, at most, in any 60 s
+MATCHES_PER_MINUTE = 30   # arena matches one bot is seated in, at most, in any 60 s,
+# held as a gap between its seatings (2 s): a count over the last 60 s let a bot with
+# one-second matches play 30 in a burst and then wait up to 14 s for its next seat, the
+# arena's longest seat waits (python -m benchmarks arena)
+SEATING_GAP_S = 60 / MATCHES_PER_MINUTE
 CYCLE_S = 0.25            # the matchmaker's cycle (and at once when a bot becomes free)
 DELIVERY_S = 0.2          # how often an engine looks for seats to deliver to its lobbies
 RECONCILE_S = 2.0         # how often the matchmaker checks its matches' rows
