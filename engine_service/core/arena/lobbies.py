@@ -10,7 +10,8 @@ retired bot removes the rows: those lobbies end too (BAD_BOT_KEY, BOT_RETIRED).
 
 Seats the matchmaker assigns are rows too (arena_seats). The engine holding the bot's
 lobby delivers each one (an ArenaSeat message) and marks it delivered: it looks every
-DELIVERY_S, and at once when the matchmaker runs here. A new lobby has its seats in play
+DELIVERY_S, and at once when the matchmaker runs here or, on PostgreSQL, when the store
+tells it a match of its bots was made (room.py). A new lobby has its seats in play
 delivered again, so a bot that reconnects finds its matches.
 """
 
@@ -26,6 +27,7 @@ from typing import Protocol
 from ..errors import EngineError, Reason
 from ..security.keys import digest
 from .accounts import BotInfo
+from .spec import COUNT, DELIVER
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +86,7 @@ class Lobbies:
             raise
         log.info("arena %s: bot %s (%s) connected, version %s", arena, bot.name, bot.bot_id,
                  version)
-        self.room.poke()
+        self.room.wake(COUNT, DELIVER)    # free: a table; its seats in play: sent again
         return lobby
 
     def leave(self, lobby: Lobby) -> None:

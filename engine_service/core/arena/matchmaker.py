@@ -61,6 +61,7 @@ class Matchmaker:
         self.seated_at: dict[str, float] = {}   # bot id -> when it was last seated
         self.sets: dict[frozenset, tuple[list, int, int]] = {}  # duplicate sets going on
         self.turn = 0
+        self.held_until: float | None = None   # when the first bot the gap holds is let go
         self.over_seen: dict[str, float] = {}
         self.last_reconcile = 0.0
 
@@ -82,6 +83,7 @@ class Matchmaker:
         return STALL_CLOCKS * self.spec["clock_ms"] / 1000 + 30
 
     def cycle(self, now: float) -> None:
+        self.held_until = None
         self.count(now)
         if now - self.last_reconcile >= RECONCILE_S:
             self.last_reconcile = now
@@ -248,8 +250,11 @@ class Matchmaker:
             if paused or bot_id in busy or info is None or info.retired or left == 0:
                 continue
             key = (bot_id, version)
-            if rate_held(self.seated_at.get(bot_id), now):
+            last = self.seated_at.get(bot_id)
+            if rate_held(last, now):
                 held.add(key)
+                until = last + SEATING_GAP_S
+                self.held_until = min(self.held_until or until, until)
                 continue
             entry = board.entries.get(key)
             free[key] = Candidate(key, info.owner, entry.mu if entry else 25.0,
@@ -311,7 +316,7 @@ class Matchmaker:
 def rate_held(last_seated: float | None, now: float) -> bool:
     """Whether a bot last seated at `last_seated` must wait before its next seat: a gap
     of SEATING_GAP_S between seatings keeps it within MATCHES_PER_MINUTE in any 60 s."""
-    return last_seated is not None and now - last_seated < SEATING_GAP_S
+    return last_seated is not None and now < last_seated + SEATING_GAP_S
 
 
 def _rotate(lineup: list, r: int) -> list:

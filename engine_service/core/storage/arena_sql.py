@@ -8,6 +8,9 @@ Statements use the match store's `_read` and `_write` with `?` placeholders, as 
 does; the few that need the cluster's clock or its engines table (PostgreSQL only) are
 chosen by `store.shared`.
 
+On PostgreSQL the database also tells the engine concerned of a few of these writes at
+once (PG_WAKES, below).
+
 Who writes what: bots and presence rows are written by whichever engine a request or a
 lobby reaches; an arena's matches, their seats and the sequence numbers of its results
 only by the engine holding the arena's lease, each write fenced by (owner, epoch) like a
@@ -91,8 +94,54 @@ CREATE TABLE IF NOT EXISTS arena_sets_closed (   -- duplicate sets no rotation w
     PRIMARY KEY (arena, set_no)
 );
 """
+ARENA_CREATOR = "arena"       # MatchRow.created_by of every arena match
+# Wake-ups (PostgreSQL only). Across engines the arena's work passes through these rows, each
+# found by a poll of the engine that acts on it (room.py); the database tells that engine
+# at once instead, as the write commits, on WAKE_CHANNEL, with the payload "ENGINE STEP":
+# - a result inserted, or a lobby connected (a bot free): the arena's lease holder, `count`;
+# - an arena match's row inserted (the last write of its making): its owner, `adopt`, and
+#   each engine holding a lobby of its bots, `deliver`.
+# Triggers, so that no writer, present or future, can forget to tell, and the telling costs
+# no round trip. The payloads carry engine ids and step names only, nothing secret.
+WAKE_CHANNEL = "domino_arena"
+PG_WAKES = f"""
+CREATE OR REPLACE FUNCTION domino_arena_wake_count() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('{WAKE_CHANNEL}', a.owner || ' count') FROM arenas a
+        WHERE a.id = NEW.arena AND a.owner IS NOT NULL;
+    RETURN NULL;
+END $$;
+CREATE OR REPLACE FUNCTION domino_arena_wake_made() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('{WAKE_CHANNEL}', NEW.owner || ' adopt') WHERE NEW.owner IS NOT NULL;
+    PERFORM pg_notify('{WAKE_CHANNEL}', lobby.engine || ' deliver') FROM (
+        SELECT DISTINCT p.engine FROM arena_seats s JOIN arena_presence p ON
+            p.bot_id = s.bot_id AND p.arena = s.arena AND p.version = s.version
+        WHERE s.match_id = NEW.id) lobby;
+    RETURN NULL;
+END $$;
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'domino_arena_result'
+                   AND tgrelid = 'arena_results'::regclass) THEN
+        CREATE TRIGGER domino_arena_result AFTER INSERT ON arena_results
+            FOR EACH ROW EXECUTE FUNCTION domino_arena_wake_count();
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'domino_arena_lobby'
+                   AND tgrelid = 'arena_presence'::regclass) THEN
+        CREATE TRIGGER domino_arena_lobby AFTER INSERT OR UPDATE OF session ON arena_presence
+            FOR EACH ROW EXECUTE FUNCTION domino_arena_wake_count();
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'domino_arena_made'
+                   AND tgrelid = 'matches'::regclass) THEN
+        CREATE TRIGGER domino_arena_made AFTER INSERT ON matches
+            FOR EACH ROW WHEN (NEW.created_by = '{ARENA_CREATOR}')
+            EXECUTE FUNCTION domino_arena_wake_made();
+    END IF;
+END $$;
+"""
 # PostgreSQL's REAL is 4 bytes and its INTEGER 4: times and counters need 8.
-PG_SCHEMA = SCHEMA.replace(" REAL", " double precision").replace(" INTEGER", " bigint")
+PG_SCHEMA = SCHEMA.replace(" REAL", " double precision").replace(" INTEGER", " bigint") \
+    + PG_WAKES
 SCHEMA_LOCK = 0x6172656E61   # "arena": the advisory lock engines take to make the tables
 
 PLACING, PLAYING, COUNTED, VOIDED = "placing", "playing", "counted", "voided"
