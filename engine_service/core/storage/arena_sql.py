@@ -146,7 +146,7 @@ SCHEMA_LOCK = 0x6172656E61   # "arena": the advisory lock engines take to make t
 
 PLACING, PLAYING, COUNTED, VOIDED = "placing", "playing", "counted", "voided"
 IN_PLAY = (PLACING, PLAYING)
-DELIVERED_AT_ONCE = 200   # seats marked sent by one statement (400 parameters)
+AT_ONCE = 200   # the rows one statement names, at most (arena seats: 400 parameters)
 
 
 def _marks(values) -> str:
@@ -457,9 +457,9 @@ class ArenaStore:
                 for r in rows]
 
     def delivered(self, seats: list[tuple[str, int]]) -> None:
-        """Mark these (match id, seat)s sent, in statements of at most DELIVERED_AT_ONCE."""
-        for i in range(0, len(seats), DELIVERED_AT_ONCE):
-            part = seats[i:i + DELIVERED_AT_ONCE]
+        """Mark these (match id, seat)s sent, AT_ONCE a statement."""
+        for i in range(0, len(seats), AT_ONCE):
+            part = seats[i:i + AT_ONCE]
             self._w("UPDATE arena_seats SET delivered = 1 WHERE " +
                     " OR ".join("(match_id = ? AND seat = ?)" for _ in part),
                     tuple(v for pair in part for v in pair))
@@ -483,11 +483,12 @@ class ArenaStore:
         """match id -> (status of its match row, the time of its last logged move or its
         creation) for those that have a row."""
         out = {}
-        for match_id in match_ids:
-            rows = self._r("SELECT m.status, m.created, (SELECT max(at) FROM moves WHERE "
-                           "match_id = m.id) FROM matches m WHERE m.id = ?", (match_id,))
-            if rows:
-                status, created, last = rows[0]
+        for i in range(0, len(match_ids), AT_ONCE):
+            part = match_ids[i:i + AT_ONCE]
+            for match_id, status, created, last in self._r(
+                    f"SELECT m.id, m.status, m.created, (SELECT max(at) FROM moves WHERE "
+                    f"match_id = m.id) FROM matches m WHERE m.id IN ({_marks(part)})",
+                    tuple(part)):
                 out[match_id] = (status, float(last or created))
         return out
 
