@@ -11,7 +11,9 @@ The listener's thread never dies and never hangs: a broken connection is logged 
 outage) and opened again every RETRY_S, and `heard(None)` is called each time it listens,
 since anything may have been missed before. Every wait is bounded: opening (libpq's
 connect_timeout), the LISTEN (the store's round-trip bound), and each wait for a
-notification (WAIT_S), so that closing it takes about WAIT_S at most.
+notification (WAIT_S). Closing it waits for its thread JOIN_S at most (the thread sees the
+stop within WAIT_S, or once a connection being opened is), and the thread is a daemon:
+it never holds up the engine's exit.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ log = logging.getLogger(__name__)
 
 WAIT_S = 0.5       # one wait for notifications: how soon the thread sees it must stop
 RETRY_S = 1.0      # between attempts to open the connection again
+JOIN_S = 2.0       # how long closing waits for the thread (libpq's connect_timeout)
 
 
 class Listener:
@@ -42,7 +45,6 @@ class Listener:
         self._name = name            # how logs name the store (no password)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.listening = threading.Event()   # set while a connection listens
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name=f"listen-{self._channel}",
@@ -52,7 +54,7 @@ class Listener:
     def close(self) -> None:
         self._stop.set()
         if self._thread is not None:
-            self._thread.join(WAIT_S * 4)
+            self._thread.join(JOIN_S)
 
     def _run(self) -> None:
         broken = ""      # why the last connection ended ("": none has, or it was told)
@@ -61,7 +63,6 @@ class Listener:
             try:
                 conn = self._connect()
                 conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
-                self.listening.set()
                 if broken:
                     log.warning("notifications on %s heard again on the store %s",
                                 self._channel, self._name)
@@ -71,7 +72,6 @@ class Listener:
                     for notice in conn.notifies(timeout=WAIT_S):
                         self._tell(notice.payload)
             except Exception as e:   # noqa: BLE001 - any failure: the polls go on, try again
-                self.listening.clear()
                 why = first_line(e)
                 if not broken and not self._stop.is_set():
                     log.warning("notifications on %s from the store %s are not heard (%s): "
@@ -81,7 +81,6 @@ class Listener:
             finally:
                 if conn is not None:
                     conn.close()
-            self.listening.clear()
             self._stop.wait(RETRY_S)
 
     def _tell(self, payload: str | None) -> None:
