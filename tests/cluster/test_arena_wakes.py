@@ -21,8 +21,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from engine_service.core.arena.spec import POLL_ENV
 from tests.arena.support import ArenaClient, arena_bot, wait_until
 from tests.cluster.support import EngineCluster, new_match
-from tests.conftest import TEST_SETTINGS
-from tests.pg_server import PostgresServer, why_not
 
 NO_POLLS = str(3_600_000)    # an hour: longer than any test runs
 SLACK = 2                    # cluster/membership.py: placement's margin
@@ -116,33 +114,22 @@ def health(address: str):
             return None
 
 
-@pytest.fixture
-def own_server():
-    """A PostgreSQL server of the test's own, to stop and freeze."""
-    reason = why_not()
-    if reason:
-        pytest.skip(reason)
-    server = PostgresServer(TEST_SETTINGS)
-    yield server
-    server.stop()
-
-
 @pytest.mark.parametrize("mode", ("stopped", "frozen"))
 def test_the_wake_ups_are_heard_again_after_the_server_was_away(
-        own_server, tmp_path, monkeypatch, mode):
+        own_pg_server, tmp_path, monkeypatch, mode):
     monkeypatch.setenv(POLL_ENV, NO_POLLS)
     log_path = tmp_path / "engines.log"
-    c = EngineCluster(own_server.database(), 2, str(log_path), ("--arena", "hhl"))
+    c = EngineCluster(own_pg_server.database(), 2, str(log_path), ("--arena", "hhl"))
     try:
         _, other = across(c)
         play(c, other, "before", matches=1)
-        own_server.halt() if mode == "stopped" else own_server.freeze()
+        own_pg_server.halt() if mode == "stopped" else own_pg_server.freeze()
         try:
             for i in range(2):
                 wait_until(lambda i=i: health(c.address(i)) == health_pb2.HealthCheckResponse
                            .NOT_SERVING, 60, "the engines to see the store away")
         finally:
-            own_server.start() if mode == "stopped" else own_server.thaw()
+            own_pg_server.start() if mode == "stopped" else own_pg_server.thaw()
         for i in range(2):
             wait_until(lambda i=i: health(c.address(i)) == health_pb2.HealthCheckResponse
                        .SERVING, 60, "the engines to see the store back")

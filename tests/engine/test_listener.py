@@ -8,24 +8,11 @@ from __future__ import annotations
 import queue
 
 import psycopg
-import pytest
 
 from engine_service.core.storage.factory import open_store
 from tests.arena.support import wait_until
-from tests.conftest import TEST_SETTINGS
-from tests.pg_server import PostgresServer, why_not
 
 CHANNEL = "test_wakes"
-
-
-@pytest.fixture
-def server():
-    reason = why_not()
-    if reason:
-        pytest.skip(reason)
-    made = PostgresServer(TEST_SETTINGS)
-    yield made
-    made.stop()
 
 
 def notify(dsn: str, payload: str) -> None:
@@ -45,8 +32,8 @@ def heard_next(heard: queue.Queue, payload: str | None, dsn: str) -> None:
     wait_until(arrived, 60, f"the listener to hand on {payload!r}")
 
 
-def test_the_listener_hands_on_notifications_and_listens_again_after_a_cut(server, caplog):
-    dsn = server.database()
+def test_the_listener_hands_on_notifications_and_listens_again_after_a_cut(own_pg_server, caplog):
+    dsn = own_pg_server.database()
     store = open_store(dsn)
     heard: queue.Queue = queue.Queue()
     failed = []
@@ -77,19 +64,19 @@ def test_the_listener_hands_on_notifications_and_listens_again_after_a_cut(serve
         store.close()
 
 
-def test_closing_the_listener_ends_its_thread_while_the_server_is_frozen(server):
-    dsn = server.database()
+def test_closing_the_listener_ends_its_thread_while_the_server_is_frozen(own_pg_server):
+    dsn = own_pg_server.database()
     store = open_store(dsn)
     heard: queue.Queue = queue.Queue()
     listener = store.listen(CHANNEL, heard.put)
     try:
         heard_next(heard, None, dsn)
-        server.freeze()
+        own_pg_server.freeze()
         try:
             listener.close()
             wait_until(lambda: not listener._thread.is_alive(), 60, "the thread to end")
         finally:
-            server.thaw()
+            own_pg_server.thaw()
     finally:
         listener.close()
         store.close()
