@@ -34,16 +34,21 @@ def make_folder_of(db: str) -> None:
 
 
 def settings_refused(db: str) -> str:
-    """Why a setting of the environment for PostgreSQL (the bound of a wait on it, the
-    threads its moves are played on) is refused ("" when none is, or `db` is no PostgreSQL
-    database): said as itself, not as a database that is away."""
+    """Why a setting of the environment is refused ("" when none is): the arena's polls,
+    and for PostgreSQL the bound of a wait on it and the threads its moves are played on.
+    Said as itself, not as a database that is away."""
+    from engine_service.core.arena.spec import polls
     from engine_service.core.storage.factory import is_dsn
+    from plumbing.settings import BadSetting
+    try:
+        polls()
+    except BadSetting as e:
+        return str(e)
     if not is_dsn(db):
         return ""
     from engine_service.core.storage.postgres import wait_bound
     from engine_service.core.storage.rows import StoreUnavailable
     from engine_service.rpc.moves import threads
-    from plumbing.settings import BadSetting
     try:
         wait_bound()
         threads()

@@ -45,6 +45,17 @@ def pg_server():
 
 
 @pytest.fixture
+def own_pg_server():
+    """A server of the test's own, which it may stop, restart or freeze (pg_server.py)."""
+    reason = why_not()
+    if reason:
+        pytest.skip(reason)
+    server = PostgresServer(TEST_SETTINGS)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
 def pg_dsn(pg_server) -> str:
     """A new, empty PostgreSQL database for this test."""
     return pg_server.database()

@@ -95,3 +95,28 @@ def test_seat_positions_rotate_from_table_to_table():
     assert len(set(seatings)) == 4
     for name in "abcd":
         assert sorted(s.index(name) for s in seatings) == [0, 1, 2, 3]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=200))
+def test_the_rate_bound_seats_a_bot_at_most_30_times_in_any_60_s_and_never_holds_it_long(
+        asks):
+    """A bot asking to be seated after any pauses (matches of any length, waits of any
+    length; the matchmaker looks every 0.25 s) is seated at most MATCHES_PER_MINUTE times in
+    any 60 s, and each ask is held at most SEATING_GAP_S (and a look): never the
+    half-minute wait that a count over the last 60 s made a fast bot's 31st ask."""
+    from engine_service.core.arena.matchmaker import rate_held
+    from engine_service.core.arena.spec import MATCHES_PER_MINUTE, SEATING_GAP_S
+
+    now, last, seated = 0.0, None, []
+    for pause in asks:
+        asked = now = now + pause
+        looks = 0
+        while rate_held(last, now):
+            looks += 1
+            now = asked + 0.25 * looks
+        assert now - asked <= SEATING_GAP_S + 0.25 + 1e-9
+        seated.append(now)
+        last = now
+    for i, t in enumerate(seated):
+        assert sum(1 for s in seated[i:] if s < t + 60) <= MATCHES_PER_MINUTE

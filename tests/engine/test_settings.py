@@ -28,3 +28,21 @@ def test_sqlite_moves_stay_on_the_loop_whatever_the_setting(monkeypatch):
     assert moves.Mover(remote_store=False)._pool is None
     monkeypatch.setenv(moves.THREADS_ENV, "0")
     assert moves.Mover(remote_store=True)._pool is None
+
+
+@pytest.mark.parametrize("given, polls", [("", (0.25, 0.2)), ("50", (0.05, 0.05)),
+                                          ("3600000", (3600.0, 3600.0))])
+def test_the_arena_polls_are_the_default_or_what_the_environment_says(monkeypatch, given,
+                                                                       polls):
+    from engine_service.core.arena import spec
+    monkeypatch.setenv(spec.POLL_ENV, given)
+    assert spec.polls() == polls
+
+
+@pytest.mark.parametrize("given", ["49", "3600001", "0", "fast"])
+def test_arena_polls_out_of_range_are_refused_naming_the_variable(monkeypatch, given):
+    from engine_service.core.arena import spec
+    monkeypatch.setenv(spec.POLL_ENV, given)
+    with pytest.raises(BadSetting, match=r"DOMINO_ARENA_POLL_MS must be a whole number of "
+                                         r"milliseconds from 50 to 3600000"):
+        spec.polls()

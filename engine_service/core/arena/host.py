@@ -27,12 +27,12 @@ from ..errors import EngineError, Reason
 from ..matches.referee import WAITING, Referee
 from ..matches.seats import BOT, SeatSpec, stored_seats
 from ..matches.updates import Moved, Subscriber, Update
+from ..storage.arena_sql import ARENA_CREATOR
 from ..storage.rows import MatchRow
 from .results import arena_result
-from .spec import ARENA_POOL_PREFIX, NO_SHOW
+from .spec import ARENA_POOL_PREFIX, COUNT, NO_SHOW
 
 log = logging.getLogger(__name__)
-ARENA_CREATOR = "arena"    # MatchRow.created_by of every arena match
 
 
 def arena_of(referee: Referee) -> dict | None:
@@ -189,7 +189,8 @@ class Host:
                               "again", meta["arena"], match_id)
                 continue
             del self._unwritten[match_id]
-            self.room.poke()
+            if meta["arena"] in self.room.matchmakers:
+                self.room.wake(COUNT)   # elsewhere the store tells the matchmaker's engine
 
     def close(self) -> None:
         for hosted in self.tracked.values():

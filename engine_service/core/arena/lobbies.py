@@ -10,7 +10,8 @@ retired bot removes the rows: those lobbies end too (BAD_BOT_KEY, BOT_RETIRED).
 
 Seats the matchmaker assigns are rows too (arena_seats). The engine holding the bot's
 lobby delivers each one (an ArenaSeat message) and marks it delivered: it looks every
-DELIVERY_S, and at once when the matchmaker runs here. A new lobby has its seats in play
+DELIVERY_S, and at once when the matchmaker runs here or, on PostgreSQL, when the store
+tells it a match of its bots was made (room.py). A new lobby has its seats in play
 delivered again, so a bot that reconnects finds its matches.
 """
 
@@ -26,6 +27,7 @@ from typing import Protocol
 from ..errors import EngineError, Reason
 from ..security.keys import digest
 from .accounts import BotInfo
+from .spec import COUNT, DELIVER
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +86,7 @@ class Lobbies:
             raise
         log.info("arena %s: bot %s (%s) connected, version %s", arena, bot.name, bot.bot_id,
                  version)
-        self.room.poke()
+        self.room.wake(COUNT, DELIVER)    # free: a table; its seats in play: sent again
         return lobby
 
     def leave(self, lobby: Lobby) -> None:
@@ -139,17 +141,20 @@ class Lobbies:
             by_session = dict(self._lobbies)
         if not by_session:
             return
-        found = self.store.undelivered()
-        for i, (match_id, seat, _bot_id, arena, session, left) in enumerate(found):
-            lb = by_session.get(session)
-            if lb is None or lb.finished:
-                continue
-            owner, address = self.store.owner_address(match_id)
+        found = [f for f in self.store.undelivered()
+                 if f[4] in by_session and not by_session[f[4]].finished]
+        if not found:
+            return
+        # Marked sent before they are sent: a mark the store refused is tried again at the
+        # next look, and a lobby is never sent one seat twice.
+        self.store.delivered([(f[0], f[1]) for f in found])
+        for i, (match_id, seat, _bot_id, arena, session, left, owner, address) in \
+                enumerate(found):
+            lb = by_session[session]
             if owner == self.store.engine_id:
                 address = ""     # this engine plays it: the lobby's own address
             variant = self.room.variant_of(arena)
             lb.stream.seated(arena, match_id, seat, variant, address)
-            self.store.delivered(match_id, seat)
             log.info("arena %s: bot %s seated in match %s seat %d", arena, lb.bot.name,
                      match_id, seat)
             if left is not None and left <= 0 and not any(f[4] == session for f in found[i + 1:]):

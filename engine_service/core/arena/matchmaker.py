@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections import defaultdict, deque
+from collections import defaultdict
 
 from ladders.matchmaking import Candidate, next_table
 from ladders.seeds import derive_seed
@@ -36,8 +36,8 @@ from ..storage.rows import Fenced
 from .host import match_row
 from .results import arena_result
 from .spec import (
-    MATCHES_PER_MINUTE,
     RECONCILE_S,
+    SEATING_GAP_S,
     STALL_CLOCKS,
     TIMEOUT_STREAK,
     TIMEOUTS,
@@ -58,9 +58,10 @@ class Matchmaker:
         self.playing: dict[str, dict] = {}   # match id -> lineup, created, status, set, rotation
         self.last_lineup: dict[tuple, frozenset] = {}
         self.streaks: dict[tuple, int] = defaultdict(int)
-        self.seated_at: dict[str, deque] = defaultdict(deque)   # bot id -> seating times
+        self.seated_at: dict[str, float] = {}   # bot id -> when it was last seated
         self.sets: dict[frozenset, tuple[list, int, int]] = {}  # duplicate sets going on
         self.turn = 0
+        self.held_until: float | None = None   # when the first bot the gap holds is let go
         self.over_seen: dict[str, float] = {}
         self.last_reconcile = 0.0
 
@@ -82,6 +83,7 @@ class Matchmaker:
         return STALL_CLOCKS * self.spec["clock_ms"] / 1000 + 30
 
     def cycle(self, now: float) -> None:
+        self.held_until = None
         self.count(now)
         if now - self.last_reconcile >= RECONCILE_S:
             self.last_reconcile = now
@@ -93,21 +95,28 @@ class Matchmaker:
         uncounted = self.store.uncounted(self.id)
         if not uncounted:
             return
-        board = self.room.board(self.id)
+        # This matchmaker is the only writer of the sequence numbers: the next ones follow
+        # the board's last, and the board reads them all back once, after the loop.
+        sequence = self.room.board(self.id).last_sequence
+        counted = []
         for match_id, _, result in uncounted:
             info = self.playing.get(match_id)
             if info is None:
                 found = self.store.arena_match(match_id)
                 if found is None or found[2] not in IN_PLAY:
                     continue    # voided (or never ours): never counted
-            if not self.store.count_result(self.id, match_id, board.last_sequence + 1):
+            if not self.store.count_result(self.id, match_id, sequence + 1):
                 self._check_lease()
                 continue
+            sequence += 1
             self.store.set_match_status(self.id, match_id, COUNTED)
-            board = self.room.board(self.id)
             self._freed(match_id, now, result)
-            # after _freed: a duplicate set's last rotation closes it, and its record (the
-            # analysis reads it) is public from then on
+            counted.append(match_id)
+        self.room.board(self.id)
+        # after _freed: a duplicate set's last rotation closes it, and its record (the
+        # analysis reads it) is public from then on; after the board's fold: the sample
+        # (skill.py) is noted as the results are folded
+        for match_id in counted:
             self.room.skill.counted(self.id, match_id)
 
     def _check_lease(self) -> None:
@@ -139,7 +148,6 @@ class Matchmaker:
                 found = info or self.store.arena_match(match_id)
                 if found is not None:
                     self.store.close_set(self.id, found["set"] if info else found[4])
-        self.room.poke()
 
     # ----- 2. reconciling ----------------------------------------------------------------
     def reconcile(self, now: float) -> None:
@@ -190,13 +198,25 @@ class Matchmaker:
 
     # ----- 3. seating --------------------------------------------------------------------
     def seat(self, now: float) -> None:
-        free = self._free(now)
+        """Make the tables of the bots free now; the seats of those made are delivered to
+        this engine's lobbies at once (the other engines' are told: room.py)."""
+        made = self.turn
+        self._seat(now)
+        if self.turn != made:
+            self.room.lobbies.deliver()
+
+    def _seat(self, now: float) -> None:
+        free, held = self._free(now)
         if not free and not self.sets:
             return
         residents = self.room.resident_candidates(self.id)
         for key, (base, set_no, rotation) in list(self.sets.items()):
-            del self.sets[key]
             wanted = [k for k in base if not self.room.is_resident(k[0])]
+            if any(k in held for k in wanted):
+                # Its bots were seated together, so the rate bound lets them go together:
+                # the next rotation waits for them, and none of them plays elsewhere first.
+                continue
+            del self.sets[key]
             if all(k in free for k in wanted) and self.create(_rotate(base, rotation), set_no,
                                                               rotation, now):
                 for k in wanted:
@@ -214,30 +234,32 @@ class Matchmaker:
             for c in table:
                 free.pop(c.key, None)
 
-    def _free(self, now: float) -> dict[tuple, Candidate]:
-        """The registered bots free now: connected (on a live engine), not paused, in no
-        match of the arena, under MATCHES_PER_MINUTE."""
+    def _free(self, now: float) -> tuple[dict[tuple, Candidate], set[tuple]]:
+        """(the registered bots free now: connected (on a live engine), not paused, in no
+        match of the arena, not seated within SEATING_GAP_S; those that would be but for
+        that gap (rate_held))."""
         busy = {k[0] for info in self.playing.values() for k in info["lineup"]}
         present = self.store.present(self.id, self.room.lease_s)
         if not present:
-            return {}     # an idle arena: nothing more is read
+            return {}, set()     # an idle arena: nothing more is read
         infos = self.room.accounts.infos(r[0] for r in present)
         board = self.room.board(self.id)
-        free = {}
+        free, held = {}, set()
         for bot_id, version, free_since, paused, _, left in present:
             info = infos.get(bot_id)
             if paused or bot_id in busy or info is None or info.retired or left == 0:
                 continue
-            times = self.seated_at[bot_id]
-            while times and now - times[0] > 60:
-                times.popleft()
-            if len(times) >= MATCHES_PER_MINUTE:
-                continue
             key = (bot_id, version)
+            last = self.seated_at.get(bot_id)
+            if rate_held(last, now):
+                held.add(key)
+                until = last + SEATING_GAP_S
+                self.held_until = min(self.held_until or until, until)
+                continue
             entry = board.entries.get(key)
             free[key] = Candidate(key, info.owner, entry.mu if entry else 25.0,
                                   float(free_since))
-        return free
+        return free, held
 
     def create(self, lineup: list[tuple], set_no: int, rotation: int, now: float) -> bool:
         """Make one match of `lineup` (keys by seat) on the engine placement picks; False
@@ -265,14 +287,13 @@ class Matchmaker:
         keys = frozenset(lineup)
         for bot_id, version in lineup:
             self.last_lineup[(bot_id, version)] = keys
-            self.seated_at[bot_id].append(now)
-            if not self.room.is_resident(bot_id):
-                self.store.count_seating(bot_id, self.id)
+            self.seated_at[bot_id] = now
+        self.store.count_seating([b for b, _ in lineup if not self.room.is_resident(b)],
+                                 self.id)
         self.turn += 1
         log.info("arena %s: match %s made%s: %s", self.id, match_id,
                  f" on {address}" if address else "",
                  ", ".join(f"{infos[b].name}@{v}" for b, v in lineup))
-        self.room.lobbies.deliver()
         return True
 
     def _placement(self) -> tuple[str, str]:
@@ -290,6 +311,12 @@ class Matchmaker:
 
     def stop(self) -> None:
         log.info("arena %s: matchmaker stops here", self.id)
+
+
+def rate_held(last_seated: float | None, now: float) -> bool:
+    """Whether a bot last seated at `last_seated` must wait before its next seat: a gap
+    of SEATING_GAP_S between seatings keeps it within MATCHES_PER_MINUTE in any 60 s."""
+    return last_seated is not None and now < last_seated + SEATING_GAP_S
 
 
 def _rotate(lineup: list, r: int) -> list:

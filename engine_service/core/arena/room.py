@@ -1,13 +1,19 @@
 """The engine's arena room: accounts, lobbies, the matches it hosts, the matchmakers of the
 arenas whose lease it holds, and the leaderboards, on one thread of their own.
 
-The arena thread wakes every DELIVERY_S, and at once when poked (a bot connected, a match
-ended, a result was stored). Each round it keeps the leases (every LEASE_CHECK_S: take an
-arena whose lease no live engine holds, drop one another engine took), adopts the arena
-matches placed here, watches the ones it hosts, ends replaced lobbies and delivers seats,
-and runs a cycle of each matchmaker it holds. A step that fails is logged and tried again
-at the next round: the thread never dies silently, and one arena's failure stops nothing
-else.
+The arena thread's rounds keep the leases (every LEASE_CHECK_S: take an arena whose lease
+no live engine holds, drop one another engine took), watch the arena matches it hosts and
+store their results, and do three steps, each on a poll of its own (spec.polls) and at
+once when woken (Wake): adopt the arena matches placed here (ADOPT), end replaced lobbies
+and deliver seats (LOBBIES; DELIVER alone delivers), and run a cycle of each matchmaker it
+holds (COUNT). What wakes a step: this engine's own doing (a result stored here, a lobby
+connected here), and on PostgreSQL another engine's write, told by the database itself
+(storage/arena_sql.py PG_WAKES, heard by storage/listener.py): a result stored there or a
+lobby connected there wakes the matchmaker, a match made elsewhere wakes the engine it is
+placed on and those holding its bots' lobbies. A wake-up is a hint: the polls find the same
+work, so a lost one delays it by a poll and loses nothing. A step that fails is logged and
+tried again at the next round: the thread never dies silently, and one arena's failure
+stops nothing else.
 
 Leaderboards are recomputed on every engine from the counted results, incrementally: each
 engine folds the results it has not read yet (those with a higher sequence number) into
@@ -32,7 +38,7 @@ from ladders.matchmaking import Candidate
 from ...rules.errors import shown
 from ..errors import EngineError, Reason
 from ..security.keys import Principal, new_secret
-from ..storage.arena_sql import COUNTED, VOIDED, ArenaStore
+from ..storage.arena_sql import COUNTED, VOIDED, WAKE_CHANNEL, ArenaStore
 from ..storage.rows import Fenced, store_away
 from . import spec as arena_spec
 from .accounts import RESIDENT_PREFIX, Accounts, BotInfo
@@ -42,14 +48,21 @@ from .lobbies import Lobbies, LobbyStream
 from .matchmaker import Matchmaker
 from .residents import Residents
 from .skill import NO_FIGURES, ArenaSkill
-from .spec import DELIVERY_S, RESIDENT_OWNER, RESIDENT_VERSION
+from .spec import ADOPT, COUNT, DELIVER, LOBBIES, RESIDENT_OWNER, RESIDENT_VERSION
 
 log = logging.getLogger(__name__)
 
 LEASE_S = 2.0           # the cluster's lease (cluster/membership.py LEASE_S): the same rule
 LEASE_CHECK_S = 0.5     # how often the leases are kept (the cluster's heartbeat)
-POKE = object()
 PUBLIC_SETS_KEPT = 4096  # duplicate sets known public, kept so that a view reads no store
+HEARD = {COUNT, ADOPT, DELIVER}   # the steps another engine's write may wake (PG_WAKES)
+
+
+class Wake(frozenset):
+    """The steps the next round does now, whatever their polls say (in the inbox)."""
+
+
+POKE = Wake((COUNT, ADOPT, LOBBIES))      # every step
 
 
 class Arenas:
@@ -67,6 +80,9 @@ class Arenas:
         self.lobbies = Lobbies(self)
         self.matchmakers: dict[str, Matchmaker] = {}
         self.lease_s = LEASE_S
+        self.cycle_s, self.delivery_s = arena_spec.polls()
+        self._due: dict[str, float] = {}         # step -> when its poll is due next
+        self._listener = None                     # the store's wake-ups (PostgreSQL)
         self._known: dict[str, dict] = {}        # arena id -> spec, from the store
         self._resident_bots: dict[str, BotInfo] = {}
         self._boards: dict[str, Board] = {}
@@ -81,7 +97,6 @@ class Arenas:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._last_lease = 0.0
-        self._last_cycle = 0.0
 
     # ----- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
@@ -94,6 +109,7 @@ class Arenas:
         self._load_known()
         if not self.specs and self.engine.cluster is None:
             return
+        self._listener = self.engine.store.listen(WAKE_CHANNEL, self._heard)
         self._thread = threading.Thread(target=self._run, name="arena", daemon=True)
         self._thread.start()
 
@@ -106,6 +122,20 @@ class Arenas:
 
     def poke(self) -> None:
         self.inbox.put(POKE)
+
+    def wake(self, *steps: str) -> None:
+        self.inbox.put(Wake(steps))
+
+    def _heard(self, payload: str | None) -> None:
+        """A wake-up from the store (listener.py's thread): "ENGINE STEP", for this engine
+        or another; None when the listener (re)starts, and anything may have been missed.
+        Anyone who can write to the database can send one: it only ever wakes a step."""
+        if payload is None:
+            self.poke()
+            return
+        engine_id, _, step = payload.partition(" ")
+        if step in HEARD and engine_id and engine_id == self.store.engine_id:
+            self.wake(step)
 
     def _stop_matchmaker(self, arena_id: str) -> bool:
         """Stop the arena's matchmaker here; False when another thread already did. Two
@@ -129,6 +159,8 @@ class Arenas:
 
     def close(self) -> None:
         self._stop.set()
+        if self._listener is not None:
+            self._listener.close()
         self.poke()
         if self._thread is not None:
             self._thread.join(5)
@@ -140,19 +172,35 @@ class Arenas:
     # ----- the arena thread ----------------------------------------------------------------
     def _run(self) -> None:
         while not self._stop.is_set():
-            poked = False
+            woken: set[str] = set()
             try:
-                item = self.inbox.get(timeout=DELIVERY_S)
+                item = self.inbox.get(timeout=self._until_due())
                 while True:
-                    if item is POKE:
-                        poked = True
+                    if isinstance(item, Wake):
+                        woken |= item
                     else:
                         self._guard("a match update", self.host.handle, item)
                     item = self.inbox.get_nowait()
             except queue.Empty:
                 pass
-            if not self._stop.is_set():
-                self._round(poked)
+            if self._stop.is_set():
+                return
+            try:
+                self._round(woken)
+            except Exception:   # a bug: said, and the next round goes on
+                log.exception("arena: a round failed; going on")
+
+    def _until_due(self) -> float:
+        """Seconds until the next poll or lease check is due."""
+        due = min([self._last_lease + LEASE_CHECK_S, *self._due.values()])
+        return max(0.0, due - time.time())
+
+    def _polled(self, step: str, woken: set[str], now: float, every: float) -> bool:
+        """Whether `step` runs this round (woken, or its poll due), and its next poll."""
+        if step not in woken and now < self._due.get(step, 0.0):
+            return False
+        self._due[step] = now + every
+        return True
 
     def _guard(self, what: str, step, *args) -> None:
         try:
@@ -165,19 +213,22 @@ class Arenas:
             else:
                 log.exception("arena: %s failed; trying again", what)
 
-    def _round(self, poked: bool) -> None:
+    def _round(self, woken: set[str]) -> None:
         now = time.time()
         if now - self._last_lease >= LEASE_CHECK_S:
             self._last_lease = now
             self._guard("keeping the leases", self._keep_leases)
-        if self.engine.cluster is not None:
+        if self.engine.cluster is not None and self._polled(ADOPT, woken, now,
+                                                            self.delivery_s):
             self._guard("adopting placed matches", self.host.adopt_placed)
         self._guard("tracking arena matches", self.host.scan)
         self._guard("no-shows", self.host.no_shows, now)
         self._guard("storing results", self.host.write_results)
-        self._guard("the lobbies", self.lobbies.tick)
-        if poked or now - self._last_cycle >= arena_spec.CYCLE_S:
-            self._last_cycle = now
+        if self._polled(LOBBIES, woken, now, self.delivery_s):
+            self._guard("the lobbies", self.lobbies.tick)
+        elif DELIVER in woken:
+            self._guard("delivering seats", self.lobbies.deliver)
+        if self._polled(COUNT, woken, now, self.cycle_s):
             for arena_id, mm in list(self.matchmakers.items()):
                 try:
                     self._guard(f"arena {arena_id}'s matchmaker", mm.cycle, now)
@@ -185,6 +236,9 @@ class Arenas:
                     log.warning("arena %s: another engine runs its matchmaker now", arena_id)
                     self.matchmakers.pop(arena_id, None)
                     self.store.epochs.pop(arena_id, None)
+                    continue
+                if mm.held_until is not None:   # the next cycle no later than it is let go
+                    self._due[COUNT] = min(self._due[COUNT], mm.held_until)
 
     def _keep_leases(self) -> None:
         if self.engine.cluster is not None and self.engine.cluster.draining:
@@ -207,6 +261,7 @@ class Arenas:
             mm = Matchmaker(self, s, secret)
             mm.start()
             self.matchmakers[arena_id] = mm
+            self.wake(COUNT)     # its first cycle now, not at its poll
 
     # ----- what the other parts ask ---------------------------------------------------------
     def spec_of(self, arena_id: str) -> dict:

@@ -8,6 +8,8 @@ variant and profile."""
 
 from __future__ import annotations
 
+from plumbing import settings
+
 from ... import rules
 from ..matches.seats import BOT, DEFAULT_CLOCK_MS
 from ..security import limits
@@ -17,9 +19,20 @@ DEFAULT_ARENAS = ("hhl", "domeng")
 LITERAL = "literal"       # an arena's mode: the rules profile literal
 SEAT_WAIT_S = 10          # a seated bot's seat stream must connect within this, or no-show
 TIMEOUT_STREAK = 3        # matches in a row with timeouts before a bot is paused
-MATCHES_PER_MINUTE = 30   # arena matches one bot is seated in, at most, in any 60 s
+MATCHES_PER_MINUTE = 30   # arena matches one bot is seated in, at most, in any 60 s,
+# held as a gap between its seatings (2 s): a count over the last 60 s let a bot with
+# one-second matches play 30 in a burst and then wait up to 14 s for its next seat, the
+# arena's longest seat waits (python -m benchmarks arena)
+SEATING_GAP_S = 60 / MATCHES_PER_MINUTE
 CYCLE_S = 0.25            # the matchmaker's cycle (and at once when a bot becomes free)
 DELIVERY_S = 0.2          # how often an engine looks for seats to deliver to its lobbies
+# The steps of the arena thread's rounds (room.py): a matchmaker's cycle, adopting the
+# matches placed on this engine, delivering seats, and the lobbies' look (delivering too).
+COUNT, ADOPT, DELIVER, LOBBIES = "count", "adopt", "deliver", "lobbies"
+# Both polls at once, in milliseconds: the tests raise them far above their timeouts, so
+# that only the wake-ups (room.py) can make the arena go on.
+POLL_ENV = "DOMINO_ARENA_POLL_MS"
+POLL_MS_RANGE = (50, 3_600_000)
 RECONCILE_S = 2.0         # how often the matchmaker checks its matches' rows
 STALL_CLOCKS = 10         # a live match silent this many turn clocks (+30 s) is voided
 RESIDENT_VERSION = "house"
@@ -29,6 +42,13 @@ EXPERT_UNITS = 9_000      # the expert resident's work per move (a tenth of its 
 RESIDENT_WORKERS = 2      # threads playing the residents' moves, for the whole engine
 NO_SHOW, TIMEOUTS = "no_show", "timeouts"   # why a bot is paused (BotVersion.paused)
 ARENA_POOL_PREFIX = "@arena/"   # the pool marker of arena seats: no pool name can be it
+
+
+def polls() -> tuple[float, float]:
+    """(the matchmaker's cycle, the delivery look) in seconds: CYCLE_S and DELIVERY_S, or
+    both what POLL_ENV says; settings.BadSetting naming it when it is no such number."""
+    ms = settings.whole_number(POLL_ENV, 0, *POLL_MS_RANGE, "milliseconds")
+    return (ms / 1000, ms / 1000) if ms else (CYCLE_S, DELIVERY_S)
 
 
 def parse(text: str) -> dict:

@@ -8,6 +8,9 @@ Statements use the match store's `_read` and `_write` with `?` placeholders, as 
 does; the few that need the cluster's clock or its engines table (PostgreSQL only) are
 chosen by `store.shared`.
 
+On PostgreSQL the database also tells the engine concerned of a few of these writes at
+once (PG_WAKES, below).
+
 Who writes what: bots and presence rows are written by whichever engine a request or a
 lobby reaches; an arena's matches, their seats and the sequence numbers of its results
 only by the engine holding the arena's lease, each write fenced by (owner, epoch) like a
@@ -91,12 +94,63 @@ CREATE TABLE IF NOT EXISTS arena_sets_closed (   -- duplicate sets no rotation w
     PRIMARY KEY (arena, set_no)
 );
 """
+ARENA_CREATOR = "arena"       # MatchRow.created_by of every arena match
+# Wake-ups (PostgreSQL only). Across engines the arena's work passes through these rows, each
+# found by a poll of the engine that acts on it (room.py); the database tells that engine
+# at once instead, as the write commits, on WAKE_CHANNEL, with the payload "ENGINE STEP":
+# - a result inserted, or a lobby connected (a bot free): the arena's lease holder, `count`;
+# - an arena match's row inserted (the last write of its making): its owner, `adopt`, and
+#   each engine holding a lobby of its bots, `deliver`.
+# Triggers, so that no writer, present or future, can forget to tell, and the telling costs
+# no round trip. The payloads carry engine ids and step names only, nothing secret.
+WAKE_CHANNEL = "domino_arena"
+PG_WAKES = f"""
+CREATE OR REPLACE FUNCTION domino_arena_wake_count() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('{WAKE_CHANNEL}', a.owner || ' count') FROM arenas a
+        WHERE a.id = NEW.arena AND a.owner IS NOT NULL;
+    RETURN NULL;
+END $$;
+CREATE OR REPLACE FUNCTION domino_arena_wake_made() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('{WAKE_CHANNEL}', NEW.owner || ' adopt') WHERE NEW.owner IS NOT NULL;
+    PERFORM pg_notify('{WAKE_CHANNEL}', lobby.engine || ' deliver') FROM (
+        SELECT DISTINCT p.engine FROM arena_seats s JOIN arena_presence p ON
+            p.bot_id = s.bot_id AND p.arena = s.arena AND p.version = s.version
+        WHERE s.match_id = NEW.id) lobby;
+    RETURN NULL;
+END $$;
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'domino_arena_result'
+                   AND tgrelid = 'arena_results'::regclass) THEN
+        CREATE TRIGGER domino_arena_result AFTER INSERT ON arena_results
+            FOR EACH ROW EXECUTE FUNCTION domino_arena_wake_count();
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'domino_arena_lobby'
+                   AND tgrelid = 'arena_presence'::regclass) THEN
+        CREATE TRIGGER domino_arena_lobby AFTER INSERT OR UPDATE OF session ON arena_presence
+            FOR EACH ROW EXECUTE FUNCTION domino_arena_wake_count();
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'domino_arena_made'
+                   AND tgrelid = 'matches'::regclass) THEN
+        CREATE TRIGGER domino_arena_made AFTER INSERT ON matches
+            FOR EACH ROW WHEN (NEW.created_by = '{ARENA_CREATOR}')
+            EXECUTE FUNCTION domino_arena_wake_made();
+    END IF;
+END $$;
+"""
 # PostgreSQL's REAL is 4 bytes and its INTEGER 4: times and counters need 8.
-PG_SCHEMA = SCHEMA.replace(" REAL", " double precision").replace(" INTEGER", " bigint")
+PG_SCHEMA = SCHEMA.replace(" REAL", " double precision").replace(" INTEGER", " bigint") \
+    + PG_WAKES
 SCHEMA_LOCK = 0x6172656E61   # "arena": the advisory lock engines take to make the tables
 
 PLACING, PLAYING, COUNTED, VOIDED = "placing", "playing", "counted", "voided"
 IN_PLAY = (PLACING, PLAYING)
+AT_ONCE = 200   # the rows one statement names, at most (arena seats: 400 parameters)
+
+
+def _marks(values) -> str:
+    return ", ".join("?" * len(values))
 
 
 class ArenaStore:
@@ -262,9 +316,11 @@ class ArenaStore:
                 "paused = '', seat_limit = excluded.seat_limit, seated = 0",
                 (bot_id, arena, version, self.engine_id, session, now, now, seat_limit))
 
-    def count_seating(self, bot_id: str, arena: str) -> None:
-        self._w("UPDATE arena_presence SET seated = seated + 1 WHERE bot_id = ? AND arena = ?",
-                (bot_id, arena))
+    def count_seating(self, bot_ids: list[str], arena: str) -> None:
+        """One more seat for each of these bots' lobbies (ArenaEnlist.max_matches)."""
+        if bot_ids:
+            self._w(f"UPDATE arena_presence SET seated = seated + 1 WHERE arena = ? AND "
+                    f"bot_id IN ({_marks(bot_ids)})", (arena, *bot_ids))
 
     def disconnect(self, bot_id: str, arena: str, session: str) -> None:
         self._w("DELETE FROM arena_presence WHERE bot_id = ? AND arena = ? AND session = ?",
@@ -302,9 +358,10 @@ class ArenaStore:
                 (why, bot_id, arena))
 
     def set_free(self, keys: list[tuple[str, str]], arena: str, now: float) -> None:
-        for bot_id, _ in keys:
-            self._w("UPDATE arena_presence SET free_since = ? WHERE bot_id = ? AND arena = ?",
-                    (now, bot_id, arena))
+        bot_ids = [bot_id for bot_id, _ in keys]
+        if bot_ids:
+            self._w(f"UPDATE arena_presence SET free_since = ? WHERE arena = ? AND bot_id IN "
+                    f"({_marks(bot_ids)})", (now, arena, *bot_ids))
 
     # ----- arena matches and seats (the matchmaker's, fenced) ---------------------------
     def add_match(self, arena: str, match_id: str, lineup: list, engine: str, created: float,
@@ -314,10 +371,14 @@ class ArenaStore:
                         (match_id, arena, json.dumps(lineup), PLACING, created, engine, set_no,
                          rotation), arena) != 1:
             raise Fenced(f"arena {arena}: another engine runs its matchmaker now")
-        for seat, (bot_id, version) in enumerate(lineup):
-            self._fenced("INSERT INTO arena_seats (match_id, seat, bot_id, version, arena, "
-                         "created) SELECT ?, ?, ?, ?, ?, ? WHERE {fence}",
-                         (match_id, seat, bot_id, version, arena, created), arena)
+        # Every seat in one statement: each round trip of the matchmaker's is one more
+        # wait of every bot it is about to seat (docs/arena.md, "End to end").
+        rows = ", ".join("(?, ?, ?, ?, ?, ?)" for _ in lineup)
+        values = tuple(v for seat, (bot_id, version) in enumerate(lineup)
+                       for v in (match_id, seat, bot_id, version, arena, created))
+        self._fenced(f"INSERT INTO arena_seats (match_id, seat, bot_id, version, arena, "
+                     f"created) SELECT * FROM (VALUES {rows}) AS v WHERE {{fence}}",
+                     values, arena)
 
     def set_match_status(self, arena: str, match_id: str, status: str,
                          only_from: tuple = IN_PLAY) -> bool:
@@ -378,22 +439,30 @@ class ArenaStore:
                 for m, a, lu, st, c, s, r in rows]
 
     def undelivered(self) -> list[tuple]:
-        """(match id, seat, bot id, arena, session, seats left (None: no limit)) of seats
-        not yet sent to their bot's lobby of the same version, for the lobbies this engine
-        holds, of matches still in play (whose row exists)."""
-        rows = self._r("SELECT s.match_id, s.seat, s.bot_id, s.arena, p.session, "
-                       "p.seat_limit, p.seated FROM "
-                       "arena_seats s JOIN arena_presence p ON p.bot_id = s.bot_id AND "
-                       "p.arena = s.arena AND p.version = s.version "
-                       "JOIN arena_matches m ON m.match_id = s.match_id "
-                       "JOIN matches r ON r.id = s.match_id "
-                       "WHERE s.delivered = 0 AND p.engine = ? AND m.status IN (?, ?)",
+        """(match id, seat, bot id, arena, session, seats left (None: no limit), owner
+        engine id, its address) of seats not yet sent to their bot's lobby of the same
+        version, for the lobbies this engine holds, of matches still in play (whose row
+        exists). The owner is '' on a store no cluster shares."""
+        owner, engines = ("r.owner, e.address", "LEFT JOIN engines e ON e.id = r.owner ") \
+            if self.store.shared else ("'', ''", "")
+        rows = self._r(f"SELECT s.match_id, s.seat, s.bot_id, s.arena, p.session, "
+                       f"p.seat_limit, p.seated, {owner} FROM "
+                       f"arena_seats s JOIN arena_presence p ON p.bot_id = s.bot_id AND "
+                       f"p.arena = s.arena AND p.version = s.version "
+                       f"JOIN arena_matches m ON m.match_id = s.match_id "
+                       f"JOIN matches r ON r.id = s.match_id {engines}"
+                       f"WHERE s.delivered = 0 AND p.engine = ? AND m.status IN (?, ?)",
                        (self.engine_id, *IN_PLAY))
-        return [(*r[:5], r[5] - r[6] if r[5] else None) for r in rows]
+        return [(*r[:5], r[5] - r[6] if r[5] else None, r[7] or "", r[8] or "")
+                for r in rows]
 
-    def delivered(self, match_id: str, seat: int) -> None:
-        self._w("UPDATE arena_seats SET delivered = 1 WHERE match_id = ? AND seat = ?",
-                (match_id, seat))
+    def delivered(self, seats: list[tuple[str, int]]) -> None:
+        """Mark these (match id, seat)s sent, AT_ONCE a statement."""
+        for i in range(0, len(seats), AT_ONCE):
+            part = seats[i:i + AT_ONCE]
+            self._w("UPDATE arena_seats SET delivered = 1 WHERE " +
+                    " OR ".join("(match_id = ? AND seat = ?)" for _ in part),
+                    tuple(v for pair in part for v in pair))
 
     def redeliver(self, bot_id: str, arena: str, version: str) -> None:
         """A new lobby of the bot: its seats in play, of that version, are sent again."""
@@ -414,11 +483,12 @@ class ArenaStore:
         """match id -> (status of its match row, the time of its last logged move or its
         creation) for those that have a row."""
         out = {}
-        for match_id in match_ids:
-            rows = self._r("SELECT m.status, m.created, (SELECT max(at) FROM moves WHERE "
-                           "match_id = m.id) FROM matches m WHERE m.id = ?", (match_id,))
-            if rows:
-                status, created, last = rows[0]
+        for i in range(0, len(match_ids), AT_ONCE):
+            part = match_ids[i:i + AT_ONCE]
+            for match_id, status, created, last in self._r(
+                    f"SELECT m.id, m.status, m.created, (SELECT max(at) FROM moves WHERE "
+                    f"match_id = m.id) FROM matches m WHERE m.id IN ({_marks(part)})",
+                    tuple(part)):
                 out[match_id] = (status, float(last or created))
         return out
 
@@ -467,10 +537,3 @@ class ArenaStore:
         self._w(f"INSERT INTO matches ({columns}) VALUES ({marks})",
                 (*match_values(row), owner, epoch))
 
-    def owner_address(self, match_id: str) -> tuple[str, str]:
-        """(owner engine id, its address) of a match ('' for either when none)."""
-        if not self.store.shared:
-            return "", ""
-        rows = self._r("SELECT m.owner, e.address FROM matches m LEFT JOIN engines e ON "
-                       "e.id = m.owner WHERE m.id = ?", (match_id,))
-        return (rows[0][0] or "", rows[0][1] or "") if rows else ("", "")

@@ -96,7 +96,7 @@ class StoreHealth:
             try:
                 self._probe(was_up)
             except Exception as e:   # noqa: BLE001 - what a probe raises is why it is down
-                self._set(False, _first_line(e))
+                self._set(False, first_line(e))
                 continue
             with self._lock:
                 raced = failures != self._failures
@@ -122,6 +122,6 @@ class StoreHealth:
                 log.exception("a listener of the store's health failed")
 
 
-def _first_line(e: BaseException) -> str:
+def first_line(e: BaseException) -> str:
     text = str(e).strip()
     return text.splitlines()[0][:200] if text else type(e).__name__

@@ -27,6 +27,7 @@ from psycopg_pool import ConnectionPool
 from plumbing import settings
 
 from .health import StoreHealth
+from .listener import Listener
 from .rows import StoreUnavailable
 from .sql import SQLStore
 
@@ -182,14 +183,16 @@ def wait_bound() -> float:
 class BoundedConnection(psycopg.Connection):
     """A connection whose every wait on the server lasts at most `wait_s`. One that runs
     out is closed, since it is in the middle of the protocol, and raises
-    psycopg.OperationalError; the pool replaces it."""
+    psycopg.OperationalError; the pool replaces it. A wait given its own timeout (psycopg's
+    `notifies`, listener.py) is its caller's: its end is no failure."""
 
     wait_s = WAIT_S
 
     def wait(self, gen, interval: float = 0.1, timeout: float | None = None):
+        if timeout is not None:
+            return super().wait(gen, interval=interval, timeout=timeout)
         try:
-            return super().wait(gen, interval=interval,
-                                timeout=self.wait_s if timeout is None else timeout)
+            return super().wait(gen, interval=interval, timeout=self.wait_s)
         except psycopg.errors._WaitTimeout:   # (psycopg >= 3.3 gives wait a timeout)
             self.close()
             raise psycopg.OperationalError(f"the server did not answer within "
@@ -316,6 +319,19 @@ class PostgresStore(SQLStore):
         with self._connection() as conn:
             return conn.execute(sql.replace("?", "%s"), args).fetchall()
 
+    def _own_connection(self) -> BoundedConnection:
+        """A connection outside the pool, with the pool's bounds."""
+        conn = BoundedConnection.connect(self.dsn, autocommit=True, **self._defaults)
+        conn.wait_s = self._bound
+        return conn
+
+    def listen(self, channel: str, heard) -> Listener:
+        """Hear the notifications of `channel` (listener.py) on a connection of their own,
+        from now until the listener is closed."""
+        listener = Listener(self._own_connection, channel, heard, self.path)
+        listener.start()
+        return listener
+
     def _probe(self, was_up: bool) -> None:
         """One round trip on the probe's own connection (opened again when it broke): the
         pool's may all be busy, or broken, and it must not queue behind them. Back from
@@ -323,9 +339,7 @@ class PostgresStore(SQLStore):
         them all) before any call is let through."""
         try:
             if self._probe_conn is None or self._probe_conn.closed:
-                self._probe_conn = BoundedConnection.connect(self.dsn, autocommit=True,
-                                                             **self._defaults)
-                self._probe_conn.wait_s = self._bound
+                self._probe_conn = self._own_connection()
             self._probe_conn.execute("SELECT 1")
         except BaseException:
             if self._probe_conn is not None:

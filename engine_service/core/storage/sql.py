@@ -111,6 +111,11 @@ class SQLStore:
         for by) every other writer of the same rows, on every engine of the store."""
         raise NotImplementedError
 
+    def listen(self, channel: str, heard) -> object | None:
+        """Hear what other engines of the store announce on `channel` (postgres.py): a
+        listener to close, or None on a store no other engine shares."""
+        return None
+
     def starting(self) -> AbstractContextManager:
         """The engine's start-up (opening, recovery, joining a cluster) runs in this: a
         backend that bounds each call tightly (postgres.py) gives the server longer there,
