@@ -17,7 +17,7 @@ SECTIONS = {"rules": "benchmarks.rules_bench", "bots": "benchmarks.bots_bench",
             "cluster": "benchmarks.cluster_bench", "worlds": "benchmarks.worlds_bench",
             "outage": "benchmarks.outage_bench", "arena": "benchmarks.arena_bench",
             "abandoned": "benchmarks.abandoned_bench", "oracle": "benchmarks.oracle_bench",
-            "expert": "benchmarks.expert_bench", "strength": "benchmarks.expert_strength",
+            "expert": "benchmarks.expert_bench",
             "profiles": "benchmarks.profiles_bench", "house": "benchmarks.house_ladders",
             "analysis": "benchmarks.analysis_bench"}
 # Run only when named: hours of ladders (benchmarks/house_ladders.py), not a figure to take

@@ -5,8 +5,8 @@ would pay for it as a continuation policy.
    hidden tiles guessed (worlds.Sampler), every legal move played out, on the same views
    and worlds: as search plays them (greedy for every seat, the lean playouts of
    rules/playout.py: ``from_view``, ``copy``, ``apply``, ``lay``) and as the expert does
-   (bots/endgame.py ``playout``: each other seat by its policy family; against greedy
-   seats, and against soft ones, whose moves are drawn).
+   (bots/istree.py with no later choice of its own: each other seat by its policy
+   family; against greedy seats, and against soft ones, whose moves are drawn).
 2. The expert's time per move (positions with more than one legal move, in matches
    against greedy seats), median and p99, and the ceiling's; the target is 200 ms at p99.
 3. A continuation for match analysis: the cost of finishing a deal from a position with
@@ -26,7 +26,7 @@ import time
 
 from benchmarks import sized
 from bots.arena import play_match
-from bots.endgame import playout
+from bots.istree import World, move_values
 from bots.policies import GREEDY, SOFT
 from bots.strategies import make_strategy
 from bots.strategies.expert import Ceiling, Expert
@@ -78,14 +78,10 @@ def _search_path(view, world, legal) -> None:
 
 
 def _expert_path(view, world, legal, families) -> None:
-    """The same as the expert plays it out: every other seat by a policy family
-    (bots/endgame.py ``playout``), the seat itself greedy."""
+    """The same as the expert plays it out past its look-ahead's choices: every other seat
+    by a policy family, the seat itself greedy (bots/istree.py, depth 0)."""
     base = from_view(view, world.hands, world.rest)
-    rng = random.Random(1)
-    for k in range(len(legal)):
-        q = base.copy()
-        q.apply(k)
-        playout(q, view["seat"], families, rng, (0.5, 5.0))
+    move_values([World(base, 1.0, families)], view["seat"], (0.5, 5.0), 0)
 
 
 def playout_rates(variant: str) -> tuple[float, float, float]:

@@ -11,7 +11,11 @@ Two kinds of ladder (bots/inprocess_ladder.py), chosen by DOMINO_HOUSE_LADDER:
 Entrants (DOMINO_HOUSE_ENTRANTS, default greedy,heuristic,search,expert,oracle,ceiling) are
 the house strategies on fixed budgets of work, not of time, so a run is reproducible and
 the machine's load cannot change a result: search at SEARCH_SAMPLES samples a move (where
-it saturates), the expert and ceiling on their default units with no clock.
+it saturates), the expert and ceiling on their default units with no clock. Three more
+entrants are the expert without one of its ideas, for what each adds on its own:
+expert-no-inference (every other seat taken for greedy, as search does), expert-no-exact
+(no exact endgame) and expert-no-look-ahead (its later moves greedy, as search plays
+them).
 
 DOMINO_HOUSE_VARIANT (hhl or domeng), DOMINO_HOUSE_MATCHES (default: enough matches for
 HHL_HANDS hands or DOMINO_ROUNDS rounds in every comparison of two entrants),
@@ -61,6 +65,9 @@ def makers(samples: int = SEARCH_SAMPLES) -> dict:
         "search": lambda s: Search(s, iterations=sized(samples, 4)),
         "expert": lambda s: Expert(s, ms=None, **SMALL),
         "ceiling": lambda s: Ceiling(s, **SMALL),
+        "expert-no-inference": lambda s: Expert(s, ms=None, inference=False, **SMALL),
+        "expert-no-exact": lambda s: Expert(s, ms=None, exact=False, **SMALL),
+        "expert-no-look-ahead": lambda s: Expert(s, ms=None, depth=0, **SMALL),
         "greedy": lambda s: make_strategy("greedy", s),
         "heuristic": lambda s: make_strategy("heuristic", s),
         "random": lambda s: make_strategy("random", s),

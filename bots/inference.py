@@ -62,7 +62,9 @@ from .policies import BETA, FAMILIES, GREEDY, RANDOM, SHARP, SOFT, WEIGHT
 ALPHA_MAX = 0.95     # at most this share of worlds drawn under the greedy seats' exclusions
 GREEDY_PROPOSED = 0.2   # a seat believed greedy at least this much is proposed greedy
 FLOOR = 1e-3         # no family's belief falls below this between deals (a seat may change)
-PRIOR = dict.fromkeys(FAMILIES, 1 / len(FAMILIES))
+# The belief at a match's start: most bots shed heavy tiles first, and a greedy seat's
+# plays exclude so many worlds that missing it costs more than missing any other family.
+PRIOR = {RANDOM: 0.15, GREEDY: 0.55, SOFT: 0.15, SHARP: 0.15}
 NO_WORLD = object()  # a guess that no world agrees with
 ENUMERATION_TRIES = 20  # deals tried per world wanted, at most, when listing every world
 _BETA_SOFT, _BETA_SHARP = BETA[SOFT], BETA[SHARP]

@@ -1,5 +1,5 @@
 """The policy families the expert bot models the other seats with (bots/inference.py) and
-plays them with in its look-ahead (bots/endgame.py, bots/strategies/expert.py).
+plays them with in its look-ahead (bots/istree.py, bots/strategies/expert.py).
 
 A family says how likely each legal move is, given the seat's hand and the open ends:
 
