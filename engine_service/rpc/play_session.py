@@ -135,6 +135,8 @@ class PlaySession:
         reader = None
         try:
             hello = await self._hello(request_iterator)
+            if hello is None:
+                return
             self.events = not hello.skip_events
             self.accepted = not hello.skip_accepted
             auth = hello.WhichOneof("auth")
@@ -176,6 +178,8 @@ class PlaySession:
     async def _hello(request_iterator):
         try:
             first = await asyncio.wait_for(anext(request_iterator, None), HELLO_TIMEOUT_S)
+        except ServerStopped:
+            return None     # the engine stops before the Hello came: the stream just ends
         except TimeoutError:
             raise EngineError(Reason.HELLO_TIMEOUT, f"no Hello within {HELLO_TIMEOUT_S:.0f} "
                               "s of connecting") from None
