@@ -1,10 +1,13 @@
 """Who sits where in each match of a ladder.
 
-rotation: every match draws a line-up so that every entrant meets every other and each
-  sits in every seat position equally often over a cycle.
+rotation: every match draws a line-up so that every entrant meets every other, each
+  sits in every seat position, and after every other entrant, equally often over a cycle
+  (every group of entrants in every order around the table, in every rotation).
 duplicate: the same deal (the same seed) is played once for each rotation of the seats,
   so each entrant plays every position of the same cards and the luck of the deal
-  cancels out — like duplicate bridge. Matches of one deal form a "set".
+  cancels out — like duplicate bridge. Matches of one deal form a "set"; the sets take
+  the groups of entrants in every order around the table in turn, so the luck of one's
+  neighbours cancels out over a cycle too.
 field (``field_schedule``; in-process ladders only, bots/inprocess_ladder.py): every entrant
   plays the same deal in the same seat, every other seat held by one field strategy, so
   that the entrants are compared against that field on equal cards. The seat moves on
@@ -23,12 +26,19 @@ FORMATS = (ROTATION, DUPLICATE)
 
 
 def _lineups(entrants: list[str], seats: int, seed: int) -> list[list[str]]:
-    """A cycle of base line-ups in which every pair of entrants meets."""
-    if len(entrants) <= seats:
+    """A cycle of base line-ups in which every pair of entrants meets, each group of
+    entrants in every order around the table. Rotating a line-up moves everyone's seat but
+    not who sits next to whom, and that matters: the seat after a weak player gets its
+    mistakes, and in Domeng the seat before a winner pays it as its CUCUQ. Without the
+    orders an entrant would sit after the same one in every match of a ladder."""
+    if len(entrants) < seats:
         return [[entrants[i % len(entrants)] for i in range(seats)]]
-    combos = [list(c) for c in itertools.combinations(entrants, seats)]
-    random.Random(seed).shuffle(combos)
-    return combos
+    combos = itertools.combinations(entrants, seats)
+    # Every cyclic order of a group: its first member fixed, the others permuted.
+    bases = [[c[0], *(c[i] for i in rest)] for c in combos
+             for rest in itertools.permutations(range(1, seats))]
+    random.Random(seed).shuffle(bases)
+    return bases
 
 
 def rotations(lineup: list[str]) -> list[list[str]]:

@@ -43,7 +43,7 @@ def test_rating_updates_equal_openskill_computed_directly():
 
 def test_rotation_meets_every_pair_and_balances_seats():
     entrants = ["a", "b", "c", "d", "e"]
-    n = 5 * 4 * 2  # two full cycles of the 5 line-ups x 4 rotations
+    n = 5 * 6 * 4 * 2  # two full cycles of 5 groups x 6 orders around the table x 4 rotations
     lineups = [schedule(ROTATION, entrants, 4, 7, i)[0] for i in range(n)]
     met = {frozenset(p) for lu in lineups for p in itertools.combinations(lu, 2)}
     assert met == {frozenset(p) for p in itertools.combinations(entrants, 2)}
@@ -55,6 +55,22 @@ def test_rotation_meets_every_pair_and_balances_seats():
     assert len(set(seeds)) == n  # a new deal each match
     again = [deal_seed(secret, ROTATION, i, i, attempt=1) for i in range(n)]
     assert not set(again) & set(seeds)   # a slot played again after a void: a new deal
+
+
+@pytest.mark.parametrize("fmt", [ROTATION, DUPLICATE])
+@pytest.mark.parametrize("entrants,seats,cycle", [(list("abcd"), 4, 6 * 4),
+                                                  (list("abcde"), 4, 5 * 6 * 4),
+                                                  (list("abcde"), 5, 24 * 5)])
+def test_every_entrant_sits_after_every_other_equally_often_over_a_cycle(
+        fmt, entrants, seats, cycle):
+    """Rotations alone would seat each entrant after the same one in every match: its
+    neighbour's strength would count as its own."""
+    after = Counter()
+    for i in range(cycle):
+        lineup, _ = schedule(fmt, entrants, seats, 11, i)
+        after.update((lineup[s - 1], lineup[s]) for s in range(seats))
+    assert set(after) == set(itertools.permutations(entrants, 2))
+    assert len(set(after.values())) == 1, after
 
 
 @pytest.mark.parametrize("entrants,seats", [(["a", "b", "c", "d"], 4), (["x", "y"], 4), (list("abcdef"), 5)])
