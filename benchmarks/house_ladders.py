@@ -3,8 +3,9 @@ expert" and "is the oracle an upper bound" (docs/ladders.md, docs/bots.md).
 
 Two kinds of ladder (bots/inprocess_ladder.py), chosen by DOMINO_HOUSE_LADDER:
 - ``duplicate`` (default): the entrants at one table, four (HHL) or five (Domeng) at a
-  time, every line-up of them, each deal played once per rotation of the seats, so every
-  pair of entrants is compared on the same cards (standings' paired test);
+  time, every line-up of them in every order around the table, each deal played once per
+  rotation of the seats, so every pair of entrants is compared on the same cards and
+  beside the same neighbours (standings' paired test);
 - ``field:NAME``: each entrant plays every deal in the same seat against NAME in every
   other seat (NAME greedy, heuristic, search or expert).
 
