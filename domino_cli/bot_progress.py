@@ -56,6 +56,7 @@ class Progress:
         self._seats: dict[str, set[int]] = {}
         self._shown: dict[str, int] = {}      # match id -> version of its last line
         self._started: dict[str, float] = {}
+        self._ended: set[str] = set()          # over, forgotten after their last line
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -80,8 +81,11 @@ class Progress:
                 self._seats.setdefault(w.match_id, set()).add(w.seat)
                 self._started.setdefault(w.match_id, time.monotonic())
         elif kind == "match_over":
+            # Its last state is still said once if it moved on since its last line: an
+            # arena bot's matches are often shorter than the interval, and a bot that
+            # plays them one after another would otherwise never print a line.
             with self._lock:
-                self._latest.pop(message.match_over.match_id, None)
+                self._ended.add(message.match_over.match_id)
 
     def start(self) -> Progress:
         self._thread = threading.Thread(target=self._run, name="bot-progress", daemon=True)
@@ -117,13 +121,17 @@ class Progress:
 
     def report(self) -> None:
         """A line for each match that moved on since its last line."""
-        with self._lock:
-            due = [(m, s, set(self._seats.get(m, ())))
-                   for m, s in self._latest.items() if self._shown.get(m) != s.version]
-            for match_id, state, _ in due:
-                self._shown[match_id] = state.version
         now = time.monotonic()
-        for match_id, state, seats in due:
+        with self._lock:
+            due = [(m, s, set(self._seats.get(m, ())), now - self._started.get(m, now))
+                   for m, s in self._latest.items() if self._shown.get(m) != s.version]
+            for match_id, state, _, _ in due:
+                self._shown[match_id] = state.version
+            for match_id in self._ended:
+                for kept in (self._latest, self._seats, self._shown, self._started):
+                    kept.pop(match_id, None)
+            self._ended.clear()
+        for match_id, state, seats, seconds in due:
             view = game.LazyView(state)   # reads only the keys a line shows
             self._say(describe(match_id, seats or {view.get("seat")}, state.version, view,
-                               now - self._started.get(match_id, now)))
+                               seconds))

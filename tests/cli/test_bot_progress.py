@@ -56,9 +56,11 @@ def test_a_reached_engine_gets_no_notice_and_a_line_only_when_the_match_moved_on
     over = play_pb2.EngineMessage()
     over.match_over.match_id = "m1"
     p.on_message(_turn("m1", 41, view))
-    p.on_message(over)                          # over: its JSON line says the rest
+    p.on_message(over)                          # over: its last state said once, then no more
     p.report()
-    assert len(out.getvalue().splitlines()) == 1
+    p.report()
+    assert out.getvalue().splitlines()[1:] == [
+        "domino bot: match m1 seat 2: version 41, hand 5, totals +100 -100 +0 +0 (0 s)"]
 
 
 def test_a_domeng_line_names_the_round_the_cycle_and_the_stones():
