@@ -46,7 +46,7 @@ from bots.strategies import make_strategy
 from bots.strategies.expert import Ceiling, Expert
 from bots.strategies.search import Search
 from ladders.formats import DUPLICATE, field_entrant, set_size
-from ladders.standings import merit_per_deal
+from ladders.standings import set_merits
 from ladders.stats import mean_ci
 
 SEARCH_SAMPLES = 300
@@ -102,29 +102,20 @@ def _rounds_per_cycle(variant: str) -> int:
 def pairs(variant: str, entrants: list[str], results: list[dict]) -> list[tuple]:
     """(a, b, mean of a - b per deal, 95% half-width, sets, deals each) over the complete
     sets both played, a's merit against b's (standings.merit_per_deal: higher is better)."""
-    units: dict = defaultdict(lambda: defaultdict(list))   # set -> entrant -> merits
-    deals: dict = defaultdict(lambda: defaultdict(int))
-    count: dict = defaultdict(int)
-    size = {}
-    for r in results:
-        if r.get("voided"):
-            continue
-        count[r["set"]] += 1
-        size[r["set"]] = r.get("set_size", 1)
-        for name, v in merit_per_deal(variant, r).items():
-            units[r["set"]][name].append(v)
+    played = [r for r in results if not r.get("voided")]
+    sets = set_merits(variant, played)
+    deals: dict = defaultdict(lambda: defaultdict(int))    # set -> entrant -> deals played
+    for r in played:
+        for name in set(r["lineup"]):
             deals[r["set"]][name] += r["deals"]
     out = []
     for i, a in enumerate(entrants):
         for b in entrants[i + 1:]:
-            diffs, shared = [], 0
-            for k, u in units.items():
-                if count[k] >= size[k] and a in u and b in u:
-                    diffs.append(sum(u[a]) / len(u[a]) - sum(u[b]) / len(u[b]))
-                    shared += deals[k][a]
-            if diffs:
-                m, h = mean_ci(diffs)
-                out.append((a, b, m, h, len(diffs), shared))
+            shared = [k for k, m in sets.items() if a in m and b in m]
+            if shared:
+                m, h = mean_ci([sum(sets[k][a]) / len(sets[k][a]) - sum(sets[k][b]) / len(sets[k][b])
+                                for k in shared])
+                out.append((a, b, m, h, len(shared), sum(deals[k][a] for k in shared)))
     return out
 
 

@@ -68,6 +68,21 @@ def gap_closed(means: dict[str, float | None], yardsticks) -> dict[str, float | 
     return {n: None if m is None else (m - low) / (high - low) for n, m in means.items()}
 
 
+def set_merits(variant: str, played: list[dict]) -> dict[int, dict[str, list[float]]]:
+    """set -> entrant -> its merit per deal in each of its matches of that set, for the
+    complete sets only (every match of the set's deal played): the units of a paired
+    comparison, in which the luck of a duplicate set's deal cancels out."""
+    merits: dict = defaultdict(lambda: defaultdict(list))
+    count: dict = defaultdict(int)
+    size = {}
+    for result in played:
+        count[result["set"]] += 1
+        size[result["set"]] = result.get("set_size", 1)
+        for name, value in merit_per_deal(variant, result).items():
+            merits[result["set"]][name].append(value)
+    return {k: m for k, m in merits.items() if count[k] >= size[k]}
+
+
 def compute(variant: str, entrants: list[str], results: list[dict], yardsticks=()) -> dict:
     """The leaderboard: ordered by mu - 3 sigma, with games, mean merit and its 95% CI,
     faults, and whether each entrant is separated from the next one down (a paired test
@@ -77,28 +92,22 @@ def compute(variant: str, entrants: list[str], results: list[dict], yardsticks=(
     for name in entrants:
         ratings.rating(name)
     per_match = defaultdict(list)
-    units = defaultdict(lambda: defaultdict(float))  # set -> entrant -> summed merit
-    present = defaultdict(set)
     faults = {n: dict.fromkeys(FAULT_KINDS, 0) for n in entrants}
     played = sorted((r for r in results if not r.get("voided")), key=lambda r: r["index"])
-    set_count = defaultdict(int)
     history = []
     for result in played:
         ratings.update(match_ranking(variant, result))
         history.append({"index": result["index"],
                         "scores": {n: round(ratings.conservative(n), 3) for n in entrants}})
-        set_count[result["set"]] += 1
-        merit = merit_per_deal(variant, result)
-        for name, value in merit.items():
+        for name, value in merit_per_deal(variant, result).items():
             per_match[name].append(value)
-            units[result["set"]][name] += value
-            present[result["set"]].add(name)
         for name, f in result.get("faults", {}).items():
             for kind in FAULT_KINDS:
                 faults.setdefault(name, dict.fromkeys(FAULT_KINDS, 0))[kind] += f.get(kind, 0)
     order = sorted(entrants, key=lambda n: -ratings.conservative(n))
     means = {n: mean_ci(per_match[n]) for n in entrants}
     gaps = gap_closed({n: means[n][0] if per_match[n] else None for n in entrants}, yardsticks)
+    complete = set_merits(variant, played).values()
     table = []
     for place, name in enumerate(order):
         r = ratings.rating(name)
@@ -109,9 +118,7 @@ def compute(variant: str, entrants: list[str], results: list[dict], yardsticks=(
                  "yardstick": name in yardsticks, "gap_closed": gaps[name]}
         if place + 1 < len(order):
             below = order[place + 1]
-            complete = {r["set"] for r in played if set_count[r["set"]] >= r.get("set_size", 1)}
-            diffs = [u[name] - u[below] for k, u in units.items()
-                     if k in complete and {name, below} <= present[k]]
+            diffs = [sum(m[name]) - sum(m[below]) for m in complete if name in m and below in m]
             entry["separated_from_next"] = separated(diffs)
         table.append(entry)
     return {"variant": variant, "matches": len(played), "voided": len(results) - len(played),
