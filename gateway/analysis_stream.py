@@ -28,7 +28,7 @@ from . import errors, schemas_analysis, sse
 from .api.analyses import job_answer, request_of
 from .engine_client import _key_metadata, api_error
 from .errors import ApiError
-from .streams import EventStreams, Stream, json_error, until_done_or_gone
+from .streams import EventStreams, Stream, json_error, opened, until_done_or_gone
 
 PATH = re.compile(r"/api/v1/matches/([^/]+)/analysis/events/?")
 ROUTE = "/api/v1/matches/<match_id>/analysis/events"   # as Flask writes it: metrics, OpenAPI
@@ -92,15 +92,7 @@ class AnalysisStreams:
         async def attempt(stub):
             call = stub.Analyse(request, timeout=self.streams.watch_timeout,
                                 metadata=_key_metadata(key))
-            try:
-                first = await call.read()
-            except BaseException:
-                call.cancel()
-                raise
-            if first is grpc.aio.EOF:
-                call.cancel()
-                raise ApiError(502, "ENGINE_ERROR", "the engine ended the stream at once")
-            return call, first
+            return await opened(call)
         return await self.streams.routed(request.match_id, attempt,
                                          analysis_pb2_grpc.AnalysisStub)
 

@@ -3,11 +3,10 @@ one shape each, made in one place for the routes of /arenas and /arena/bots."""
 
 from __future__ import annotations
 
-import math
-
 from domino_proto.domino.v1 import arena_pb2
+from domino_wire import arena as wire_arena
 from domino_wire import game
-from domino_wire.arena import FAULT_KINDS, skill
+from domino_wire.arena import faults
 from domino_wire.names import ARENA_MATCH_STATUS, VARIANT
 
 from .schemas_game import DomengOptionsSchema, HHLOptionsSchema
@@ -46,21 +45,14 @@ def options_in_force(variant: str, given: dict) -> dict:
             else value for name, value in given.items()}
 
 
-def faults(f) -> dict:
-    return {k: getattr(f, k) for k in FAULT_KINDS}
-
-
 def row(r: arena_pb2.LeaderboardRow) -> dict:
-    # An online row's last_seen is "now" on the engine: null here, so that a board that
-    # did not change answers the same body (and ETag) twice.
-    return {"place": r.place, "bot_id": r.bot_id, "name": r.name, "version": r.version,
-            "owner": r.owner, "mu": r.mu, "sigma": r.sigma, "score": r.score,
-            "provisional": r.provisional, "matches": r.matches, "mean": r.mean,
-            "ci95": r.ci95 if math.isfinite(r.ci95) else None, "faults": faults(r.faults),
-            "online": r.online,
-            "last_seen_unix_s": None if r.online or not r.last_seen_unix_s
-            else r.last_seen_unix_s,
-            "resident": r.resident, "retired": r.retired, **skill(r)}
+    # The REST row names its time as every REST time is named (..._unix_s), and an online
+    # row's is "now" on the engine: null here, so that a board that did not change answers
+    # the same body (and ETag) twice.
+    out = wire_arena.row(r)
+    seen = out.pop("last_seen")
+    out["last_seen_unix_s"] = None if r.online else seen
+    return out
 
 
 def leaderboard(b: arena_pb2.Leaderboard, versions: str) -> dict:

@@ -178,15 +178,7 @@ class EventStreams:
         async def attempt(stub):
             call = stub.Watch(engine_pb2.WatchRequest(match_id=match_id, seat_token=token),
                               timeout=self.watch_timeout)
-            try:
-                first = await call.read()
-            except BaseException:
-                call.cancel()
-                raise
-            if first is grpc.aio.EOF:
-                call.cancel()
-                raise ApiError(502, "ENGINE_ERROR", "the engine ended the stream at once")
-            return call, first
+            return await opened(call)
         return await self.routed(match_id, attempt)
 
     async def close(self) -> None:
@@ -271,6 +263,21 @@ class EventStreams:
                 await until_done_or_gone(forward(), receive, match_id)
         finally:
             call.cancel()
+
+
+async def opened(call):
+    """A stream call and its first message. A refusal comes as that first read's error,
+    and an engine that ends the stream at once is a 502; either way the call is cancelled,
+    so no half-open stream is left behind."""
+    try:
+        first = await call.read()
+    except BaseException:
+        call.cancel()
+        raise
+    if first is grpc.aio.EOF:
+        call.cancel()
+        raise ApiError(502, "ENGINE_ERROR", "the engine ended the stream at once")
+    return call, first
 
 
 async def _pump(queue: asyncio.Queue, seen: int, receive, out: Stream, match_id: str) -> None:

@@ -322,34 +322,41 @@ class HHLPosition(Position):
         the view's rules options (HHL-8's reading: ``dead_stock``)."""
         if [len(h) for h in hands] != view["counts"] or len(stock) != view["stock"]:
             raise MalformedInput("hands and stock must match the view's tile counts")
-        draw_dead = draws_dead(view)
-        h = cls(hands, stock, draw_dead) if view["spinner"] is None else cls.__new__(cls)
-        if view["spinner"] is not None:
-            h.draw_dead = draw_dead
-            h.hands, h.stock, h.stock_pos = [mask_of(x) for x in hands], list(stock), 0
-            h.stock_mask = mask_of(stock)
-            h.opening = Tile.parse(view["spinner"])
+        if view["spinner"] is None:
+            h = cls(hands, stock, draws_dead(view))  # HHL-2: the lowest double leads
+        else:
+            h = _laid_from_view(cls.__new__(cls), view, hands, stock)
             arms = view["arms"]
-            h.ends = [CLOSED if arms[a]["closed"] else arms[a]["end"] for a in ARMS]
             h.layout = [[(Tile.parse(x["tile"]), x["inner"], x["outer"], x.get("mode"))
                          for x in arms[a]["tiles"]] for a in ARMS]
-            h.over, h.end, h.winner_seat, h.events = False, None, None, []
-        h.turn = view["turn"]
-        h.drawn = Tile.parse(view["drawn"]) if view.get("drawn") else None
-        h._legal = None
-        return h
+            h.events = []
+        return _turn_from_view(h, view)
 
     def playout(self) -> "HHLPlayout":
-        """This hand as a lean playout (HHLPlayout): what decides the rest of the hand."""
-        p = HHLPlayout.__new__(HHLPlayout)
-        p.hands, p.stock, p.stock_pos = self.hands[:], self.stock, self.stock_pos
-        p.stock_mask = self.stock_mask
-        p.ends = None if self.ends is None else self.ends[:]
-        p.turn, p.opening, p.drawn = self.turn, self.opening, self.drawn
-        p.over, p.end, p.winner_seat = self.over, self.end, self.winner_seat
-        p._legal = self._legal
-        p.draw_dead = self.draw_dead
-        return p
+        """This hand as a lean playout (HHLPlayout): what decides the rest of the hand.
+        A position has every field a playout copies, so the playout's own copy makes it."""
+        return HHLPlayout.copy(self)
+
+
+def _laid_from_view(h, view: dict, hands, stock):
+    """Fill a new HHLPosition or HHLPlayout (``h``) with what a view of a hand in play
+    shows, and the guessed hidden tiles: the fields both read."""
+    h.draw_dead = draws_dead(view)
+    h.hands, h.stock, h.stock_pos = [mask_of(x) for x in hands], list(stock), 0
+    h.stock_mask = mask_of(stock)
+    h.opening = Tile.parse(view["spinner"])
+    arms = view["arms"]
+    h.ends = [CLOSED if arms[a]["closed"] else arms[a]["end"] for a in ARMS]
+    h.over, h.end, h.winner_seat = False, None, None
+    return h
+
+
+def _turn_from_view(h, view: dict):
+    """Whose turn it is and the tile just drawn, as the view shows them."""
+    h.turn = view["turn"]
+    h.drawn = Tile.parse(view["drawn"]) if view.get("drawn") else None
+    h._legal = None
+    return h
 
 
 class HHLPlayout:
@@ -375,18 +382,8 @@ class HHLPlayout:
         if view["spinner"] is None:
             p = HHLPosition(hands, stock, draws_dead(view)).playout()  # HHL-2: the lowest double leads
         else:
-            p = cls.__new__(cls)
-            p.draw_dead = draws_dead(view)
-            p.hands, p.stock, p.stock_pos = [mask_of(x) for x in hands], list(stock), 0
-            p.stock_mask = mask_of(stock)
-            p.opening = Tile.parse(view["spinner"])
-            arms = view["arms"]
-            p.ends = [CLOSED if arms[a]["closed"] else arms[a]["end"] for a in ARMS]
-            p.over, p.end, p.winner_seat = False, None, None
-        p.turn = view["turn"]
-        p.drawn = Tile.parse(view["drawn"]) if view.get("drawn") else None
-        p._legal = None
-        return p
+            p = _laid_from_view(cls.__new__(cls), view, hands, stock)
+        return _turn_from_view(p, view)
 
     def copy(self) -> "HHLPlayout":
         p = HHLPlayout.__new__(HHLPlayout)
