@@ -6,16 +6,11 @@
 // The document's fields: docs/analysis.md.
 
 import { el } from "./board.js";
+import { svgNode } from "./chart.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"];
 
-function svg(tag, attrs = {}, ...children) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  for (const c of children) node.append(c);
-  return node;
-}
+const svg = svgNode;
 
 const signed = (x) => `${x >= 0 ? "+" : ""}${Math.round(x * 10) / 10}`;
 

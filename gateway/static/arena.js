@@ -4,9 +4,9 @@
 // has not changed answers 304 and nothing is redrawn (docs/gateway.md, Arenas).
 
 import { el } from "./board.js";
+import { axes, svgNode } from "./chart.js";
 
 const API = "/api/v1";
-const SVG = "http://www.w3.org/2000/svg";
 const POLL_MS = 2000;
 const FAULTS = [["timeouts", "timeout", "timeouts"], ["illegal", "illegal move", "illegal moves"],
                 ["disconnects", "disconnect", "disconnects"], ["crashes", "crash or no-show", "crashes or no-shows"],
@@ -156,10 +156,8 @@ export function ratingChart(box, history) {
   const pts = history.points.map((p) => ({ seq: Number(p.sequence), mu: p.mu, lo: p.mu - 3 * p.sigma, hi: p.mu + 3 * p.sigma }));
   const W = Math.max(280, Math.min(760, box.clientWidth || 640));
   const H = W < 500 ? 220 : 280, L = 44, R = 14, T = 12, B = 36;
-  const svg = document.createElementNS(SVG, "svg");
-  const attrs = (n, a) => { for (const [k, v] of Object.entries(a)) n.setAttribute(k, v); return n; };
-  const node = (tag, a = {}, text) => { const n = attrs(document.createElementNS(SVG, tag), a); if (text !== undefined) n.textContent = text; return n; };
-  attrs(svg, { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": "bt-svg-title bt-svg-desc", class: "rating-chart arena-chart" });
+  const node = svgNode;
+  const svg = node("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": "bt-svg-title bt-svg-desc", class: "rating-chart arena-chart" });
   svg.append(node("title", { id: "bt-svg-title" }, `Rating of ${history.name} ${history.version || ""} in ${history.arena_id}: mu and mu − 3 sigma after each counted match`));
   const lastPt = pts[pts.length - 1];
   svg.append(node("desc", { id: "bt-svg-desc" }, pts.length
@@ -176,19 +174,10 @@ export function ratingChart(box, history) {
   const s0 = pts[0].seq - pad, s1 = pts[pts.length - 1].seq + pad;
   const x = (s) => L + ((s - s0) / (s1 - s0)) * (W - L - R);
   const y = (v) => T + (1 - (v - lo) / (hi - lo)) * (H - T - B);
-  const axis = node("g", { class: "axis" });
-  for (let t = 0; t <= 4; t++) {
-    const v = lo + (hi - lo) * t / 4;
-    axis.append(node("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid" }),
-                node("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, v.toFixed(1)));
-  }
-  axis.append(node("line", { x1: L, x2: L, y1: T, y2: H - B, class: "frame" }),
-              node("line", { x1: L, x2: W - R, y1: H - B, y2: H - B, class: "frame" }),
-              node("text", { x: x(pts[0].seq), y: H - B + 16, "text-anchor": "middle" }, String(pts[0].seq)),
-              pts.length > 1 ? node("text", { x: x(pts[pts.length - 1].seq), y: H - B + 16, "text-anchor": "middle" },
-                                    String(pts[pts.length - 1].seq)) : "",
-              node("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle" }, "match sequence in the arena"));
-  svg.append(axis);
+  const last = pts[pts.length - 1].seq;
+  svg.append(axes({ W, H, L, R, T, B }, lo, hi, y,
+                  [[x(pts[0].seq), String(pts[0].seq)], ...(pts.length > 1 ? [[x(last), String(last)]] : [])],
+                  "match sequence in the arena"));
   const path = (key) => pts.map((p) => `${x(p.seq).toFixed(1)},${y(p[key]).toFixed(1)}`).join(" ");
   const band = pts.length === 1
     ? node("line", { x1: x(pts[0].seq), x2: x(pts[0].seq), y1: y(pts[0].hi), y2: y(pts[0].lo), class: "band-one" })

@@ -3,8 +3,8 @@
 // API while something runs; nothing is fetched from elsewhere.
 
 import { el } from "./board.js";
+import { axes, svgNode } from "./chart.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const POLL_MS = 2000;
 const SEATS = { hhl: 4, domeng: 5 };
 const COLOURS = ["#0b5fa5", "#a5190b", "#1f6b46", "#b07d00", "#6b3fa0", "#0f7c8c", "#8c4a0f", "#444444"];
@@ -112,10 +112,8 @@ export async function ladderPage({ main, api, template, id }) {
     // drawn at the size it is shown, so its text stays readable on a phone
     const W = Math.max(300, Math.min(760, box.clientWidth || 640));
     const H = W < 500 ? 240 : 300, L = 46, R = W < 500 ? 64 : 90, T = 14, B = 36;
-    const svg = document.createElementNS(SVG, "svg");
-    const attrs = (node, a) => { for (const [k, v] of Object.entries(a)) node.setAttribute(k, v); return node; };
-    const node = (tag, a = {}, text) => { const n = attrs(document.createElementNS(SVG, tag), a); if (text !== undefined) n.textContent = text; return n; };
-    attrs(svg, { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": "ld-svg-title ld-svg-desc", class: "rating-chart" });
+    const node = svgNode;
+    const svg = node("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": "ld-svg-title ld-svg-desc", class: "rating-chart" });
     svg.append(node("title", { id: "ld-svg-title" }, "Rating (mu − 3 sigma) of each entrant after each counted match"));
     const last = s.entries.map((r) => `${r.entrant} ${r.score.toFixed(2)}`).join(", ");
     svg.append(node("desc", { id: "ld-svg-desc" }, s.history.length
@@ -129,18 +127,7 @@ export async function ladderPage({ main, api, template, id }) {
     lo -= pad; hi += pad;
     const x = (i) => L + (n ? (i / n) : 0) * (W - L - R);
     const y = (v) => T + (1 - (v - lo) / (hi - lo)) * (H - T - B);
-    const axis = node("g", { class: "axis" });
-    for (let t = 0; t <= 4; t++) {
-      const v = lo + (hi - lo) * t / 4;
-      axis.append(node("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid" }),
-                  node("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, v.toFixed(1)));
-    }
-    axis.append(node("line", { x1: L, x2: L, y1: T, y2: H - B, class: "frame" }),
-                node("line", { x1: L, x2: W - R, y1: H - B, y2: H - B, class: "frame" }),
-                node("text", { x: L, y: H - B + 16, "text-anchor": "middle" }, "0"),
-                node("text", { x: W - R, y: H - B + 16, "text-anchor": "middle" }, String(n)),
-                node("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle" }, "counted matches"));
-    svg.append(axis);
+    svg.append(axes({ W, H, L, R, T, B }, lo, hi, y, [[L, "0"], [W - R, String(n)]], "counted matches"));
     const lines = node("g", { class: "lines" });
     entrants.forEach((e, k) => {
       const xy = [[0, 0], ...points.map(([i, p]) => [i, p.scores[e] ?? 0])];
