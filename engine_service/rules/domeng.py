@@ -324,16 +324,22 @@ class DomengPosition(Position):
 
     def playout(self) -> "DomengPlayout":
         """This round as a lean playout (DomengPlayout), with its own stones."""
-        p = DomengPlayout.__new__(DomengPlayout)
-        p.hands = self.hands[:]
-        p.ends = None if self.ends is None else self.ends[:]
-        p.turn, p.lead_tile, p.last_mappano = self.turn, self.lead_tile, self.last_mappano
-        p.laid = self.laid[:]
-        p.over, p.end, p.kind, p.winner_seat = self.over, self.end, self.kind, self.winner_seat
-        p.stones = self.stones.copy()
-        p._legal, p._result = self._legal, None
-        p.paid_close = self.paid_close
-        return p
+        return _lean_copy(self, None)
+
+
+def _lean_copy(src, result) -> "DomengPlayout":
+    """A DomengPlayout of the round ``src`` holds (a DomengPosition or a DomengPlayout:
+    both carry every field a playout reads), with its own stones and ``result`` cached."""
+    p = DomengPlayout.__new__(DomengPlayout)
+    p.hands = src.hands[:]
+    p.ends = None if src.ends is None else src.ends[:]
+    p.turn, p.lead_tile, p.last_mappano = src.turn, src.lead_tile, src.last_mappano
+    p.laid = src.laid[:]
+    p.over, p.end, p.kind, p.winner_seat = src.over, src.end, src.kind, src.winner_seat
+    p.stones = src.stones.copy()
+    p._legal, p._result = src._legal, result
+    p.paid_close = src.paid_close
+    return p
 
 
 class DomengPlayout:
@@ -373,16 +379,7 @@ class DomengPlayout:
         return p
 
     def copy(self) -> "DomengPlayout":
-        p = DomengPlayout.__new__(DomengPlayout)
-        p.hands = self.hands[:]
-        p.ends = None if self.ends is None else self.ends[:]
-        p.turn, p.lead_tile, p.last_mappano = self.turn, self.lead_tile, self.last_mappano
-        p.laid = self.laid[:]
-        p.over, p.end, p.kind, p.winner_seat = self.over, self.end, self.kind, self.winner_seat
-        p.stones = self.stones.copy()
-        p._legal, p._result = self._legal, self._result
-        p.paid_close = self.paid_close
-        return p
+        return _lean_copy(self, self._result)
 
     def legal(self) -> tuple:
         legal = self._legal
