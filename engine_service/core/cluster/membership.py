@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 HEARTBEAT_S = 0.5     # how often an engine beats, looks for orphans and checks what it owns
 LEASE_S = 2.0         # an engine silent this long is dead: its matches are taken
+EXPIRY_MARGIN_S = 0.02  # a beat meant for a lease's end comes this much after it
 FORGET_S = 600.0      # the row of an engine silent this long is removed
 SLACK = 2             # a match is made here unless another engine has this many fewer
 
@@ -48,6 +49,7 @@ class Cluster:
         self._thread: threading.Thread | None = None
         self._orphans_seen: dict[str, float] = {}   # id -> when first seen as an orphan
         self._members: list[dict] = []
+        self._members_at = 0.0                  # time.monotonic() when _members was read
         self._sent: Counter[str] = Counter()   # matches sent to each engine since _members
 
     # ----- joining and leaving --------------------------------------------------------
@@ -56,7 +58,7 @@ class Cluster:
         a restart: this engine's own matches of its previous run). Returns their ids."""
         self.address = address
         self.store.join(self.engine_id, address, time.time())
-        self._members = self.store.members(LEASE_S)
+        self._read_members()
         taken = self._take_orphans(everything=len(self.live_members()) <= 1)
         self._thread = threading.Thread(target=self._run, name="cluster", daemon=True)
         self._thread.start()
@@ -89,7 +91,8 @@ class Cluster:
     def _run(self) -> None:
         last_forget = time.monotonic()
         away = False    # the store is away: said once, not at every beat
-        while not self._stop.wait(HEARTBEAT_S):
+        while not self._stop.wait(next_beat(self._members, self.engine_id,
+                                            time.monotonic() - self._members_at)):
             try:
                 self._beat()
                 away = False
@@ -114,11 +117,15 @@ class Cluster:
             self.store.epochs.clear()
             self.store.ladder_epochs.clear()
             self.store.join(self.engine_id, self.address, time.time())
-        self._members = self.store.members(LEASE_S)
+        self._read_members()
         self._sent = Counter()
         self._drop_lost()
         if not self.draining:
             self._take_orphans()
+
+    def _read_members(self) -> None:
+        self._members = self.store.members(LEASE_S)
+        self._members_at = time.monotonic()
 
     def _drop_lost(self) -> None:
         """Drop what this engine holds and the database says another owns (it was paused
@@ -201,3 +208,20 @@ class Cluster:
             return None
         owner, address, alive = found
         return (address if alive else ""), alive
+
+
+def next_beat(members: list[dict], engine_id: str, elapsed: float) -> float:
+    """Seconds until this engine's next beat: HEARTBEAT_S, or sooner when another engine
+    has missed a beat and its lease ends first. Its matches are then orphans, and taken,
+    as the lease ends rather than up to a beat later (docs/cluster.md has what it changed
+    in the failover times). ``members`` was read ``elapsed`` seconds
+    ago; a lease that has ended since (a beat that failed, the store away) hurries
+    nothing."""
+    wait = HEARTBEAT_S
+    for e in members:
+        age = e["heartbeat_age_s"]
+        if e["engine_id"] != engine_id and e["live"] and age > HEARTBEAT_S:
+            left = LEASE_S - age - elapsed + EXPIRY_MARGIN_S
+            if left > 0:
+                wait = min(wait, left)
+    return wait
