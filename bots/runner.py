@@ -64,6 +64,24 @@ class RunnerError(Exception):
         self.code = code
 
 
+async def _ready(channel, several: bool) -> None:
+    """Wait for the channel to connect; grpc.FutureTimeoutError when it does not. With one
+    engine only, wait up to 5 s: there is nowhere else to go. With other engines to try,
+    give up on this one at its first failed attempt (a killed engine's port refuses until
+    it is back; waiting out a timeout there held a failover up by a second), or after 1 s."""
+    async def watch():
+        state = channel.get_state(try_to_connect=True)
+        while state != grpc.ChannelConnectivity.READY:
+            if several and state == grpc.ChannelConnectivity.TRANSIENT_FAILURE:
+                raise grpc.FutureTimeoutError()
+            await channel.wait_for_state_change(state)
+            state = channel.get_state(try_to_connect=True)
+    try:
+        await asyncio.wait_for(watch(), 1 if several else 5)
+    except TimeoutError:
+        raise grpc.FutureTimeoutError() from None
+
+
 class Backoff:
     """Exponential backoff, capped, with jitter: waits in [d/2, d] for d = first * 2**n,
     at most `cap`. Jitter keeps a crowd of bots from knocking at the same instant after an
@@ -239,13 +257,7 @@ class Runner:
         shared = self.channel if self._channel_address == self.address else None
         channel = shared or grpc.aio.insecure_channel(self.address, options=CHANNEL_OPTIONS)
         try:
-            try:
-                # With other engines to try, one that does not answer within a second is
-                # passed over (a killed engine's port refuses until it is back).
-                await asyncio.wait_for(channel.channel_ready(),
-                                       5 if len(self.addresses) == 1 else 1)
-            except TimeoutError:
-                raise grpc.FutureTimeoutError() from None
+            await _ready(channel, several=len(self.addresses) > 1)
             stream = play_pb2_grpc.PlayStub(channel).Connect()
             with self._lock:
                 if self._stopping.is_set():
