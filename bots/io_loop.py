@@ -35,6 +35,26 @@ SHARED_CHANNEL_OPTIONS = CHANNEL_OPTIONS + [
     ("grpc.max_reconnect_backoff_ms", 2000),
 ]
 
+
+async def ready(channel, several: bool, timeout: float | None = None) -> None:
+    """Wait for the channel to connect; grpc.FutureTimeoutError when it does not. With one
+    engine only, wait up to 5 s: there is nowhere else to go. With other engines to try,
+    give up on this one at its first failed attempt (a killed engine's port refuses until
+    it is back; waiting out a timeout there held a failover up by a second), or after 1 s.
+    ``timeout`` replaces those 1 and 5 s."""
+    async def watch():
+        state = channel.get_state(try_to_connect=True)
+        while state != grpc.ChannelConnectivity.READY:
+            if several and state == grpc.ChannelConnectivity.TRANSIENT_FAILURE:
+                raise grpc.FutureTimeoutError()
+            await channel.wait_for_state_change(state)
+            state = channel.get_state(try_to_connect=True)
+    try:
+        await asyncio.wait_for(watch(), timeout or (1 if several else 5))
+    except TimeoutError:
+        raise grpc.FutureTimeoutError() from None
+
+
 _io: asyncio.AbstractEventLoop | None = None
 _alarms: Alarms | None = None
 _singletons = threading.Lock()   # guards the lazily made I/O loop and timer

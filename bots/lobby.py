@@ -31,7 +31,7 @@ from domino_wire.names import VARIANT
 from domino_wire.refusals import refusal_of
 from domino_wire.routing import addresses_of
 
-from .io_loop import CHANNEL_OPTIONS, io_loop, on_io
+from .io_loop import CHANNEL_OPTIONS, io_loop, on_io, ready
 from .runner import Backoff, Runner, RunnerError
 
 log = logging.getLogger("bots.lobby")
@@ -169,11 +169,7 @@ class ArenaBot:
         welcomed = False
         channel = grpc.aio.insecure_channel(self.address, options=CHANNEL_OPTIONS)
         try:
-            try:
-                await asyncio.wait_for(channel.channel_ready(),
-                                       5 if len(self.addresses) == 1 else 1)
-            except TimeoutError:
-                raise grpc.FutureTimeoutError() from None
+            await ready(channel, several=len(self.addresses) > 1)
             stream = play_pb2_grpc.PlayStub(channel).Connect()
             with self._lock:
                 if self._stopping.is_set() or self._leaving.is_set():

@@ -42,7 +42,7 @@ from domino_wire.routing import RETRY_S, addresses_of, where_next
 from plumbing.inbox import Inbox
 
 from . import strategy_adapter as adapter
-from .io_loop import CHANNEL_OPTIONS, io_loop, on_io
+from .io_loop import CHANNEL_OPTIONS, io_loop, on_io, ready
 from .strategy_adapter import Seated, Turn, Worker, as_strategy, listens, parse_move, runs_inline
 
 log = logging.getLogger("bots.runner")
@@ -63,23 +63,6 @@ class RunnerError(Exception):
         super().__init__(message)
         self.code = code
 
-
-async def _ready(channel, several: bool) -> None:
-    """Wait for the channel to connect; grpc.FutureTimeoutError when it does not. With one
-    engine only, wait up to 5 s: there is nowhere else to go. With other engines to try,
-    give up on this one at its first failed attempt (a killed engine's port refuses until
-    it is back; waiting out a timeout there held a failover up by a second), or after 1 s."""
-    async def watch():
-        state = channel.get_state(try_to_connect=True)
-        while state != grpc.ChannelConnectivity.READY:
-            if several and state == grpc.ChannelConnectivity.TRANSIENT_FAILURE:
-                raise grpc.FutureTimeoutError()
-            await channel.wait_for_state_change(state)
-            state = channel.get_state(try_to_connect=True)
-    try:
-        await asyncio.wait_for(watch(), 1 if several else 5)
-    except TimeoutError:
-        raise grpc.FutureTimeoutError() from None
 
 
 class Backoff:
@@ -257,7 +240,7 @@ class Runner:
         shared = self.channel if self._channel_address == self.address else None
         channel = shared or grpc.aio.insecure_channel(self.address, options=CHANNEL_OPTIONS)
         try:
-            await _ready(channel, several=len(self.addresses) > 1)
+            await ready(channel, several=len(self.addresses) > 1)
             stream = play_pb2_grpc.PlayStub(channel).Connect()
             with self._lock:
                 if self._stopping.is_set():

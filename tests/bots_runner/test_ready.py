@@ -1,0 +1,57 @@
+"""bots/io_loop.py ready: a channel that connects is ready; a refused port is given up
+(with other engines to try, at its first failed attempt, so that a bot whose engine was
+killed goes on to the next address; docs/cluster.md has the failover figures)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import grpc
+import pytest
+
+from bots.io_loop import ready
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def refused_port() -> int:
+    with socket.socket() as s:   # bound, never listening, then closed: refuses
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def _with_server(check):
+    server = grpc.aio.server()
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        return await check(port)
+    finally:
+        await server.stop(None)
+
+
+@pytest.mark.parametrize("several", [True, False])
+def test_a_channel_to_a_live_engine_is_ready(several):
+    async def check(port):
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            await ready(channel, several)
+            return channel.get_state()
+    assert asyncio.run(_with_server(check)) == grpc.ChannelConnectivity.READY
+
+
+def test_a_refused_port_is_given_up_at_once_when_there_are_other_engines():
+    """Not at the timeout: given one far longer than the test's own limit, it still ends."""
+    async def check():
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{refused_port()}") as channel:
+            with pytest.raises(grpc.FutureTimeoutError):
+                await ready(channel, several=True, timeout=3600)
+    asyncio.run(check())
+
+
+def test_with_one_engine_a_refused_port_is_given_up_at_the_timeout():
+    async def check():
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{refused_port()}") as channel:
+            with pytest.raises(grpc.FutureTimeoutError):
+                await ready(channel, several=False, timeout=0.5)
+    asyncio.run(check())
