@@ -40,18 +40,15 @@ def test_a_channel_to_a_live_engine_is_ready(several):
     assert asyncio.run(_with_server(check)) == grpc.ChannelConnectivity.READY
 
 
-def test_a_refused_port_is_given_up_at_once_when_there_are_other_engines():
-    """Not at the timeout: given one far longer than the test's own limit, it still ends."""
+@pytest.mark.parametrize("several, timeout", [
+    # with other engines to try, at once: not at a timeout far longer than the test's limit
+    (True, 3600),
+    # with one engine, at the timeout
+    (False, 0.5),
+])
+def test_a_refused_port_is_given_up(several, timeout):
     async def check():
         async with grpc.aio.insecure_channel(f"127.0.0.1:{refused_port()}") as channel:
             with pytest.raises(grpc.FutureTimeoutError):
-                await ready(channel, several=True, timeout=3600)
-    asyncio.run(check())
-
-
-def test_with_one_engine_a_refused_port_is_given_up_at_the_timeout():
-    async def check():
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{refused_port()}") as channel:
-            with pytest.raises(grpc.FutureTimeoutError):
-                await ready(channel, several=False, timeout=0.5)
+                await ready(channel, several, timeout)
     asyncio.run(check())
