@@ -64,7 +64,6 @@ class RunnerError(Exception):
         self.code = code
 
 
-
 class Backoff:
     """Exponential backoff, capped, with jitter: waits in [d/2, d] for d = first * 2**n,
     at most `cap`. Jitter keeps a crowd of bots from knocking at the same instant after an

@@ -5,6 +5,7 @@ killed goes on to the next address; docs/cluster.md has the failover figures).""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 
 import grpc
@@ -15,10 +16,13 @@ from bots.io_loop import ready
 pytestmark = pytest.mark.timeout(30)
 
 
-def refused_port() -> int:
-    with socket.socket() as s:   # bound, never listening, then closed: refuses
+@contextlib.contextmanager
+def refused_port():
+    """A port that refuses connections: bound and never listening, and held bound while
+    in use, so that nothing else can take it meanwhile."""
+    with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        yield s.getsockname()[1]
 
 
 async def _with_server(check):
@@ -47,8 +51,9 @@ def test_a_channel_to_a_live_engine_is_ready(several):
     (False, 0.5),
 ])
 def test_a_refused_port_is_given_up(several, timeout):
-    async def check():
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{refused_port()}") as channel:
+    async def check(port):
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             with pytest.raises(grpc.FutureTimeoutError):
                 await ready(channel, several, timeout)
-    asyncio.run(check())
+    with refused_port() as port:
+        asyncio.run(check(port))

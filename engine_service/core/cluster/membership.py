@@ -214,9 +214,8 @@ def next_beat(members: list[dict], engine_id: str, elapsed: float) -> float:
     """Seconds until this engine's next beat: HEARTBEAT_S, or sooner when another engine
     has missed a beat and its lease ends first. Its matches are then orphans, and taken,
     as the lease ends rather than up to a beat later (docs/cluster.md has what it changed
-    in the failover times). ``members`` was read ``elapsed`` seconds
-    ago; a lease that has ended since (a beat that failed, the store away) hurries
-    nothing."""
+    in the failover times). ``members`` was read ``elapsed`` seconds ago; a lease that
+    has ended since (a beat that failed, the store away) hurries nothing."""
     wait = HEARTBEAT_S
     for e in members:
         age = e["heartbeat_age_s"]
