@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections import defaultdict
+from dataclasses import dataclass
 
 from ladders.matchmaking import Candidate, next_table
 from ladders.seeds import derive_seed
@@ -96,24 +97,34 @@ class Matchmaker:
         if not uncounted:
             return
         # This matchmaker is the only writer of the sequence numbers: the next ones follow
-        # the board's last, and the board reads them all back once, after the loop.
+        # the board's last, and the board reads them all back once, after they are written.
         sequence = self.room.board(self.id).last_sequence
-        counted = []
+        numbered = []
         for match_id, _, result in uncounted:
-            info = self.playing.get(match_id)
-            if info is None:
+            if match_id not in self.playing:
                 found = self.store.arena_match(match_id)
                 if found is None or found[2] not in IN_PLAY:
                     continue    # voided (or never ours): never counted
-            if not self.store.count_result(self.id, match_id, sequence + 1):
-                self._check_lease()
-                continue
             sequence += 1
-            self.store.set_match_status(self.id, match_id, COUNTED)
-            self._freed(match_id, now, result)
-            counted.append(match_id)
+            numbered.append((match_id, sequence, result))
+        if not numbered:
+            return
+        # A few statements for all of them, not three each: at a thousand bots a cycle
+        # counted dozens of results, one round trip after another, while the bots they
+        # freed waited for their next table (docs/arena.md, "End to end").
+        if self.store.count_results(self.id, [(m, s) for m, s, _ in numbered]) != \
+                len(numbered):
+            self._check_lease()     # Fenced when another engine runs the arena now
+            stored = self.store.results_of([m for m, _, _ in numbered])
+            numbered = [n for n in numbered if stored.get(n[0], {}).get("sequence") == n[1]]
+        counted = [m for m, _, _ in numbered]
+        self.store.set_match_status(self.id, counted, COUNTED)
+        freed = []
+        for match_id, _, result in numbered:
+            freed += self._release(match_id, result)
+        self.store.set_free(freed, self.id, now)
         self.room.board(self.id)
-        # after _freed: a duplicate set's last rotation closes it, and its record (the
+        # after the release: a duplicate set's last rotation closes it, and its record (the
         # analysis reads it) is public from then on; after the board's fold: the sample
         # (skill.py) is noted as the results are folded
         for match_id in counted:
@@ -124,11 +135,16 @@ class Matchmaker:
             raise Fenced(f"arena {self.id}: another engine runs its matchmaker now")
 
     def _freed(self, match_id: str, now: float, result: dict | None) -> None:
+        self.store.set_free(self._release(match_id, result), self.id, now)
+
+    def _release(self, match_id: str, result: dict | None) -> list[tuple]:
+        """Forget a match that is over, counted (`result`) or voided (None): its bots'
+        timeouts charged, its duplicate set carried on or closed. Its registered bots,
+        free again."""
         info = self.playing.pop(match_id, None)
         self.over_seen.pop(match_id, None)
         lineup = info["lineup"] if info else [tuple(k) for k in result["lineup"]]
         bots = [k for k in lineup if not self.room.is_resident(k[0])]
-        self.store.set_free(bots, self.id, now)
         if result is not None:
             for seat, key in enumerate(lineup):
                 if self.room.is_resident(key[0]):
@@ -148,6 +164,7 @@ class Matchmaker:
                 found = info or self.store.arena_match(match_id)
                 if found is not None:
                     self.store.close_set(self.id, found["set"] if info else found[4])
+        return bots
 
     # ----- 2. reconciling ----------------------------------------------------------------
     def reconcile(self, now: float) -> None:
@@ -159,7 +176,7 @@ class Matchmaker:
                     self.void(match_id, now, "its creation did not finish")
                 continue
             if info["status"] == PLACING:
-                self.store.set_match_status(self.id, match_id, PLAYING, only_from=(PLACING,))
+                self.store.set_match_status(self.id, [match_id], PLAYING, only_from=(PLACING,))
                 info["status"] = PLAYING
             status, last = state
             if status == "over":
@@ -170,7 +187,7 @@ class Matchmaker:
     def _over(self, match_id: str, now: float) -> None:
         counted = self.store.results_of([match_id])
         if match_id in counted:     # counted, but its status not yet written (a takeover)
-            self.store.set_match_status(self.id, match_id, COUNTED)
+            self.store.set_match_status(self.id, [match_id], COUNTED)
             self._freed(match_id, now, counted[match_id])
             return
         if self.store.has_result(match_id):
@@ -189,7 +206,7 @@ class Matchmaker:
                     self.id, match_id)
 
     def void(self, match_id: str, now: float, why: str) -> None:
-        if self.store.set_match_status(self.id, match_id, VOIDED):
+        if self.store.set_match_status(self.id, [match_id], VOIDED):
             log.warning("arena %s: match %s voided (%s): never counted; its bots are free",
                         self.id, match_id, why)
         else:
@@ -200,16 +217,17 @@ class Matchmaker:
     def seat(self, now: float) -> None:
         """Make the tables of the bots free now; the seats of those made are delivered to
         this engine's lobbies at once (the other engines' are told: room.py)."""
-        made = self.turn
-        self._seat(now)
-        if self.turn != made:
+        if self._make(self._tables(now), now):
             self.room.lobbies.deliver()
 
-    def _seat(self, now: float) -> None:
+    def _tables(self, now: float) -> list[Table]:
+        """The tables to make now: the next rotation of each duplicate set whose bots are
+        all free, then tables of the free bots (ladders/matchmaking.py), as long as an
+        engine can take them."""
         free, held = self._free(now)
         if not free and not self.sets:
-            return
-        residents = self.room.resident_candidates(self.id)
+            return []
+        tables: list[Table] = []
         for key, (base, set_no, rotation) in list(self.sets.items()):
             wanted = [k for k in base if not self.room.is_resident(k[0])]
             if any(k in held for k in wanted):
@@ -217,22 +235,28 @@ class Matchmaker:
                 # the next rotation waits for them, and none of them plays elsewhere first.
                 continue
             del self.sets[key]
-            if all(k in free for k in wanted) and self.create(_rotate(base, rotation), set_no,
-                                                              rotation, now):
-                for k in wanted:
-                    free.pop(k)
-            else:   # a bot of it is not free now: the set ends here, and its deal is shown
+            table = self._table(_rotate(base, rotation), set_no, rotation, tables) \
+                if all(k in free for k in wanted) else None
+            if table is None:   # a bot of it is not free now: the set ends, its deal shown
                 self.store.close_set(self.id, set_no)
+                continue
+            tables.append(table)
+            for k in wanted:
+                free.pop(k)
+        residents = self.room.resident_candidates(self.id)
         while free:
-            table = next_table(list(free.values()), residents, self.seats, self.last_lineup,
-                               self.turn)
-            if table is None:
-                return
+            chosen = next_table(list(free.values()), residents, self.seats, self.last_lineup,
+                                self.turn)
+            if chosen is None:
+                break
             set_no = secrets.randbits(48) if self.spec["duplicate"] else 0
-            if not self.create([c.key for c in table], set_no, 0, now):
-                return
-            for c in table:
+            table = self._table([c.key for c in chosen], set_no, 0, tables)
+            if table is None:
+                break
+            tables.append(table)
+            for c in chosen:
                 free.pop(c.key, None)
+        return tables
 
     def _free(self, now: float) -> tuple[dict[tuple, Candidate], set[tuple]]:
         """(the registered bots free now: connected (on a live engine), not paused, in no
@@ -261,39 +285,59 @@ class Matchmaker:
                                   float(free_since))
         return free, held
 
-    def create(self, lineup: list[tuple], set_no: int, rotation: int, now: float) -> bool:
-        """Make one match of `lineup` (keys by seat) on the engine placement picks; False
-        when no engine can take it now."""
+    def _table(self, lineup: list[tuple], set_no: int, rotation: int,
+               chosen: list[Table]) -> Table | None:
+        """A table of `lineup` (keys by seat) on the engine placement picks, after the
+        `chosen` ones of this cycle; None when no engine can take it now."""
         engine = self.room.engine
         target, address = self._placement()
-        if not address and engine.live_count() >= engine.max_live:
-            return False
+        here = sum(1 for t in chosen if not t.address)
+        if not address and engine.live_count() + here >= engine.max_live:
+            return None
         match_id = secrets.token_hex(8)
         seed = (derive_seed(self._secret, self.id, "set", set_no) if self.spec["duplicate"]
                 else derive_seed(self._secret, self.id, match_id))
-        infos = self.room.accounts.infos(k[0] for k in lineup)
-        seats = [{"bot_id": b, "version": v, "resident": infos[b].resident} for b, v in lineup]
-        row = match_row(self.spec, match_id, seed, seats, [infos[b].name for b, _ in lineup],
-                        set_no, rotation, now)
-        epoch = 1 if target else 0
-        self.store.add_match(self.id, match_id, list(lineup), target, now, set_no, rotation)
-        self.playing[match_id] = {"lineup": list(lineup), "created": now, "status": PLACING,
-                                  "set": set_no, "rotation": rotation}
-        self.store.add_match_row(row, target or None, epoch)
-        self.store.set_match_status(self.id, match_id, PLAYING, only_from=(PLACING,))
-        self.playing[match_id]["status"] = PLAYING
-        if not address:
-            self.room.host.adopt(match_id, epoch)
         keys = frozenset(lineup)
-        for bot_id, version in lineup:
-            self.last_lineup[(bot_id, version)] = keys
-            self.seated_at[bot_id] = now
-        self.store.count_seating([b for b, _ in lineup if not self.room.is_resident(b)],
-                                 self.id)
+        for key in lineup:
+            self.last_lineup[key] = keys
         self.turn += 1
-        log.info("arena %s: match %s made%s: %s", self.id, match_id,
-                 f" on {address}" if address else "",
-                 ", ".join(f"{infos[b].name}@{v}" for b, v in lineup))
+        return Table(match_id, list(lineup), target, address, seed, set_no, rotation)
+
+    def _make(self, tables: list[Table], now: float) -> bool:
+        """Make these tables, placing, then each match's row on its engine, then playing:
+        a few statements for them all. Whether any was made."""
+        if not tables:
+            return False
+        infos = self.room.accounts.infos(k[0] for t in tables for k in t.lineup)
+        self.store.add_matches(self.id, [(t.match_id, t.lineup, t.target, now, t.set_no,
+                                          t.rotation) for t in tables])
+        for t in tables:
+            self.playing[t.match_id] = {"lineup": t.lineup, "created": now,
+                                        "status": PLACING, "set": t.set_no,
+                                        "rotation": t.rotation}
+        rows = []
+        for t in tables:
+            seats = [{"bot_id": b, "version": v, "resident": infos[b].resident}
+                     for b, v in t.lineup]
+            row = match_row(self.spec, t.match_id, t.seed, seats,
+                            [infos[b].name for b, _ in t.lineup], t.set_no, t.rotation, now)
+            rows.append((row, t.target or None, t.epoch))
+        self.store.add_match_rows(rows)
+        self.store.set_match_status(self.id, [t.match_id for t in tables], PLAYING,
+                                    only_from=(PLACING,))
+        bots = []
+        for t in tables:
+            self.playing[t.match_id]["status"] = PLAYING
+            if not t.address:
+                self.room.host.adopt(t.match_id, t.epoch)
+            for bot_id, _ in t.lineup:
+                self.seated_at[bot_id] = now
+                if not self.room.is_resident(bot_id):
+                    bots.append(bot_id)
+            log.info("arena %s: match %s made%s: %s", self.id, t.match_id,
+                     f" on {t.address}" if t.address else "",
+                     ", ".join(f"{infos[b].name}@{v}" for b, v in t.lineup))
+        self.store.count_seating(bots, self.id)
         return True
 
     def _placement(self) -> tuple[str, str]:
@@ -311,6 +355,22 @@ class Matchmaker:
 
     def stop(self) -> None:
         log.info("arena %s: matchmaker stops here", self.id)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A match the matchmaker is about to make."""
+    match_id: str
+    lineup: list[tuple]       # (bot id, version) by seat
+    target: str               # the engine id it is placed on ('' on a store no cluster shares)
+    address: str              # that engine's address; '' for this engine
+    seed: int
+    set_no: int
+    rotation: int
+
+    @property
+    def epoch(self) -> int:
+        return 1 if self.target else 0
 
 
 def rate_held(last_seated: float | None, now: float) -> bool:

@@ -146,11 +146,25 @@ SCHEMA_LOCK = 0x6172656E61   # "arena": the advisory lock engines take to make t
 
 PLACING, PLAYING, COUNTED, VOIDED = "placing", "playing", "counted", "voided"
 IN_PLAY = (PLACING, PLAYING)
-AT_ONCE = 200   # the rows one statement names, at most (arena seats: 400 parameters)
+# The parameters one statement takes, at most: under SQLite's limit before 3.32 (999), so
+# that a long list (a cycle's matches, their seats, the bots they free) is a few statements.
+PARAMETERS = 990
 
 
 def _marks(values) -> str:
     return ", ".join("?" * len(values))
+
+
+def _rows(width: int, n: int) -> str:
+    """`n` rows of `width` placeholders, for a VALUES list."""
+    row = "(" + ", ".join("?" * width) + ")"
+    return ", ".join([row] * n)
+
+
+def _parts(items: list, width: int = 1) -> list[list]:
+    """`items` in parts that one statement each can name, `width` parameters an item."""
+    per = max(1, (PARAMETERS - 10) // width)     # room for a few more (the fence's)
+    return [items[i:i + per] for i in range(0, len(items), per)]
 
 
 class ArenaStore:
@@ -318,9 +332,9 @@ class ArenaStore:
 
     def count_seating(self, bot_ids: list[str], arena: str) -> None:
         """One more seat for each of these bots' lobbies (ArenaEnlist.max_matches)."""
-        if bot_ids:
+        for part in _parts(bot_ids):
             self._w(f"UPDATE arena_presence SET seated = seated + 1 WHERE arena = ? AND "
-                    f"bot_id IN ({_marks(bot_ids)})", (arena, *bot_ids))
+                    f"bot_id IN ({_marks(part)})", (arena, *part))
 
     def disconnect(self, bot_id: str, arena: str, session: str) -> None:
         self._w("DELETE FROM arena_presence WHERE bot_id = ? AND arena = ? AND session = ?",
@@ -358,34 +372,41 @@ class ArenaStore:
                 (why, bot_id, arena))
 
     def set_free(self, keys: list[tuple[str, str]], arena: str, now: float) -> None:
-        bot_ids = [bot_id for bot_id, _ in keys]
-        if bot_ids:
+        for part in _parts([bot_id for bot_id, _ in keys]):
             self._w(f"UPDATE arena_presence SET free_since = ? WHERE arena = ? AND bot_id IN "
-                    f"({_marks(bot_ids)})", (now, arena, *bot_ids))
+                    f"({_marks(part)})", (now, arena, *part))
 
     # ----- arena matches and seats (the matchmaker's, fenced) ---------------------------
-    def add_match(self, arena: str, match_id: str, lineup: list, engine: str, created: float,
-                  set_no: int = 0, rotation: int = 0) -> None:
-        if self._fenced("INSERT INTO arena_matches (match_id, arena, lineup, status, created, "
-                        "engine, set_no, rotation) SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE {fence}",
-                        (match_id, arena, json.dumps(lineup), PLACING, created, engine, set_no,
-                         rotation), arena) != 1:
-            raise Fenced(f"arena {arena}: another engine runs its matchmaker now")
-        # Every seat in one statement: each round trip of the matchmaker's is one more
-        # wait of every bot it is about to seat (docs/arena.md, "End to end").
-        rows = ", ".join("(?, ?, ?, ?, ?, ?)" for _ in lineup)
-        values = tuple(v for seat, (bot_id, version) in enumerate(lineup)
-                       for v in (match_id, seat, bot_id, version, arena, created))
-        self._fenced(f"INSERT INTO arena_seats (match_id, seat, bot_id, version, arena, "
-                     f"created) SELECT * FROM (VALUES {rows}) AS v WHERE {{fence}}",
-                     values, arena)
+    def add_matches(self, arena: str, matches: list[tuple]) -> None:
+        """New matches of the arena, placing: (match id, lineup, engine placed on, created,
+        set, rotation) each, with their seats. A cycle's matches go in a few statements,
+        not a few each: every round trip of the matchmaker's is one more wait of every bot
+        it is about to seat (docs/arena.md, "End to end")."""
+        for part in _parts(matches, 8):
+            if self._fenced(f"INSERT INTO arena_matches (match_id, arena, lineup, status, "
+                            f"created, engine, set_no, rotation) SELECT * FROM (VALUES "
+                            f"{_rows(8, len(part))}) AS v WHERE {{fence}}",
+                            tuple(v for m, lineup, engine, created, set_no, rotation in part
+                                  for v in (m, arena, json.dumps(lineup), PLACING, created,
+                                            engine, set_no, rotation)), arena) != len(part):
+                raise Fenced(f"arena {arena}: another engine runs its matchmaker now")
+        seats = [(m, seat, bot_id, version, arena, created)
+                 for m, lineup, _, created, _, _ in matches
+                 for seat, (bot_id, version) in enumerate(lineup)]
+        for part in _parts(seats, 6):
+            self._fenced(f"INSERT INTO arena_seats (match_id, seat, bot_id, version, arena, "
+                         f"created) SELECT * FROM (VALUES {_rows(6, len(part))}) AS v WHERE "
+                         f"{{fence}}", tuple(v for row in part for v in row), arena)
 
-    def set_match_status(self, arena: str, match_id: str, status: str,
-                         only_from: tuple = IN_PLAY) -> bool:
-        marks = ", ".join("?" * len(only_from))
-        return self._fenced(f"UPDATE arena_matches SET status = ? WHERE match_id = ? AND "
-                            f"status IN ({marks}) AND {{fence}}",
-                            (status, match_id, *only_from), arena) == 1
+    def set_match_status(self, arena: str, match_ids: list[str], status: str,
+                         only_from: tuple = IN_PLAY) -> int:
+        """How many of these matches now have `status` (those in one of `only_from`)."""
+        changed = 0
+        for part in _parts(match_ids):
+            changed += self._fenced(f"UPDATE arena_matches SET status = ? WHERE match_id IN "
+                                    f"({_marks(part)}) AND status IN ({_marks(only_from)}) "
+                                    f"AND {{fence}}", (status, *part, *only_from), arena)
+        return changed
 
     def matches_in_play(self, arena: str) -> list[tuple]:
         """(match id, lineup, status, created, set, rotation) of the arena's matches in play."""
@@ -457,9 +478,8 @@ class ArenaStore:
                 for r in rows]
 
     def delivered(self, seats: list[tuple[str, int]]) -> None:
-        """Mark these (match id, seat)s sent, AT_ONCE a statement."""
-        for i in range(0, len(seats), AT_ONCE):
-            part = seats[i:i + AT_ONCE]
+        """Mark these (match id, seat)s sent."""
+        for part in _parts(seats, 2):
             self._w("UPDATE arena_seats SET delivered = 1 WHERE " +
                     " OR ".join("(match_id = ? AND seat = ?)" for _ in part),
                     tuple(v for pair in part for v in pair))
@@ -483,8 +503,7 @@ class ArenaStore:
         """match id -> (status of its match row, the time of its last logged move or its
         creation) for those that have a row."""
         out = {}
-        for i in range(0, len(match_ids), AT_ONCE):
-            part = match_ids[i:i + AT_ONCE]
+        for part in _parts(match_ids):
             for match_id, status, created, last in self._r(
                     f"SELECT m.id, m.status, m.created, (SELECT max(at) FROM moves WHERE "
                     f"match_id = m.id) FROM matches m WHERE m.id IN ({_marks(part)})",
@@ -509,9 +528,20 @@ class ArenaStore:
     def has_result(self, match_id: str) -> bool:
         return bool(self._r("SELECT 1 FROM arena_results WHERE match_id = ?", (match_id,)))
 
-    def count_result(self, arena: str, match_id: str, seq: int) -> bool:
-        return self._fenced("UPDATE arena_results SET seq = ? WHERE match_id = ? AND seq IS "
-                            "NULL AND {fence}", (seq, match_id), arena) == 1
+    def count_results(self, arena: str, numbered: list[tuple[str, int]]) -> int:
+        """Give these (match id, sequence number)s' results their numbers, in one statement
+        (so one commit) for hundreds of them: a reader folding the results in order
+        never sees a number before the ones under it. How many were numbered (a result
+        already numbered is not)."""
+        changed = 0
+        for part in _parts(numbered, 3):
+            cases = " ".join("WHEN ? THEN ?" for _ in part)
+            ids = [m for m, _ in part]
+            changed += self._fenced(f"UPDATE arena_results SET seq = CASE match_id {cases} END "
+                                    f"WHERE match_id IN ({_marks(ids)}) AND seq IS NULL AND "
+                                    f"{{fence}}", (*(v for pair in part for v in pair), *ids),
+                                    arena)
+        return changed
 
     def counted_after(self, arena: str, seq: int, limit: int = 5000) -> list[dict]:
         """Counted results with a sequence number above `seq`, in order; each with its
@@ -529,11 +559,13 @@ class ArenaStore:
         return out
 
     # ----- match rows the matchmaker makes (placed on any engine) -----------------------
-    def add_match_row(self, row, owner: str | None, epoch: int) -> None:
-        """The match's row, owned by the engine it is placed on (`owner`, at `epoch`;
-        None and 0 on a store no cluster shares). That engine adopts it (host.py)."""
+    def add_match_rows(self, rows: list[tuple]) -> None:
+        """The matches' rows, (row, owner, epoch) each: owned by the engine each is placed on
+        (`owner`, at `epoch`; None and 0 on a store no cluster shares), which adopts it
+        (host.py)."""
         columns = f"{MATCH_COLUMNS}, owner, epoch"
-        marks = ", ".join("?" * (len(MATCH_COLUMNS.split(",")) + 2))
-        self._w(f"INSERT INTO matches ({columns}) VALUES ({marks})",
-                (*match_values(row), owner, epoch))
-
+        width = len(MATCH_COLUMNS.split(",")) + 2
+        for part in _parts(rows, width):
+            self._w(f"INSERT INTO matches ({columns}) VALUES {_rows(width, len(part))}",
+                    tuple(v for row, owner, epoch in part
+                          for v in (*match_values(row), owner, epoch)))
