@@ -159,13 +159,19 @@ class Engine:
             self.arenas.start()
         return taken
 
-    def adopt_match(self, match_id: str) -> bool:
-        """Restore a match this engine now owns (a failover) from its log and start its
-        clocks; False (logged) when it cannot be replayed."""
-        row = self.store.match(match_id)
+    def adopt_match(self, match_id: str, new: MatchRow | None = None) -> bool:
+        """Restore a match this engine now owns (a failover, or made for it elsewhere)
+        from its log and start its clocks; False (logged) when it cannot be replayed.
+        `new`: the row of a match made here a moment ago (an arena's), which nothing has
+        claimed or played yet: taken as it is, with no read of the store."""
+        row = new or self.store.match(match_id)
         try:
-            referee = Referee.restore(row, self.store, self.alarms, self._over,
-                                      on_lost=self._lost, yardsticks=self.yardsticks)
+            if new is not None:
+                referee = Referee(row, self.store, self.alarms, on_over=self._over,
+                                  on_lost=self._lost, yardsticks=self.yardsticks)
+            else:
+                referee = Referee.restore(row, self.store, self.alarms, self._over,
+                                          on_lost=self._lost, yardsticks=self.yardsticks)
         except Exception:
             log.exception("match %s: taken over, but its log does not replay", match_id)
             return False

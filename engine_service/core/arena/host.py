@@ -68,11 +68,12 @@ class Host:
         self._other: set[str] = set()   # matches held here that are no arena's
 
     # ----- coming to hold a match ----------------------------------------------------------
-    def adopt(self, match_id: str, epoch: int) -> None:
-        """Hold a match placed on this engine (its row names this engine at `epoch`)."""
+    def adopt(self, match_id: str, epoch: int, new: MatchRow | None = None) -> None:
+        """Hold a match placed on this engine (its row names this engine at `epoch`);
+        `new`, its row when it was made here a moment ago (Engine.adopt_match)."""
         if self.engine.store.engine_id is not None:
             self.engine.store.epochs[match_id] = epoch
-        if self.engine.adopt_match(match_id):
+        if self.engine.adopt_match(match_id, new):
             self.track(self.engine.get(match_id))
 
     def adopt_placed(self) -> None:

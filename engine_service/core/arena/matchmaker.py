@@ -323,13 +323,14 @@ class Matchmaker:
                             [infos[b].name for b, _ in t.lineup], t.set_no, t.rotation, now)
             rows.append((row, t.target or None, t.epoch))
         self.store.add_match_rows(rows)
-        self.store.set_match_status(self.id, [t.match_id for t in tables], PLAYING,
-                                    only_from=(PLACING,))
+        if self.store.set_match_status(self.id, [t.match_id for t in tables], PLAYING,
+                                       only_from=(PLACING,)) != len(tables):
+            self._check_lease()     # taken: the new matchmaker voids them, none is played
         bots = []
-        for t in tables:
+        for t, (row, _, _) in zip(tables, rows, strict=True):
             self.playing[t.match_id]["status"] = PLAYING
             if not t.address:
-                self.room.host.adopt(t.match_id, t.epoch)
+                self.room.host.adopt(t.match_id, t.epoch, row)
             for bot_id, _ in t.lineup:
                 self.seated_at[bot_id] = now
                 if not self.room.is_resident(bot_id):

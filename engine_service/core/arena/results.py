@@ -8,15 +8,12 @@ log alone (timeouts, and crashes for seats still absent at the end)."""
 
 from __future__ import annotations
 
-from ..matches.referee import BY_ABSENT, BY_TIMEOUT, Referee
+from ..matches.referee import Referee
 
 
 def seat_faults(referee: Referee) -> list[dict]:
     """Faults by seat, as ladders charge them (Referee.faults_by_name, per seat)."""
-    timeouts = [0] * len(referee.seats)
-    for move in referee._store.moves(referee.id):
-        if move.cause in (BY_TIMEOUT, BY_ABSENT) and move.seat >= 0:
-            timeouts[move.seat] += 1
+    timeouts = referee.timeouts()
     out = []
     for i, seat in enumerate(referee.seats):
         f = referee.faults[i]
