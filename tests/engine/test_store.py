@@ -158,6 +158,54 @@ def test_a_store_that_stops_answering_refuses_the_move_and_leaves_no_gap(store_d
         engine.close()
 
 
+@pytest.mark.parametrize("pooled", [False, True], ids=["by token", "pool seat, no-show"])
+def test_a_claim_the_store_took_but_whose_answer_was_lost_is_taken_in(store_db, pooled):
+    """A seat's claim reached the store but its answer did not (the store stopped answering
+    after the write). The store is the truth: the next claim of the seat is refused as
+    taken, and the referee holds the store's claim from then on, so that the match starts
+    with its last seat instead of waiting for a claim that can never come. A pool seat whose
+    bot never came is then played by the clock (a no-show), without an error."""
+    from engine_service.core.errors import EngineError, Reason
+    from engine_service.core.matches.referee import LIVE
+    from engine_service.core.matches.seats import SeatSpec
+    from engine_service.core.storage.rows import StoreUnavailable
+
+    engine = Engine.open(store_db)
+    if engine.cluster is not None:
+        engine.join("127.0.0.1:1")
+    try:
+        seats = [SeatSpec(pool="p" if pooled and s == 0 else "") for s in range(4)]
+        if pooled:
+            engine.pools.define("p")
+        referee = engine.create_match("hhl", {"hands": 1}, seed=3, seats=seats)
+        store = engine.store
+        taken = store.claim_seat
+
+        def answer_lost(*args):
+            taken(*args)
+            raise StoreUnavailable("the store did not answer")
+
+        store.claim_seat = answer_lost
+        with pytest.raises(EngineError) as refused:
+            referee.claim(0, by_pool=pooled)
+        assert refused.value.reason == Reason.STORE_UNAVAILABLE
+        store.claim_seat = taken
+        assert not referee.seats[0].claimed          # the referee did not hear of it
+        for seat in range(1, 4):
+            engine.claim_seat(referee.id, seat)
+        if pooled:
+            referee.no_show(0)
+            assert referee.seats[0].absent
+        else:
+            with pytest.raises(EngineError) as refused:
+                engine.claim_seat(referee.id, 0)
+            assert refused.value.reason == Reason.SEAT_TAKEN
+        assert referee.seats[0].token_hash == store.seat_hashes(referee.id)[0]
+        assert referee.status == LIVE
+    finally:
+        engine.close()
+
+
 # A store file as version 2 left it: no owner or epoch on matches, and the ladders' tables
 # made by the ladder store of their own that version had (here without its `error` column,
 # as the oldest files have it).

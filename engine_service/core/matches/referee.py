@@ -223,23 +223,36 @@ class Referee:
             token = new_token()
             digest = hash_token(token)
             name = name if name and not self.seats[seat].name else ""
-            if self.seats[seat].claimed or not self._owned_write(
+            if not self.seats[seat].claimed and not self._owned_write(
                     self._store.claim_seat, self.id, seat, digest, name):
+                # The store has a claim of this seat that the referee has not: one whose
+                # answer was lost (the store stopped answering after it took the write).
+                # The store is the truth: taken in, or the seat waits for a claim that can
+                # never come, and its match never starts.
+                self._claimed(seat, self._store.seat_hashes(self.id).get(seat, ""))
+            if self.seats[seat].claimed:
                 raise EngineError(Reason.SEAT_TAKEN, f"seat {seat} of match {self.id} is "
                                   "already claimed", self.version)
-            self.seats[seat].token_hash = digest
-            if name:
-                self.seats[seat].name = name  # a pool bot's name, shown in the record
-            if self.status == WAITING and all(s.claimed for s in self.seats):
-                self.status = LIVE
-                if self._expiry_alarm:        # no open seat is left to expire
-                    self._expiry_alarm.cancel()
-                    self._expiry_alarm = None
-                self._owned_write(self._store.set_status, self.id, LIVE)
-                log.info("match %s started: %s, %d seats", self.id, self.row.variant,
-                         len(self.seats))
-                self._autoplay_and_arm()
+            self._claimed(seat, digest, name)
             return token
+
+    def _claimed(self, seat: int, digest: str, name: str = "") -> None:
+        """Seat `seat` is claimed (its token's digest); the match starts with its last
+        claim. Caller holds the lock."""
+        if not digest:
+            return
+        self.seats[seat].token_hash = digest
+        if name:
+            self.seats[seat].name = name  # a pool bot's name, shown in the record
+        if self.status == WAITING and all(s.claimed for s in self.seats):
+            self.status = LIVE
+            if self._expiry_alarm:        # no open seat is left to expire
+                self._expiry_alarm.cancel()
+                self._expiry_alarm = None
+            self._owned_write(self._store.set_status, self.id, LIVE)
+            log.info("match %s started: %s, %d seats", self.id, self.row.variant,
+                     len(self.seats))
+            self._autoplay_and_arm()
 
     def claim_as(self, seat: int, who: str | None, claim_secret: str = "") -> str:
         """ClaimSeat: the seat's token, if the claimant may have it (seats.may_claim):
@@ -317,7 +330,12 @@ class Referee:
             self.seats[seat].absent = True
             self.faults[seat]["no_show"] += 1
             self._publish_engine_event(EngineEvent("absent", seat=seat))
-            self.claim(seat, by_pool=True)
+            try:
+                self.claim(seat, by_pool=True)
+            except EngineError as e:
+                if e.reason != Reason.SEAT_TAKEN:
+                    raise
+                # claimed in the store all along (claim): absent, the clock plays it
 
     def faults_by_name(self) -> dict:
         """Faults per seat name (a ladder's entrant), from the move log and the counters:
