@@ -505,8 +505,9 @@ class ArenaStore:
         out = {}
         for part in _parts(match_ids):
             for match_id, status, created, last in self._r(
-                    f"SELECT m.id, m.status, m.created, (SELECT max(at) FROM moves WHERE "
-                    f"match_id = m.id) FROM matches m WHERE m.id IN ({_marks(part)})",
+                    f"SELECT m.id, m.status, m.created, (SELECT at FROM moves WHERE "
+                    f"match_id = m.id ORDER BY version DESC LIMIT 1) FROM matches m WHERE "
+                    f"m.id IN ({_marks(part)})",
                     tuple(part)):
                 out[match_id] = (status, float(last or created))
         return out
