@@ -175,7 +175,7 @@ class Matchmaker:
                 if now - info["created"] > PLACING_GRACE_S:
                     self.void(match_id, now, "its creation did not finish")
                 continue
-            if info["status"] == PLACING:
+            if info["status"] == PLACING:   # made in two steps, by an earlier version
                 self.store.set_match_status(self.id, [match_id], PLAYING, only_from=(PLACING,))
                 info["status"] = PLAYING
             status, last = state
@@ -304,17 +304,12 @@ class Matchmaker:
         return Table(match_id, list(lineup), target, address, seed, set_no, rotation)
 
     def _make(self, tables: list[Table], now: float) -> bool:
-        """Make these tables, placing, then each match's row on its engine, then playing:
-        a few statements for them all. Whether any was made."""
+        """Make these tables, each an arena match and its match row on its engine, all in
+        one transaction of a few statements: a failure (the store away, the lease lost)
+        makes none, and their bots stay free for the next cycle. Whether any was made."""
         if not tables:
             return False
         infos = self.room.accounts.infos(k[0] for t in tables for k in t.lineup)
-        self.store.add_matches(self.id, [(t.match_id, t.lineup, t.target, now, t.set_no,
-                                          t.rotation) for t in tables])
-        for t in tables:
-            self.playing[t.match_id] = {"lineup": t.lineup, "created": now,
-                                        "status": PLACING, "set": t.set_no,
-                                        "rotation": t.rotation}
         rows = []
         for t in tables:
             seats = [{"bot_id": b, "version": v, "resident": infos[b].resident}
@@ -322,13 +317,15 @@ class Matchmaker:
             row = match_row(self.spec, t.match_id, t.seed, seats,
                             [infos[b].name for b, _ in t.lineup], t.set_no, t.rotation, now)
             rows.append((row, t.target or None, t.epoch))
-        self.store.add_match_rows(rows)
-        if self.store.set_match_status(self.id, [t.match_id for t in tables], PLAYING,
-                                       only_from=(PLACING,)) != len(tables):
-            self._check_lease()     # taken: the new matchmaker voids them, none is played
+        with self.store.together() as made:
+            made.add_matches(self.id, [(t.match_id, t.lineup, t.target, now, t.set_no,
+                                        t.rotation) for t in tables])
+            made.add_match_rows(rows)
         bots = []
         for t, (row, _, _) in zip(tables, rows, strict=True):
-            self.playing[t.match_id]["status"] = PLAYING
+            self.playing[t.match_id] = {"lineup": t.lineup, "created": now,
+                                        "status": PLAYING, "set": t.set_no,
+                                        "rotation": t.rotation}
             if not t.address:
                 self.room.host.adopt(t.match_id, t.epoch, row)
             for bot_id, _ in t.lineup:

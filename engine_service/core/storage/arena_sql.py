@@ -20,8 +20,11 @@ once (keyed by the match id).
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import json
 import time
+from collections.abc import Iterator
 
 from .rows import MATCH_COLUMNS, Fenced, StoreUnavailable, match_values
 
@@ -173,6 +176,7 @@ class ArenaStore:
     def __init__(self, store):
         self.store = store
         self.epochs: dict[str, int] = {}   # arena id -> epoch, of the arenas whose lease we hold
+        self._run = None     # the statements of a transaction (together); None: each alone
 
     def ensure(self) -> None:
         if self.store.kind == "postgresql":
@@ -191,10 +195,19 @@ class ArenaStore:
             self.store._write(statement)
 
     def _r(self, sql: str, args: tuple = ()) -> list[tuple]:
-        return self.store.read(sql, args)
+        return self._run(sql, args) if self._run else self.store.read(sql, args)
 
     def _w(self, sql: str, args: tuple = ()) -> int:
-        return self.store.write(sql, args)
+        return self._run(sql, args) if self._run else self.store.write(sql, args)
+
+    @contextlib.contextmanager
+    def together(self) -> Iterator[ArenaStore]:
+        """This store, its statements within made in one transaction: all of them, or none
+        when one fails (the store away, a fence refused)."""
+        with self.store.transaction() as run:
+            inside = copy.copy(self)
+            inside._run = run
+            yield inside
 
     @property
     def engine_id(self) -> str:
@@ -378,16 +391,17 @@ class ArenaStore:
 
     # ----- arena matches and seats (the matchmaker's, fenced) ---------------------------
     def add_matches(self, arena: str, matches: list[tuple]) -> None:
-        """New matches of the arena, placing: (match id, lineup, engine placed on, created,
-        set, rotation) each, with their seats. A cycle's matches go in a few statements,
-        not a few each: every round trip of the matchmaker's is one more wait of every bot
-        it is about to seat (docs/arena.md, "End to end")."""
+        """New matches of the arena, in play: (match id, lineup, engine placed on, created,
+        set, rotation) each, with their seats; made together with their rows
+        (add_match_rows, in one transaction: together). A cycle's matches go in a few
+        statements, not a few each: every round trip of the matchmaker's is one more wait
+        of every bot it is about to seat (docs/arena.md, "End to end")."""
         for part in _parts(matches, 8):
             if self._fenced(f"INSERT INTO arena_matches (match_id, arena, lineup, status, "
                             f"created, engine, set_no, rotation) SELECT * FROM (VALUES "
                             f"{_rows(8, len(part))}) AS v WHERE {{fence}}",
                             tuple(v for m, lineup, engine, created, set_no, rotation in part
-                                  for v in (m, arena, json.dumps(lineup), PLACING, created,
+                                  for v in (m, arena, json.dumps(lineup), PLAYING, created,
                                             engine, set_no, rotation)), arena) != len(part):
                 raise Fenced(f"arena {arena}: another engine runs its matchmaker now")
         seats = [(m, seat, bot_id, version, arena, created)

@@ -1,0 +1,123 @@
+"""The matchmaker's writes in bulk (engine_service/core/storage/arena_sql.py): a cycle's
+matches, their seats, their rows, their statuses and its results' sequence numbers go in a
+few statements whatever their number, each under the parameters one statement may take;
+each write is fenced by the arena's lease as a single one was. On both stores."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine_service.core.engine import Engine
+from engine_service.core.storage import arena_sql
+from engine_service.core.storage.arena_sql import COUNTED, PLAYING, ArenaStore
+from engine_service.core.storage.rows import Fenced, MatchRow
+
+MATCHES = 150            # 1,200 values of matches and 3,600 of seats: several statements each
+SEATS = 4
+
+
+class Counted:
+    """The statements a real store runs, and their parameters."""
+
+    def __init__(self, monkeypatch, store):
+        self.statements: list[int] = []
+        for name in ("read", "write"):
+            monkeypatch.setattr(store, name, self._counted(getattr(store, name)))
+
+    def _counted(self, real):
+        def run(sql, args=()):
+            self.statements.append(len(args))
+            return real(sql, args)
+        return run
+
+    def since(self, mark: int) -> list[int]:
+        return self.statements[mark:]
+
+
+@pytest.fixture
+def arena(store_db, monkeypatch):
+    engine = Engine.open(store_db)
+    if engine.cluster is not None:
+        engine.join("127.0.0.1:1")
+    store = ArenaStore(engine.store)
+    store.ensure()
+    store.add_arena("hhl", {"variant": "hhl"}, "secret")
+    assert store.take_lease("hhl", 2.0) is not None
+    try:
+        yield store, Counted(monkeypatch, engine.store)
+    finally:
+        engine.close()
+
+
+def lineup(m: int) -> list[tuple[str, str]]:
+    return [(f"bot-{m}-{s}", "v1") for s in range(SEATS)]
+
+
+def made(store, ids):
+    """The tables of `ids` as a matchmaker makes them: together."""
+    with store.together() as tx:
+        tx.add_matches("hhl", [(m, lineup(i), "", 100.0 + i, 0, 0) for i, m in enumerate(ids)])
+        tx.add_match_rows([(MatchRow(m, "hhl", {"hands": 1}, i, None, {}, 100.0 + i,
+                                     "waiting", created_by="arena"), None, 0)
+                           for i, m in enumerate(ids)])
+
+
+def test_a_cycles_matches_seats_and_rows_go_in_a_few_statements(arena):
+    store, counted = arena
+    ids = [f"m{m:04d}" for m in range(MATCHES)]
+    mark = len(counted.statements)
+    made(store, ids)
+    assert store.set_match_status("hhl", ids, COUNTED) == MATCHES
+    statements = counted.since(mark)
+    # 150 matches, a few statements each, were 600 round trips; each under the bound
+    assert len(statements) <= 12, statements
+    assert max(statements) <= arena_sql.PARAMETERS
+    assert {m: st for m, _, st, *_ in store._r("SELECT match_id, lineup, status FROM "
+                                              "arena_matches")} == dict.fromkeys(ids, COUNTED)
+    assert all(store.store.match(m).seed == i for i, m in enumerate(ids))
+    seats = set(store._r("SELECT match_id, seat, bot_id FROM arena_seats"))
+    assert seats == {(m, s, b) for i, m in enumerate(ids) for s, (b, _) in enumerate(lineup(i))}
+    # a status only from the ones named: none of them is in play any more
+    assert store.set_match_status("hhl", ids, PLAYING) == 0
+
+
+def test_tables_are_made_all_or_none(arena):
+    """A failure while a cycle's tables are written (the store away, the lease taken)
+    leaves none of them half made: no arena match without its row, nothing to void."""
+    store, _ = arena
+    ids = [f"m{m:04d}" for m in range(MATCHES)]
+    ids[-1] = ids[0]      # its row's key taken by the first one: the last insert fails
+    with pytest.raises(store.store.conflicts):
+        made(store, ids)
+    assert store.matches_in_play("hhl") == []
+    assert store._r("SELECT count(*) FROM arena_seats") == [(0,)]
+    assert store.store.match(ids[0]) is None
+    made(store, ids[1:-1])     # the store goes on
+    assert len(store.matches_in_play("hhl")) == MATCHES - 2
+
+
+def test_results_are_numbered_in_one_go_and_never_twice(arena):
+    store, counted = arena
+    ids = [f"r{m:04d}" for m in range(MATCHES)]
+    for i, m in enumerate(ids):
+        store.add_result(m, "hhl", 200.0 + i, {"match_id": m, "ended": 200.0 + i})
+    mark = len(counted.statements)
+    assert store.count_results("hhl", [(m, i + 1) for i, m in enumerate(ids)]) == MATCHES
+    assert len(counted.since(mark)) <= 2
+    assert [r["sequence"] for r in store.counted_after("hhl", 0)] == list(range(1, MATCHES + 1))
+    assert [r["match_id"] for r in store.counted_after("hhl", 0)] == ids
+    # numbered already: not again, whatever number is asked for
+    assert store.count_results("hhl", [(ids[0], 999), (ids[1], 1000)]) == 0
+    assert store.counted_after("hhl", MATCHES) == []
+
+
+def test_a_matchmaker_whose_lease_was_taken_writes_nothing(arena):
+    store, _ = arena
+    store.add_result("late", "hhl", 1.0, {"match_id": "late"})
+    # another engine took the lease (its epoch moved on)
+    store._w("UPDATE arenas SET epoch = epoch + 1 WHERE id = ?", ("hhl",))
+    with pytest.raises(Fenced):
+        made(store, ["m1"])
+    assert store.matches_in_play("hhl") == []
+    assert store.count_results("hhl", [("late", 1)]) == 0
+    assert store.uncounted("hhl")[0][0] == "late"
