@@ -186,10 +186,12 @@ class Referee:
                 yardsticks: dict | None = None) -> Referee:
         """Rebuild a match from its log: the rules core is deterministic, so replaying the
         accepted moves in order gives the identical state and version."""
-        referee = cls(row, store, None, store.seat_hashes(row.id), on_over, on_lost,
-                      yardsticks)
-        for seat, name in store.seat_names(row.id).items():
-            referee.seats[seat].name = name
+        claims = store.seat_claims(row.id)
+        referee = cls(row, store, None, {s: h for s, (h, _) in claims.items()}, on_over,
+                      on_lost, yardsticks)
+        for seat, (_, name) in claims.items():
+            if name:
+                referee.seats[seat].name = name
         in_a_row = [0] * len(referee.seats)
         for move in store.moves(row.id):
             referee._apply(move.seat, move.move_text, move.cause, durable=False,
