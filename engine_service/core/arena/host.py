@@ -12,8 +12,8 @@ row owned by the engine it is placed on; that engine adopts it (`adopt_placed`, 
 once when it is this one). Every engine tracks the arena matches it holds however it came
 to hold them (made here, placed here, taken over from a dead engine, restored after a
 restart): residents play their seats, seats whose bot has not come within the arena's
-seat_wait_s are played by the clock (a no-show: charged, and the bot paused), and when the
-match ends its arena result is inserted, once.
+seat_wait_s of being sent its seat are played by the clock (a no-show: charged, and the
+bot paused), and when the match ends its arena result is inserted, once.
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ class Hosted:
     referee: Referee
     meta: dict
     sub: Subscriber
+    told: dict[int, float] | None = None   # seat -> when its bot was sent it (no_shows)
 
 
 class Host:
@@ -142,12 +143,23 @@ class Host:
 
     # ----- the clock of arena seats ----------------------------------------------------------
     def no_shows(self, now: float) -> None:
-        for hosted in list(self.tracked.values()):
+        """Play the seats whose bot has not come within the arena's seat wait, counted
+        from when its lobby was sent the seat: a bot is charged for its own lateness, not
+        for the engines' in telling it (a lobby's engine behind by seconds under load).
+        A seat never sent (no lobby) counts from the match's making."""
+        late = [h for h in list(self.tracked.values()) if h.referee.status == WAITING and
+                now - h.referee.row.created >= self.room.seat_wait(h.meta["arena"])]
+        unread = [h for h in late if h.told is None]
+        if unread:
+            sent = self.store.sent([h.referee.id for h in unread])
+            for h in unread:
+                h.told = {s: sent.get((h.referee.id, s), 0.0) for s in range(len(h.meta["seats"]))}
+        for hosted in late:
             referee = hosted.referee
-            if referee.status != WAITING or now - referee.row.created < self.room.seat_wait(
-                    hosted.meta["arena"]):
-                continue
+            wait = self.room.seat_wait(hosted.meta["arena"])
             for seat in referee.unfilled_pool_seats():
+                if now - max(hosted.told[seat], referee.row.created) < wait:
+                    continue
                 bot_id = hosted.meta["seats"][seat]["bot_id"]
                 self.engine.pools.withdraw(referee, seat)
                 referee.no_show(seat)     # played by the clock at once; charged a crash

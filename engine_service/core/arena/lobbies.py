@@ -147,7 +147,7 @@ class Lobbies:
             return
         # Marked sent before they are sent: a mark the store refused is tried again at the
         # next look, and a lobby is never sent one seat twice.
-        self.store.delivered([(f[0], f[1]) for f in found])
+        self.store.delivered([(f[0], f[1]) for f in found], time.time())
         for i, (match_id, seat, _bot_id, arena, session, left, owner, address) in \
                 enumerate(found):
             lb = by_session[session]

@@ -78,7 +78,8 @@ CREATE TABLE IF NOT EXISTS arena_seats (
     bot_id TEXT NOT NULL,
     version TEXT NOT NULL,
     arena TEXT NOT NULL,
-    delivered INTEGER NOT NULL DEFAULT 0,   -- sent to the bot's lobby
+    delivered INTEGER NOT NULL DEFAULT 0,   -- when sent to the bot's lobby, Unix ms; 0: not
+                                            -- yet (1: sent, when not kept: older engines)
     created REAL NOT NULL,
     PRIMARY KEY (match_id, seat)
 );
@@ -491,12 +492,23 @@ class ArenaStore:
         return [(*r[:5], r[5] - r[6] if r[5] else None, r[7] or "", r[8] or "")
                 for r in rows]
 
-    def delivered(self, seats: list[tuple[str, int]]) -> None:
-        """Mark these (match id, seat)s sent."""
+    def delivered(self, seats: list[tuple[str, int]], now: float) -> None:
+        """Mark these (match id, seat)s sent, at `now`."""
         for part in _parts(seats, 2):
-            self._w("UPDATE arena_seats SET delivered = 1 WHERE " +
+            self._w("UPDATE arena_seats SET delivered = ? WHERE " +
                     " OR ".join("(match_id = ? AND seat = ?)" for _ in part),
-                    tuple(v for pair in part for v in pair))
+                    (max(2, round(now * 1000)), *(v for pair in part for v in pair)))
+
+    def sent(self, match_ids: list[str]) -> dict[tuple[str, int], float]:
+        """(match id, seat) -> when its seat was sent to the bot's lobby (Unix seconds), of
+        these matches' seats sent at a known time."""
+        out = {}
+        for part in _parts(match_ids):
+            for match_id, seat, at in self._r(
+                    f"SELECT match_id, seat, delivered FROM arena_seats WHERE delivered > 1 "
+                    f"AND match_id IN ({_marks(part)})", tuple(part)):
+                out[(match_id, seat)] = at / 1000
+        return out
 
     def redeliver(self, bot_id: str, arena: str, version: str) -> None:
         """A new lobby of the bot: its seats in play, of that version, are sent again."""
