@@ -231,7 +231,11 @@ class Referee:
                 # answer was lost (the store stopped answering after it took the write).
                 # The store is the truth: taken in, or the seat waits for a claim that can
                 # never come, and its match never starts.
-                self._claimed(seat, self._store.seat_hashes(self.id).get(seat, ""))
+                try:
+                    stored = self._store.seat_hashes(self.id).get(seat, "")
+                except StoreUnavailable as e:
+                    raise EngineError(Reason.STORE_UNAVAILABLE, f"{e}", self.version) from None
+                self._claimed(seat, stored)
             if self.seats[seat].claimed:
                 raise EngineError(Reason.SEAT_TAKEN, f"seat {seat} of match {self.id} is "
                                   "already claimed", self.version)
