@@ -151,7 +151,8 @@ SCHEMA_LOCK = 0x6172656E61   # "arena": the advisory lock engines take to make t
 PLACING, PLAYING, COUNTED, VOIDED = "placing", "playing", "counted", "voided"
 IN_PLAY = (PLACING, PLAYING)
 # The parameters one statement takes, at most: under SQLite's limit before 3.32 (999), so
-# that a long list (a cycle's matches, their seats, the bots they free) is a few statements.
+# that a long list (a cycle's matches, their seats, the bots they free) goes in as few
+# statements as any SQLite allows.
 PARAMETERS = 990
 
 
