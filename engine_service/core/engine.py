@@ -162,8 +162,8 @@ class Engine:
     def adopt_match(self, match_id: str, new: MatchRow | None = None) -> bool:
         """Restore a match this engine now owns (a failover, or made for it elsewhere)
         from its log and start its clocks; False (logged) when it cannot be replayed.
-        `new`: the row of a match made here a moment ago (an arena's), which nothing has
-        claimed or played yet: taken as it is, with no read of the store."""
+        `new`: its row, when nothing has claimed a seat of it or played in it yet (an arena
+        match just made here or placed here): taken as it is, with no read of the log."""
         row = new or self.store.match(match_id)
         try:
             if new is not None:

@@ -121,3 +121,21 @@ def test_a_matchmaker_whose_lease_was_taken_writes_nothing(arena):
     assert store.matches_in_play("hhl") == []
     assert store.count_results("hhl", [("late", 1)]) == 0
     assert store.uncounted("hhl")[0][0] == "late"
+
+
+def test_the_matches_placed_a_moment_ago_are_read_in_one_go(arena):
+    """What an engine holds the matches placed on it from: the rows of those nothing has
+    claimed or played in yet, in one read; one with a claimed seat or a logged move is left
+    to a restore from its log."""
+    store, counted = arena
+    ids = [f"p{m:04d}" for m in range(MATCHES)]
+    made(store, ids)
+    store._w("INSERT INTO seats (match_id, seat, token_hash, name) VALUES (?, 0, 'h', '')",
+             (ids[0],))
+    store._w("INSERT INTO moves (match_id, version, seat, move, cause, at) VALUES "
+             "(?, 1, 0, '6-6', 'seat', 1.0)", (ids[1],))
+    mark = len(counted.statements)
+    fresh = store.fresh_rows(ids)
+    assert len(counted.since(mark)) == 1
+    assert sorted(fresh) == ids[2:]
+    assert all(fresh[m] == store.store.match(m) for m in ids[2:])

@@ -71,7 +71,7 @@ class Host:
     # ----- coming to hold a match ----------------------------------------------------------
     def adopt(self, match_id: str, epoch: int, new: MatchRow | None = None) -> None:
         """Hold a match placed on this engine (its row names this engine at `epoch`);
-        `new`, its row when it was made here a moment ago (Engine.adopt_match)."""
+        `new`, its row when nothing has claimed or played in it yet (Engine.adopt_match)."""
         if self.engine.store.engine_id is not None:
             self.engine.store.epochs[match_id] = epoch
         if self.engine.adopt_match(match_id, new):
@@ -79,9 +79,16 @@ class Host:
 
     def adopt_placed(self) -> None:
         held = self.engine.live_ids()
-        for match_id, epoch in self.store.placed_here():
-            if match_id not in held:
-                self.adopt(match_id, epoch)
+        placed = [(m, epoch) for m, epoch in self.store.placed_here() if m not in held]
+        if not placed:
+            return
+        # Those placed a moment ago (nothing claimed or played yet, nearly all of them) are
+        # held from their rows, read in one go: restoring each from its log took four
+        # reads, and under load the engine's arena thread spent a third of its time on
+        # them while the seats it was to deliver waited (docs/arena.md, "End to end").
+        fresh = self.store.fresh_rows([m for m, _ in placed])
+        for match_id, epoch in placed:
+            self.adopt(match_id, epoch, fresh.get(match_id))
 
     def scan(self) -> None:
         """Track the arena matches this engine holds and does not track yet (taken over
