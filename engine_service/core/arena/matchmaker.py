@@ -28,6 +28,7 @@ import secrets
 from collections import defaultdict
 from dataclasses import dataclass
 
+from ladders.leaderboard import Board
 from ladders.matchmaking import Candidate, next_table
 from ladders.seeds import derive_seed
 
@@ -63,11 +64,14 @@ class Matchmaker:
         self.sets: dict[frozenset, tuple[list, int, int]] = {}  # duplicate sets going on
         self.turn = 0
         self.held_until: float | None = None   # when the first bot the gap holds is let go
+        self.board: Board | None = None   # the arena's board, as of the last count (start)
         self.over_seen: dict[str, float] = {}
         self.last_reconcile = 0.0
 
     def start(self) -> None:
-        """Read back what the arena has in play (after a takeover or a restart)."""
+        """Read back what the arena has in play (after a takeover or a restart), and the
+        board with every result counted so far."""
+        self.board = self.room.board(self.id)
         for match_id, lineup, status, created, set_no, rotation in \
                 self.store.matches_in_play(self.id):
             self.playing[match_id] = {"lineup": lineup, "created": created, "status": status,
@@ -98,7 +102,8 @@ class Matchmaker:
             return
         # This matchmaker is the only writer of the sequence numbers: the next ones follow
         # the board's last, and the board reads them all back once, after they are written.
-        sequence = self.room.board(self.id).last_sequence
+        self.board = self.room.board(self.id)     # whatever an earlier cycle left unread
+        sequence = self.board.last_sequence
         numbered = []
         for match_id, _, result in uncounted:
             if match_id not in self.playing:
@@ -123,7 +128,9 @@ class Matchmaker:
         for match_id, _, result in numbered:
             freed += self._release(match_id, result)
         self.store.set_free(freed, self.id, now)
-        self.room.board(self.id)
+        # The only writer of the arena's sequence numbers: folded now, the board is
+        # current until the next count, and the cycle reads it back no more.
+        self.board = self.room.board(self.id)
         # after the release: a duplicate set's last rotation closes it, and its record (the
         # analysis reads it) is public from then on; after the board's fold: the sample
         # (skill.py) is noted as the results are folded
@@ -243,7 +250,7 @@ class Matchmaker:
             tables.append(table)
             for k in wanted:
                 free.pop(k)
-        residents = self.room.resident_candidates(self.id)
+        residents = self.room.resident_candidates(self.id, self.board)
         while free:
             chosen = next_table(list(free.values()), residents, self.seats, self.last_lineup,
                                 self.turn)
@@ -267,7 +274,6 @@ class Matchmaker:
         if not present:
             return {}, set()     # an idle arena: nothing more is read
         infos = self.room.accounts.infos(r[0] for r in present)
-        board = self.room.board(self.id)
         free, held = {}, set()
         for bot_id, version, free_since, paused, _, left in present:
             info = infos.get(bot_id)
@@ -280,7 +286,7 @@ class Matchmaker:
                 until = last + SEATING_GAP_S
                 self.held_until = min(self.held_until or until, until)
                 continue
-            entry = board.entries.get(key)
+            entry = self.board.entries.get(key)
             free[key] = Candidate(key, info.owner, entry.mu if entry else 25.0,
                                   float(free_since))
         return free, held

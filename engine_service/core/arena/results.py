@@ -11,18 +11,6 @@ from __future__ import annotations
 from ..matches.referee import Referee
 
 
-def seat_faults(referee: Referee) -> list[dict]:
-    """Faults by seat, as ladders charge them (Referee.faults_by_name, per seat)."""
-    timeouts = referee.timeouts()
-    out = []
-    for i, seat in enumerate(referee.seats):
-        f = referee.faults[i]
-        out.append({"timeouts": timeouts[i], "illegal": f["illegal"],
-                    "disconnects": f["disconnects"], "spam": f["spam"],
-                    "crashes": 1 if f["no_show"] or seat.absent else 0})
-    return out
-
-
 def arena_result(referee: Referee, arena: str, lineup: list, ended: float, set_no: int = 0,
                  rotation: int = 0) -> dict:
     """The arena result of `referee`'s finished match; `lineup`: [[bot id, version] by seat]."""
@@ -33,5 +21,5 @@ def arena_result(referee: Referee, arena: str, lineup: list, ended: float, set_n
         scores, titles = list(result["stones"]), list(result["camat_titles"])
     return {"match_id": referee.id, "arena": arena, "lineup": [list(k) for k in lineup],
             "scores": scores, "titles": titles, "deals": len(referee.match.deals),
-            "faults": seat_faults(referee), "ended": ended, "set": set_no,
+            "faults": referee.faults_by_seat(), "ended": ended, "set": set_no,
             "rotation": rotation}

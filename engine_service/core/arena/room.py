@@ -309,8 +309,7 @@ class Arenas:
         info = self.accounts.infos([bot_id]).get(bot_id)
         return info.name if info else bot_id
 
-    def resident_candidates(self, arena_id: str) -> list[Candidate]:
-        board = self.board(arena_id)
+    def resident_candidates(self, arena_id: str, board: Board) -> list[Candidate]:
         out = []
         for info in self._resident_bots.values():
             key = (info.bot_id, RESIDENT_VERSION)

@@ -343,34 +343,31 @@ class Referee:
                     raise
                 # claimed in the store all along (claim): absent, the clock plays it
 
-    def faults_by_name(self) -> dict:
-        """Faults per seat name (a ladder's entrant), from the move log and the counters:
-        timeouts (the clock played), illegal, disconnects, crashes (a seat that never
-        came, or that was still absent at the end) and spam (refused moves too many in a
-        row)."""
+    def faults_by_seat(self) -> list[dict]:
+        """Faults per seat, as ladders and arenas charge them, from the move log as played
+        here (the store's, without reading it) and the counters: timeouts (the clock
+        played: a timeout, or an absent seat's turn), illegal, disconnects, crashes (a
+        seat that never came, or that was still absent at the end) and spam (refused moves
+        too many in a row)."""
         with self._lock:
-            timeouts = self.timeouts()
-            out: dict[str, dict] = {}
-            for i, seat in enumerate(self.seats):
-                f = out.setdefault(seat.name or f"seat{i}", {"timeouts": 0, "illegal": 0,
-                                                              "disconnects": 0, "crashes": 0,
-                                                              "spam": 0})
-                f["timeouts"] += timeouts[i]
-                f["illegal"] += self.faults[i]["illegal"]
-                f["disconnects"] += self.faults[i]["disconnects"]
-                f["spam"] += self.faults[i]["spam"]
-                f["crashes"] += 1 if self.faults[i]["no_show"] or seat.absent else 0
-            return out
-
-    def timeouts(self) -> list[int]:
-        """Moves the clock played, by seat (a timeout, or an absent seat's turn), counted
-        from the log as played here: the same as the store's, without reading it."""
-        with self._lock:
-            out = [0] * len(self.seats)
+            timeouts = [0] * len(self.seats)
             for move in self._log:
                 if move.cause in (BY_TIMEOUT, BY_ABSENT) and move.seat >= 0:
-                    out[move.seat] += 1
-            return out
+                    timeouts[move.seat] += 1
+            return [{"timeouts": timeouts[i], "illegal": f["illegal"],
+                     "disconnects": f["disconnects"], "spam": f["spam"],
+                     "crashes": 1 if f["no_show"] or seat.absent else 0}
+                    for i, (seat, f) in enumerate(zip(self.seats, self.faults, strict=True))]
+
+    def faults_by_name(self) -> dict:
+        """faults_by_seat summed per seat name (a ladder's entrant)."""
+        out: dict[str, dict] = {}
+        for i, (seat, faults) in enumerate(zip(self.seats, self.faults_by_seat(),
+                                               strict=True)):
+            f = out.setdefault(seat.name or f"seat{i}", dict.fromkeys(faults, 0))
+            for kind, n in faults.items():
+                f[kind] += n
+        return out
 
     def moved_by(self, cause: str) -> bool:
         """Whether any move in the match's log has this cause (BY_SEAT: a seat's holder
