@@ -14,6 +14,25 @@ import grpc
 from domino_proto.domino.v1 import arena_pb2, arena_pb2_grpc, play_pb2, play_pb2_grpc
 
 
+class LobbyStub:
+    """A lobby stream in process: what the engine tells it, kept."""
+
+    def __init__(self):
+        self.pauses, self.seats, self.ended = [], [], []
+
+    def seated(self, *seat):
+        self.seats.append(seat)
+
+    def paused(self, reason, message):
+        self.pauses.append(reason)
+
+    def end(self, error):
+        self.ended.append(error)
+
+    def finish(self):
+        self.ended.append(None)
+
+
 class ArenaClient:
     def __init__(self, address: str):
         self.address = address

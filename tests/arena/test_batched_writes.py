@@ -1,7 +1,8 @@
-"""The matchmaker's writes in bulk (engine_service/core/storage/arena_sql.py): a cycle's
-matches, their seats, their rows, their statuses and its results' sequence numbers go in a
-few statements whatever their number, each under the parameters one statement may take;
-each write is fenced by the arena's lease as a single one was. On both stores."""
+"""The arena's store work in few round trips (engine_service/core/storage/arena_sql.py): a
+cycle's matches, their seats, their rows, their statuses and its results' sequence numbers
+go in a few statements whatever their number, each under the parameters one statement may
+take, each write fenced by the arena's lease as a single one was; every arena's lease is
+kept with one read. On both stores."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 
 from engine_service.core.engine import Engine
 from engine_service.core.storage import arena_sql
-from engine_service.core.storage.arena_sql import COUNTED, PLAYING, ArenaStore
+from engine_service.core.storage.arena_sql import COUNTED, PLAYING, VOIDED, ArenaStore
 from engine_service.core.storage.rows import Fenced, MatchRow
 
 MATCHES = 150            # 1,200 values of matches and 3,600 of seats: several statements each
@@ -120,7 +121,19 @@ def test_a_matchmaker_whose_lease_was_taken_writes_nothing(arena):
         made(store, ["m1"])
     assert store.matches_in_play("hhl") == []
     assert store.count_results("hhl", [("late", 1)]) == 0
-    assert store.uncounted("hhl")[0][0] == "late"
+    assert store._r("SELECT seq FROM arena_results WHERE match_id = 'late'") == [(None,)]
+
+
+def test_the_results_to_count_are_those_of_matches_in_play_in_the_order_they_ended(arena):
+    """A voided match is never counted, even when its result came in after all (its engine
+    finished it as it was voided): the read leaves it out, once and for all, instead of the
+    matchmaker looking each such match up again at every cycle."""
+    store, _ = arena
+    made(store, ["a", "b", "c"])
+    for m, ended in (("a", 3.0), ("b", 1.0), ("c", 2.0)):
+        store.add_result(m, "hhl", ended, {"match_id": m})
+    assert store.set_match_status("hhl", ["c"], VOIDED) == 1
+    assert [m for m, _, _ in store.uncounted("hhl")] == ["b", "a"]
 
 
 def test_the_matches_placed_a_moment_ago_are_read_in_one_go(arena):
@@ -139,3 +152,24 @@ def test_the_matches_placed_a_moment_ago_are_read_in_one_go(arena):
     assert len(counted.since(mark)) == 1
     assert sorted(fresh) == ids[2:]
     assert all(fresh[m] == store.store.match(m) for m in ids[2:])
+
+
+def test_every_arenas_lease_is_read_at_once(arena):
+    store, counted = arena
+    store.add_arena("domeng", {"variant": "domeng"}, "secret")
+    mark = len(counted.statements)
+    leases = store.leases(["hhl", "domeng", "nowhere"], 2.0)
+    assert len(counted.since(mark)) == 1
+    assert set(leases) == {"hhl", "domeng"}
+    owner, epoch, alive = leases["hhl"]
+    assert (owner, epoch, alive) == (store.engine_id, store.epochs["hhl"], True)
+    assert leases["domeng"] == (None, 0, False)
+    assert store.holds_lease("hhl", leases["hhl"]) and len(counted.since(mark)) == 1
+    assert store.take_lease("hhl", 2.0, leases["hhl"]) == epoch   # held already: kept
+    assert store.take_lease("domeng", 2.0, leases["domeng"]) == 1
+    assert len(counted.since(mark)) == 2        # the compare and set, and nothing else
+    # a lease read before another engine moved the epoch on: the compare and set loses
+    store._w("UPDATE arenas SET epoch = epoch + 1 WHERE id = ?", ("domeng",))
+    assert store.take_lease("domeng", 2.0, (None, 1, False)) is None
+    assert not store.holds_lease("domeng", store.leases(["domeng"], 2.0)["domeng"])
+    assert store.lease_holder("hhl", 2.0) == store.engine_id

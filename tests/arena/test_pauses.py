@@ -6,24 +6,7 @@ import time
 from engine_service.core.arena import spec
 from engine_service.core.engine import Engine
 from engine_service.core.security.keys import OPEN_PRINCIPAL
-from tests.arena.support import wait_until
-
-
-class Stream:
-    def __init__(self):
-        self.pauses, self.seats, self.ended = [], [], []
-
-    def seated(self, *seat):
-        self.seats.append(seat)
-
-    def paused(self, reason, message):
-        self.pauses.append(reason)
-
-    def end(self, error):
-        self.ended.append(error)
-
-    def finish(self):
-        self.ended.append(None)
+from tests.arena.support import LobbyStub, wait_until
 
 
 def test_timeouts_in_three_matches_in_a_row_pause_the_bot_until_it_connects_again():
@@ -31,7 +14,7 @@ def test_timeouts_in_three_matches_in_a_row_pause_the_bot_until_it_connects_agai
     engine.recover()
     try:
         bot, key = engine.arenas.register(OPEN_PRINCIPAL, "slow", "")
-        stream = Stream()
+        stream = LobbyStub()
         engine.arenas.enlist(key, "v1", "hhl", stream)
         mm = wait_until(lambda: engine.arenas.matchmakers.get("hhl"), 120, "the matchmaker")
         lineup = [[bot.bot_id, "v1"]] + [[f"other{i}", "v1"] for i in range(3)]
@@ -51,7 +34,7 @@ def test_timeouts_in_three_matches_in_a_row_pause_the_bot_until_it_connects_agai
         ended(2)
         assert paused() == spec.TIMEOUTS
         wait_until(lambda: stream.pauses == [spec.TIMEOUTS], 120, "the lobby told")
-        again = Stream()
+        again = LobbyStub()
         engine.arenas.enlist(key, "v1", "hhl", again)      # a new lobby clears the pause
         assert paused() == ""
         wait_until(lambda: stream.ended, 120, "the first lobby replaced")
@@ -73,7 +56,7 @@ def test_a_no_show_counts_from_when_the_bot_was_sent_its_seat():
     engine.recover()
     try:
         bot, key = engine.arenas.register(OPEN_PRINCIPAL, "late-told", "")
-        stream = Stream()
+        stream = LobbyStub()
         engine.arenas.enlist(key, "v1", "hhl", stream)    # its seat stream never comes
         (_, match_id, seat, *_), = wait_until(lambda: stream.seats, 120, "a seat")
         store, host = engine.arenas.store, engine.arenas.host

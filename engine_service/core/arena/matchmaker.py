@@ -33,7 +33,7 @@ from ladders.matchmaking import Candidate, next_table
 from ladders.seeds import derive_seed
 
 from ... import rules
-from ..storage.arena_sql import COUNTED, IN_PLAY, PLACING, PLAYING, VOIDED
+from ..storage.arena_sql import COUNTED, PLACING, PLAYING, VOIDED
 from ..storage.rows import Fenced
 from .host import match_row
 from .results import arena_result
@@ -104,16 +104,8 @@ class Matchmaker:
         # the board's last, and the board reads them all back once, after they are written.
         self.board = self.room.board(self.id)     # whatever an earlier cycle left unread
         sequence = self.board.last_sequence
-        numbered = []
-        for match_id, _, result in uncounted:
-            if match_id not in self.playing:
-                found = self.store.arena_match(match_id)
-                if found is None or found[2] not in IN_PLAY:
-                    continue    # voided (or never ours): never counted
-            sequence += 1
-            numbered.append((match_id, sequence, result))
-        if not numbered:
-            return
+        numbered = [(match_id, sequence + n, result)
+                    for n, (match_id, _, result) in enumerate(uncounted, 1)]
         # A few statements for all of them, not three each: at a thousand bots a cycle
         # counted dozens of results, one round trip after another, while the bots they
         # freed waited for their next table (docs/arena.md, "End to end").

@@ -244,14 +244,15 @@ class Arenas:
         if self.engine.cluster is not None and self.engine.cluster.draining:
             self.let_go("draining")
             return
+        leases = self.store.leases(self.specs, self.lease_s)    # every arena's, in one read
         for arena_id in list(self.matchmakers):
-            if not self.store.holds_lease(arena_id):
+            if not self.store.holds_lease(arena_id, leases.get(arena_id)):
                 log.warning("arena %s: its lease was taken by another engine", arena_id)
                 self._stop_matchmaker(arena_id)
         for arena_id in self.specs:
-            if arena_id in self.matchmakers:
+            if arena_id in self.matchmakers or arena_id not in leases:
                 continue
-            if self.store.take_lease(arena_id, self.lease_s) is None:
+            if self.store.take_lease(arena_id, self.lease_s, leases[arena_id]) is None:
                 continue
             found = self.store.arena(arena_id)
             if found is None:

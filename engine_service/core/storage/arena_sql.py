@@ -61,6 +61,7 @@ CREATE TABLE IF NOT EXISTS arena_presence (
     seated INTEGER NOT NULL DEFAULT 0,      -- matches this lobby was seated in
     PRIMARY KEY (bot_id, arena)
 );
+CREATE INDEX IF NOT EXISTS arena_presence_by_session ON arena_presence (session);
 CREATE TABLE IF NOT EXISTS arena_matches (
     match_id TEXT PRIMARY KEY,
     arena TEXT NOT NULL,
@@ -84,6 +85,9 @@ CREATE TABLE IF NOT EXISTS arena_seats (
     PRIMARY KEY (match_id, seat)
 );
 CREATE INDEX IF NOT EXISTS arena_seats_by_bot ON arena_seats (bot_id, created);
+-- The seats not yet sent: each engine looks for them every DELIVERY_S, and in a standing
+-- arena the seats ever made grow without end, so the look reads only these.
+CREATE INDEX IF NOT EXISTS arena_seats_undelivered ON arena_seats (match_id) WHERE delivered = 0;
 CREATE TABLE IF NOT EXISTS arena_results (
     match_id TEXT PRIMARY KEY,
     arena TEXT NOT NULL,
@@ -280,22 +284,34 @@ class ArenaStore:
 
     def lease_holder(self, arena_id: str, lease_s: float) -> str:
         """The engine id running the arena's matchmaker now ('' when none is alive)."""
-        cond, args = self._live("a.owner", lease_s)
-        rows = self._r(f"SELECT a.owner FROM arenas a WHERE a.id = ? AND a.owner IS NOT NULL "
-                       f"AND {cond}", (arena_id, *args))
-        return rows[0][0] if rows else ""
+        owner, _, alive = self.leases([arena_id], lease_s).get(arena_id, (None, 0, False))
+        return owner if owner and alive else ""
 
-    def take_lease(self, arena_id: str, lease_s: float) -> int | None:
+    def leases(self, arena_ids, lease_s: float) -> dict[str, tuple[str | None, int, bool]]:
+        """arena id -> (owner, epoch, whether that owner is alive) of these arenas, in one
+        read: an engine keeps every arena's lease at once, every LEASE_CHECK_S, and under
+        load each round trip of its arena thread delays the seats it delivers."""
+        ids = list(arena_ids)
+        if not ids:
+            return {}
+        cond, args = self._live("a.owner", lease_s)
+        return {a: (owner, epoch, bool(alive)) for a, owner, epoch, alive in self._r(
+            f"SELECT a.id, a.owner, a.epoch, CASE WHEN a.owner IS NULL THEN 0 WHEN {cond} "
+            f"THEN 1 ELSE 0 END FROM arenas a WHERE a.id IN ({_marks(ids)})", (*args, *ids))}
+
+    def take_lease(self, arena_id: str, lease_s: float,
+                   lease: tuple[str | None, int, bool] | None = None) -> int | None:
         """Take the arena's lease when no live engine holds it (compare and set on the
-        epoch: one engine wins); its new epoch, or None."""
-        rows = self._r("SELECT owner, epoch FROM arenas WHERE id = ?", (arena_id,))
-        if not rows:
+        epoch: one engine wins); its new epoch, or None. `lease`: the arena's entry of
+        `leases`, when just read."""
+        lease = lease or self.leases([arena_id], lease_s).get(arena_id)
+        if lease is None:
             return None
-        owner, epoch = rows[0]
+        owner, epoch, alive = lease
         if self.store.shared:
             if owner == self.engine_id:
                 return epoch if self.epochs.get(arena_id) == epoch else None
-            if owner and self.lease_holder(arena_id, lease_s):
+            if owner and alive:
                 return None
         elif owner == "" and epoch > 0 and arena_id in self.epochs:
             return epoch
@@ -305,15 +321,21 @@ class ArenaStore:
         self.epochs[arena_id] = epoch + 1
         return epoch + 1
 
-    def holds_lease(self, arena_id: str) -> bool:
+    def holds_lease(self, arena_id: str,
+                    lease: tuple[str | None, int, bool] | None = None) -> bool:
+        """Whether this engine still holds the arena's lease at the epoch it took; `lease`:
+        the arena's entry of `leases`, when just read."""
         epoch = self.epochs.get(arena_id)
         if epoch is None:
             return False
-        rows = self._r("SELECT 1 FROM arenas WHERE id = ? AND owner = ? AND epoch = ?",
-                       (arena_id, self.engine_id, epoch))
-        if not rows:
+        if lease is None:
+            held = bool(self._r("SELECT 1 FROM arenas WHERE id = ? AND owner = ? AND "
+                                "epoch = ?", (arena_id, self.engine_id, epoch)))
+        else:
+            held = lease[:2] == (self.engine_id, epoch)
+        if not held:
             self.epochs.pop(arena_id, None)
-        return bool(rows)
+        return held
 
     def release_lease(self, arena_id: str) -> None:
         epoch = self.epochs.pop(arena_id, None)
@@ -515,7 +537,7 @@ class ArenaStore:
         """A new lobby of the bot: its seats in play, of that version, are sent again."""
         self._w("UPDATE arena_seats SET delivered = 0 WHERE bot_id = ? AND arena = ? AND "
                 "version = ? AND match_id IN (SELECT match_id FROM arena_matches WHERE "
-                "status IN (?, ?))", (bot_id, arena, version, *IN_PLAY))
+                "arena = ? AND status IN (?, ?))", (bot_id, arena, version, arena, *IN_PLAY))
 
     def placed_here(self) -> list[tuple[str, int]]:
         """(match id, epoch) of unfinished arena matches the store says this engine owns
@@ -562,10 +584,12 @@ class ArenaStore:
                        (match_id, arena, ended, json.dumps(result))) == 1
 
     def uncounted(self, arena: str) -> list[tuple[str, float, dict]]:
-        """(match id, ended, result) of results without a sequence number, in the order
-        their matches ended."""
-        rows = self._r("SELECT match_id, ended, row FROM arena_results WHERE arena = ? AND "
-                       "seq IS NULL ORDER BY ended, match_id", (arena,))
+        """(match id, ended, result) of results without a sequence number whose matches
+        are in play (a voided match is never counted), in the order their matches ended."""
+        rows = self._r("SELECT r.match_id, r.ended, r.row FROM arena_results r JOIN "
+                       "arena_matches m ON m.match_id = r.match_id WHERE r.arena = ? AND "
+                       "r.seq IS NULL AND m.status IN (?, ?) ORDER BY r.ended, r.match_id",
+                       (arena, *IN_PLAY))
         return [(m, e, json.loads(r)) for m, e, r in rows]
 
     def has_result(self, match_id: str) -> bool:
