@@ -239,6 +239,10 @@ class Engine:
     def live_count(self) -> int:
         return len(self._referees)
 
+    def holds(self, match_id: str) -> bool:
+        with self._lock:
+            return match_id in self._referees
+
     def close(self) -> None:
         if self.cluster is not None:
             self.cluster.stop()

@@ -18,8 +18,10 @@ bot paused), and when the match ends its arena result is inserted, once.
 
 from __future__ import annotations
 
+import functools
 import logging
 import queue
+import threading
 import time
 from dataclasses import dataclass
 
@@ -33,6 +35,15 @@ from .results import arena_result
 from .spec import ARENA_POOL_PREFIX, COUNT, NO_SHOW
 
 log = logging.getLogger(__name__)
+
+
+def _locked(method):
+    """A method of Host run under its lock."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return run
 
 
 def arena_of(referee: Referee) -> dict | None:
@@ -67,16 +78,26 @@ class Host:
         self.tracked: dict[str, Hosted] = {}
         self._unwritten: dict[str, Referee] = {}   # over, result not stored yet (store away)
         self._other: set[str] = set()   # matches held here that are no arena's
+        # The arena thread and the matchmaking one (room.py), which adopts the tables it
+        # makes on this engine at once, both come to hold matches here.
+        self._lock = threading.RLock()
 
     # ----- coming to hold a match ----------------------------------------------------------
+    @_locked
     def adopt(self, match_id: str, epoch: int, new: MatchRow | None = None) -> None:
         """Hold a match placed on this engine (its row names this engine at `epoch`);
-        `new`, its row when nothing has claimed or played in it yet (Engine.adopt_match)."""
+        `new`, its row when nothing has claimed or played in it yet (Engine.adopt_match).
+        Once: the matchmaking thread adopts what it makes here, and the arena thread's look
+        for matches placed here may find the same one first (its wake-up comes as the
+        match commits); a second referee would split the match's seats between two."""
+        if self.engine.holds(match_id):
+            return
         if self.engine.store.engine_id is not None:
             self.engine.store.epochs[match_id] = epoch
         if self.engine.adopt_match(match_id, new):
             self.track(self.engine.get(match_id))
 
+    @_locked
     def adopt_placed(self) -> None:
         held = self.engine.live_ids()
         placed = [(m, epoch) for m, epoch in self.store.placed_here() if m not in held]
@@ -90,6 +111,7 @@ class Host:
         for match_id, epoch in placed:
             self.adopt(match_id, epoch, fresh.get(match_id))
 
+    @_locked
     def scan(self) -> None:
         """Track the arena matches this engine holds and does not track yet (taken over
         by the cluster, restored after a restart)."""
@@ -149,6 +171,7 @@ class Host:
         return referee, seat
 
     # ----- the clock of arena seats ----------------------------------------------------------
+    @_locked
     def no_shows(self, now: float) -> None:
         """Play the seats whose bot has not come within the arena's seat wait, counted
         from when its lobby was sent the seat: a bot is charged for its own lateness, not
@@ -175,6 +198,7 @@ class Host:
                          hosted.meta["arena"], referee.id, seat, bot_id)
 
     # ----- what the matches say ---------------------------------------------------------------
+    @_locked
     def handle(self, item) -> None:
         if isinstance(item, Update) and item.over:
             hosted = self.tracked.get(item.match_id)
@@ -194,6 +218,7 @@ class Host:
         self._unwritten[referee.id] = referee
         self.write_results()
 
+    @_locked
     def write_results(self) -> None:
         """Insert the results of the matches that ended here; one the store refused now is
         tried again at the next tick."""
@@ -212,6 +237,7 @@ class Host:
             if meta["arena"] in self.room.matchmakers:
                 self.room.wake(COUNT)   # elsewhere the store tells the matchmaker's engine
 
+    @_locked
     def close(self) -> None:
         for hosted in self.tracked.values():
             hosted.referee.unsubscribe(hosted.sub)

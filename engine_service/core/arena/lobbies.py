@@ -70,6 +70,9 @@ class Lobbies:
         self.store = room.store
         self._lock = threading.Lock()
         self._lobbies: dict[str, Lobby] = {}    # session -> lobby
+        # Both arena threads deliver (room.py): one at a time, or two could read the same
+        # seats as not sent and send them twice.
+        self._delivering = threading.Lock()
 
     def enlist(self, bot: BotInfo, bot_key: str, version: str, arena: str,
                stream: LobbyStream, max_matches: int = 0) -> Lobby:
@@ -137,6 +140,10 @@ class Lobbies:
         lb.stream.end(err)
 
     def deliver(self) -> None:
+        with self._delivering:
+            self._deliver()
+
+    def _deliver(self) -> None:
         with self._lock:
             by_session = dict(self._lobbies)
         if not by_session:

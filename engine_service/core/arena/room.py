@@ -1,19 +1,24 @@
 """The engine's arena room: accounts, lobbies, the matches it hosts, the matchmakers of the
-arenas whose lease it holds, and the leaderboards, on one thread of their own.
+arenas whose lease it holds, and the leaderboards, on two threads of their own.
 
-The arena thread's rounds keep the leases (every LEASE_CHECK_S: take an arena whose lease
-no live engine holds, drop one another engine took), watch the arena matches it hosts and
-store their results, and do three steps, each on a poll of its own (spec.polls) and at
-once when woken (Wake): adopt the arena matches placed here (ADOPT), end replaced lobbies
-and deliver seats (LOBBIES; DELIVER alone delivers), and run a cycle of each matchmaker it
-holds (COUNT). What wakes a step: this engine's own doing (a result stored here, a lobby
-connected here), and on PostgreSQL another engine's write, told by the database itself
-(storage/arena_sql.py PG_WAKES, heard by storage/listener.py): a result stored there or a
-lobby connected there wakes the matchmaker, a match made elsewhere wakes the engine it is
-placed on and those holding its bots' lobbies. A wake-up is a hint: the polls find the same
-work, so a lost one delays it by a poll and loses nothing. A step that fails is logged and
-tried again at the next round: the thread never dies silently, and one arena's failure
-stops nothing else.
+The arena thread watches the arena matches this engine hosts and stores their results, and
+does two steps, each on a poll of its own (spec.polls) and at once when woken (Wake):
+adopt the arena matches placed here (ADOPT), end replaced lobbies and deliver seats
+(LOBBIES; DELIVER alone delivers). The matchmaking thread keeps the leases (every
+LEASE_CHECK_S: take an arena whose lease no live engine holds, drop one another engine
+took) and runs a cycle of each matchmaker it holds (COUNT), on its poll and when woken.
+They are two because each waits on the store most of its time: on one thread, under load,
+a bot freed by a result waited for the lobbies' and the hosted matches' round trips before
+the matchmaker counted it, and a match's end waited for the matchmaker's before its
+result was written (docs/arena.md, "End to end"). What they share is locked: the hosted
+matches (host.py) and the delivery of seats (lobbies.py). What wakes a step: this
+engine's own doing (a result stored here, a lobby connected here), and on PostgreSQL
+another engine's write, told by the database itself (storage/arena_sql.py PG_WAKES, heard
+by storage/listener.py): a result stored there or a lobby connected there wakes the
+matchmaker, a match made elsewhere wakes the engine it is placed on and those holding its
+bots' lobbies. A wake-up is a hint: the polls find the same work, so a lost one delays it
+by a poll and loses nothing. A step that fails is logged and tried again at the next
+round: neither thread dies silently, and one arena's failure stops nothing else.
 
 Leaderboards are recomputed on every engine from the counted results, incrementally: each
 engine folds the results it has not read yet (those with a higher sequence number) into
@@ -95,7 +100,8 @@ class Arenas:
         self.skill = ArenaSkill(engine)
         self.leaderboards = Leaderboards(self)
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
+        self._matchmaking = threading.Event()    # the matchmaking thread's wake-up (COUNT)
         self._last_lease = 0.0
 
     # ----- lifecycle -----------------------------------------------------------------------
@@ -110,8 +116,12 @@ class Arenas:
         if not self.specs and self.engine.cluster is None:
             return
         self._listener = self.engine.store.listen(WAKE_CHANNEL, self._heard)
-        self._thread = threading.Thread(target=self._run, name="arena", daemon=True)
-        self._thread.start()
+        self._threads = [threading.Thread(target=self._run, name="arena", daemon=True)]
+        if self.specs:
+            self._threads.append(threading.Thread(target=self._run_matchmaking,
+                                                  name="arena-matchmaking", daemon=True))
+        for thread in self._threads:
+            thread.start()
 
     def _load_known(self) -> None:
         for arena_id in self.store.arena_ids():
@@ -121,10 +131,14 @@ class Arenas:
                     self._known[arena_id] = found[0]
 
     def poke(self) -> None:
-        self.inbox.put(POKE)
+        self.wake(*POKE)
 
     def wake(self, *steps: str) -> None:
-        self.inbox.put(Wake(steps))
+        if COUNT in steps:
+            self._matchmaking.set()
+        rest = Wake(steps) - {COUNT}
+        if rest:
+            self.inbox.put(Wake(rest))
 
     def _heard(self, payload: str | None) -> None:
         """A wake-up from the store (listener.py's thread): "ENGINE STEP", for this engine
@@ -162,8 +176,8 @@ class Arenas:
         if self._listener is not None:
             self._listener.close()
         self.poke()
-        if self._thread is not None:
-            self._thread.join(5)
+        for thread in self._threads:
+            thread.join(5)
         self.lobbies.close()
         self.host.close()
         self.residents.close()
@@ -174,7 +188,7 @@ class Arenas:
         while not self._stop.is_set():
             woken: set[str] = set()
             try:
-                item = self.inbox.get(timeout=self._until_due())
+                item = self.inbox.get(timeout=self._until_due(ADOPT, LOBBIES))
                 while True:
                     if isinstance(item, Wake):
                         woken |= item
@@ -190,9 +204,10 @@ class Arenas:
             except Exception:   # a bug: said, and the next round goes on
                 log.exception("arena: a round failed; going on")
 
-    def _until_due(self) -> float:
-        """Seconds until the next poll or lease check is due."""
-        due = min([self._last_lease + LEASE_CHECK_S, *self._due.values()])
+    def _until_due(self, *steps: str) -> float:
+        """Seconds until the next poll of these steps is due (at most LEASE_CHECK_S: a
+        round also retries the results the store refused, and plays the no-shows)."""
+        due = min([time.time() + LEASE_CHECK_S, *(self._due.get(s, 0.0) for s in steps)])
         return max(0.0, due - time.time())
 
     def _polled(self, step: str, woken: set[str], now: float, every: float) -> bool:
@@ -215,9 +230,6 @@ class Arenas:
 
     def _round(self, woken: set[str]) -> None:
         now = time.time()
-        if now - self._last_lease >= LEASE_CHECK_S:
-            self._last_lease = now
-            self._guard("keeping the leases", self._keep_leases)
         if self.engine.cluster is not None and self._polled(ADOPT, woken, now,
                                                             self.delivery_s):
             self._guard("adopting placed matches", self.host.adopt_placed)
@@ -228,6 +240,25 @@ class Arenas:
             self._guard("the lobbies", self.lobbies.tick)
         elif DELIVER in woken:
             self._guard("delivering seats", self.lobbies.deliver)
+
+    # ----- the matchmaking thread ------------------------------------------------------------
+    def _run_matchmaking(self) -> None:
+        while not self._stop.is_set():
+            due = min(self._last_lease + LEASE_CHECK_S, self._due.get(COUNT, 0.0))
+            woken = self._matchmaking.wait(max(0.0, due - time.time()))
+            self._matchmaking.clear()
+            if self._stop.is_set():
+                return
+            try:
+                self._matchmaking_round({COUNT} if woken else set())
+            except Exception:   # a bug: said, and the next round goes on
+                log.exception("arena: a matchmaking round failed; going on")
+
+    def _matchmaking_round(self, woken: set[str]) -> None:
+        now = time.time()
+        if now - self._last_lease >= LEASE_CHECK_S:
+            self._last_lease = now
+            self._guard("keeping the leases", self._keep_leases)
         if self._polled(COUNT, woken, now, self.cycle_s):
             for arena_id, mm in list(self.matchmakers.items()):
                 try:
