@@ -64,3 +64,38 @@ def test_a_seat_is_sent_once_when_both_threads_deliver_at_once():
             assert len(stream.seats) == before + 1, stream.seats[before:]
     finally:
         engine.close()
+
+
+def test_a_lobbys_last_seat_ends_it_whichever_thread_delivers_it(monkeypatch, tmp_path):
+    """A lobby asking for one match (ArenaEnlist.max_matches) ends with its seat. The seat
+    counts are written with the seats, in one commit: the arena thread (or another engine)
+    that delivers the seats as they commit reads the counts with them. Here it delivers
+    at the worst moment, just before the counts are written: it finds nothing to send (the
+    seats are not committed yet), and the matchmaker's own delivery, after the commit,
+    sends the last seat and ends the lobby. On a file: the in-memory store's connections
+    share one cache and read what is not committed yet."""
+    from domino_cli.engine_cmd import residents
+    from engine_service.core.storage.arena_sql import ArenaStore
+    from engine_service.core.storage.factory import open_store
+
+    makers = {k: v for k, v in residents().items() if k in ("random", "greedy", "heuristic")}
+    engine = Engine(open_store(str(tmp_path / "arena.db")), arenas=[spec.parse("hhl")],
+                    residents=makers)
+    engine.recover()
+    real = ArenaStore.count_seating
+
+    def counted_after_a_delivery(store, bot_ids, arena):
+        other = threading.Thread(target=engine.arenas.lobbies.deliver)
+        other.start()
+        other.join(30)
+        return real(store, bot_ids, arena)
+    monkeypatch.setattr(ArenaStore, "count_seating", counted_after_a_delivery)
+    try:
+        _, key = engine.arenas.register(OPEN_PRINCIPAL, "once", "")
+        stream = LobbyStub()
+        engine.arenas.enlist(key, "v1", "hhl", stream, max_matches=1)
+        wait_until(lambda: stream.seats, 120, "its seat")
+        wait_until(lambda: stream.ended == [None], 120, "the lobby ended after its seat")
+        assert len(stream.seats) == 1
+    finally:
+        engine.close()

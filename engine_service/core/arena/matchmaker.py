@@ -315,11 +315,16 @@ class Matchmaker:
             row = match_row(self.spec, t.match_id, t.seed, seats,
                             [infos[b].name for b, _ in t.lineup], t.set_no, t.rotation, now)
             rows.append((row, t.target or None, t.epoch))
+        bots = [b for t in tables for b, _ in t.lineup if not self.room.is_resident(b)]
         with self.store.together() as made:
             made.add_matches(self.id, [(t.match_id, t.lineup, t.target, now, t.set_no,
                                         t.rotation) for t in tables])
             made.add_match_rows(rows)
-        bots = []
+            # In the same commit as the seats: a lobby's engine (this one's arena thread,
+            # or another engine) that delivers them as they commit must read the seat
+            # counts with them, or a lobby's last seat (ArenaEnlist.max_matches) is sent
+            # as if more were to come, and the lobby never ends.
+            made.count_seating(bots, self.id)
         for t, (row, _, _) in zip(tables, rows, strict=True):
             self.playing[t.match_id] = {"lineup": t.lineup, "created": now,
                                         "status": PLAYING, "set": t.set_no,
@@ -328,12 +333,9 @@ class Matchmaker:
                 self.room.host.adopt(t.match_id, t.epoch, row)
             for bot_id, _ in t.lineup:
                 self.seated_at[bot_id] = now
-                if not self.room.is_resident(bot_id):
-                    bots.append(bot_id)
             log.info("arena %s: match %s made%s: %s", self.id, t.match_id,
                      f" on {t.address}" if t.address else "",
                      ", ".join(f"{infos[b].name}@{v}" for b, v in t.lineup))
-        self.store.count_seating(bots, self.id)
         return True
 
     def _placement(self) -> tuple[str, str]:
