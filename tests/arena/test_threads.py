@@ -1,10 +1,13 @@
 """The arena's two threads (room.py): the matchmaking one makes tables and adopts those
 placed on its own engine at once, while the arena thread looks for matches placed here and
-delivers seats. What both may do to the same match or seat happens once."""
+delivers seats. What both may do to the same match or seat happens once, and neither
+runs its rounds without a pause."""
 
 from __future__ import annotations
 
 import threading
+
+import pytest
 
 from engine_service.core.arena import spec
 from engine_service.core.engine import Engine
@@ -99,3 +102,15 @@ def test_a_lobbys_last_seat_ends_it_whichever_thread_delivers_it(monkeypatch, tm
         assert len(stream.seats) == 1
     finally:
         engine.close()
+
+
+def test_the_arena_thread_waits_for_its_next_poll_even_with_a_step_never_polled():
+    """A lone engine (no cluster) never polls for placed matches (ADOPT): that step is not
+    due, and the thread waits for the lobbies' next poll. Taken for due, it made the arena
+    thread of every lone engine run its rounds without a pause, a core each."""
+    from engine_service.core.arena.room import LEASE_CHECK_S, until_due
+    from engine_service.core.arena.spec import ADOPT, LOBBIES
+
+    assert until_due({LOBBIES: 100.2}, (ADOPT, LOBBIES), 100.0) == pytest.approx(0.2)
+    assert until_due({}, (ADOPT, LOBBIES), 100.0) == LEASE_CHECK_S
+    assert until_due({LOBBIES: 99.0, ADOPT: 101.0}, (ADOPT, LOBBIES), 100.0) == 0.0

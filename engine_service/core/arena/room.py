@@ -63,6 +63,14 @@ PUBLIC_SETS_KEPT = 4096  # duplicate sets known public, kept so that a view read
 HEARD = {COUNT, ADOPT, DELIVER}   # the steps another engine's write may wake (PG_WAKES)
 
 
+def until_due(due: dict[str, float], steps, now: float) -> float:
+    """Seconds from `now` until the next poll of these steps is due, at most LEASE_CHECK_S
+    (a round also retries the results the store refused, and plays the no-shows). A step
+    never polled yet is not due: ADOPT is polled only in a cluster, and counting it due
+    made a lone engine's arena thread run its rounds without a pause."""
+    return max(0.0, min([now + LEASE_CHECK_S, *(due[s] for s in steps if s in due)]) - now)
+
+
 class Wake(frozenset):
     """The steps the next round does now, whatever their polls say (in the inbox)."""
 
@@ -188,7 +196,8 @@ class Arenas:
         while not self._stop.is_set():
             woken: set[str] = set()
             try:
-                item = self.inbox.get(timeout=self._until_due(ADOPT, LOBBIES))
+                item = self.inbox.get(timeout=until_due(self._due, (ADOPT, LOBBIES),
+                                                         time.time()))
                 while True:
                     if isinstance(item, Wake):
                         woken |= item
@@ -203,12 +212,6 @@ class Arenas:
                 self._round(woken)
             except Exception:   # a bug: said, and the next round goes on
                 log.exception("arena: a round failed; going on")
-
-    def _until_due(self, *steps: str) -> float:
-        """Seconds until the next poll of these steps is due (at most LEASE_CHECK_S: a
-        round also retries the results the store refused, and plays the no-shows)."""
-        due = min([time.time() + LEASE_CHECK_S, *(self._due.get(s, 0.0) for s in steps)])
-        return max(0.0, due - time.time())
 
     def _polled(self, step: str, woken: set[str], now: float, every: float) -> bool:
         """Whether `step` runs this round (woken, or its poll due), and its next poll."""
