@@ -247,8 +247,9 @@ class Arenas:
     # ----- the matchmaking thread ------------------------------------------------------------
     def _run_matchmaking(self) -> None:
         while not self._stop.is_set():
-            due = min(self._last_lease + LEASE_CHECK_S, self._due.get(COUNT, 0.0))
-            woken = self._matchmaking.wait(max(0.0, due - time.time()))
+            now = time.time()
+            woken = self._matchmaking.wait(min(until_due(self._due, (COUNT,), now),
+                                               max(0.0, self._last_lease + LEASE_CHECK_S - now)))
             self._matchmaking.clear()
             if self._stop.is_set():
                 return
