@@ -150,9 +150,10 @@ OPEN_TIMEOUT_S = 15.0            # how long a starting engine waits for the data
 # at once; a frozen one (SIGSTOP, a network black hole) answers nothing at all, and its
 # host's kernel may even acknowledge every packet, so neither TCP keepalives nor a
 # server-side statement_timeout can end such a wait: only the client's own clock can.
-# A server slower than WAIT_S (a commit is ~0.2 ms, p99 0.4 ms: make bench) is taken for
-# away: that one move is refused, and the probe lets calls through again at its next
-# answer (within PROBE_S). Longer would stall the loop longer at the start of an outage.
+# A call that waits longer than WAIT_S (a commit is ~0.2 ms, p99 0.4 ms: make bench) is
+# refused, and the probe looks at once: the store is down when the probe's own round trip
+# is late or refused too (health.py: one late answer on a busy machine is no outage).
+# Longer would stall the loop longer at the start of an outage.
 WAIT_S = 0.5                     # one round trip on a connection
 POOL_WAIT_S = 0.5                # for a connection of the pool
 # An operator whose server is slower than that under normal load (a remote database, a
@@ -180,6 +181,10 @@ def wait_bound() -> float:
         raise StoreUnavailable(str(e)) from None
 
 
+class LateAnswer(psycopg.OperationalError):
+    """A wait on the server that ran out: the server may be away, or only late."""
+
+
 class BoundedConnection(psycopg.Connection):
     """A connection whose every wait on the server lasts at most `wait_s`. One that runs
     out is closed, since it is in the middle of the protocol, and raises
@@ -195,8 +200,7 @@ class BoundedConnection(psycopg.Connection):
             return super().wait(gen, interval=interval, timeout=self.wait_s)
         except psycopg.errors._WaitTimeout:   # (psycopg >= 3.3 gives wait a timeout)
             self.close()
-            raise psycopg.OperationalError(f"the server did not answer within "
-                                           f"{self.wait_s:g} s") from None
+            raise LateAnswer(f"the server did not answer within {self.wait_s:g} s") from None
 
 
 def _configure(conn: psycopg.Connection) -> None:
@@ -228,6 +232,7 @@ class PostgresStore(SQLStore):
     remote = True      # each commit a round trip: moves are played on threads
     ladder_match_order = "seq"
     unavailable = (psycopg.OperationalError,)   # PoolTimeout, the bounds above, AdminShutdown...
+    late = (LateAnswer, psycopg_pool.PoolTimeout)
     conflicts = (psycopg.errors.UniqueViolation,)
 
     def __init__(self, dsn: str):

@@ -82,6 +82,8 @@ class SQLStore:
     ladder_match_order = "rowid"
     # The backend's errors that mean "not now" (see `outage`), and "that row exists".
     unavailable: tuple[type[Exception], ...] = ()
+    # Those of them that are a wait running out: the store may only be late (health.py).
+    late: tuple[type[Exception], ...] = ()
     conflicts: tuple[type[Exception], ...] = ()
     path = "?"             # how messages name the store (never with a password)
 
@@ -147,7 +149,8 @@ class SQLStore:
     @contextlib.contextmanager
     def _answering(self) -> Iterator[None]:
         """Refused at once while the store is away; the backend's failures that are
-        outages mark it down and come out as StoreUnavailable."""
+        outages mark it down (a wait that ran out, `late`, has the probe look first) and
+        come out as StoreUnavailable."""
         if not self.health.up:
             raise StoreUnavailable(f"{self.health.refusal()}; try again shortly")
         try:
@@ -156,7 +159,10 @@ class SQLStore:
             if not self.outage(e):
                 raise
             why = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-            self.health.failed(why)
+            if isinstance(e, self.late):
+                self.health.doubted(why)
+            else:
+                self.health.failed(why)
             raise StoreUnavailable(f"the store {self.path} did not answer ({why}); try "
                                    "again shortly") from None
 
