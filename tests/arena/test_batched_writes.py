@@ -173,3 +173,20 @@ def test_every_arenas_lease_is_read_at_once(arena):
     assert store.take_lease("domeng", 2.0, (None, 1, False)) is None
     assert not store.holds_lease("domeng", store.leases(["domeng"], 2.0)["domeng"])
     assert store.lease_holder("hhl", 2.0) == store.engine_id
+
+
+def test_the_matchmaker_reads_only_the_bots_free_in_the_store(arena):
+    """At a thousand bots nearly all are seated at any moment: the matchmaker's read of the
+    free ones leaves out the seated (from their seating until their match is over) and the
+    paused, in the store, instead of reading every lobby at every cycle."""
+    store, _ = arena
+    for bot in ("a", "b", "c", "d"):
+        store.connect(bot, "hhl", "v1", f"session-{bot}", 10.0)
+    with store.together() as tx:
+        tx.count_seating(["a", "b"], "hhl")
+    store.pause("c", "hhl", "no_show")
+    assert [r[0] for r in store.present("hhl", 2.0, free=True)] == ["d"]
+    assert sorted(r[0] for r in store.present("hhl", 2.0)) == ["a", "b", "c", "d"]   # online
+    store.set_free([("a", "v1")], "hhl", 20.0)          # its match is over
+    assert sorted((r[0], r[2]) for r in store.present("hhl", 2.0, free=True)) == [
+        ("a", 20.0), ("d", 10.0)]

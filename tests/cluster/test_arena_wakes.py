@@ -44,13 +44,21 @@ def counted(c: EngineCluster) -> list[tuple[str, str]]:
                  "m.match_id = r.match_id WHERE r.seq IS NOT NULL ORDER BY r.seq")
 
 
+def live(c: EngineCluster, i: int) -> int:
+    """The unfinished matches engine `i` owns (what its heartbeats report)."""
+    return c.sql("SELECT count(*) FROM matches WHERE owner = %s AND status != 'over'",
+                 (engine_id(c, i),))[0][0]
+
+
 def across(c: EngineCluster) -> tuple[int, int]:
-    """(the matchmaker's engine, the other), the matchmaker's made the busier, so that
-    placement sends the arena's matches to the other: the lobby, the match and its result
-    there, the matchmaker here."""
+    """(the matchmaker's engine, the other), the matchmaker's made the busier by more than
+    placement's margin, so that placement sends the arena's matches to the other: the
+    lobby, the match and its result there, the matchmaker here. Counted against the
+    other's load: after an outage the lease may have moved to the engine that was not
+    the busier, and the same number of matches more left both alike."""
     mm, = wait_until(lambda: (h := holder(c)) is not None and (h,), 60, "a matchmaker")
     with contextlib.closing(c.router(mm)) as router:
-        for _ in range(SLACK + 2):
+        while live(c, mm) < live(c, 1 - mm) + SLACK + 2:
             new_match(router, "hhl", {"hands": 1}, 1, here=True)
     return mm, 1 - mm
 

@@ -38,11 +38,14 @@ log = logging.getLogger(__name__)
 
 
 def _locked(method):
-    """A method of Host run under its lock."""
+    """A method of Host whose bookkeeping is done under its lock; the results it leaves
+    to write are written after, outside it (write_results)."""
     @functools.wraps(method)
     def run(self, *args, **kwargs):
         with self._lock:
-            return method(self, *args, **kwargs)
+            done = method(self, *args, **kwargs)
+        self.write_results()
+        return done
     return run
 
 
@@ -79,8 +82,13 @@ class Host:
         self._unwritten: dict[str, Referee] = {}   # over, result not stored yet (store away)
         self._other: set[str] = set()   # matches held here that are no arena's
         # The arena thread and the matchmaking one (room.py), which adopts the tables it
-        # makes on this engine at once, both come to hold matches here.
+        # makes on this engine at once, both come to hold matches here. The lock covers
+        # holding a match and the bookkeeping; the arena thread's reads (the matches placed
+        # here, the seats sent) and the results' writes are made outside it: under load the
+        # matchmaking thread waited on them, a twelfth of its time, while the tables it had
+        # made waited to be held (docs/arena.md).
         self._lock = threading.RLock()
+        self._writing: set[str] = set()   # results a thread is writing now: not the other
 
     # ----- coming to hold a match ----------------------------------------------------------
     @_locked
@@ -97,7 +105,6 @@ class Host:
         if self.engine.adopt_match(match_id, new):
             self.track(self.engine.get(match_id))
 
-    @_locked
     def adopt_placed(self) -> None:
         held = self.engine.live_ids()
         placed = [(m, epoch) for m, epoch in self.store.placed_here() if m not in held]
@@ -171,13 +178,14 @@ class Host:
         return referee, seat
 
     # ----- the clock of arena seats ----------------------------------------------------------
-    @_locked
     def no_shows(self, now: float) -> None:
         """Play the seats whose bot has not come within the arena's seat wait, counted
         from when its lobby was sent the seat: a bot is charged for its own lateness, not
         for the engines' in telling it (a lobby's engine behind by seconds under load).
         A seat never sent (no lobby) counts from the match's making."""
-        late = [h for h in list(self.tracked.values()) if h.referee.status == WAITING and
+        with self._lock:
+            tracked = list(self.tracked.values())
+        late = [h for h in tracked if h.referee.status == WAITING and
                 now - h.referee.row.created >= self.room.seat_wait(h.meta["arena"])]
         unread = [h for h in late if h.told is None]
         if unread:
@@ -215,30 +223,40 @@ class Host:
             referee.unsubscribe(hosted.sub)
         self.room.residents.stop(referee.id)
         self.engine.pools.forget(referee)
-        self._unwritten[referee.id] = referee
-        self.write_results()
+        self._unwritten[referee.id] = referee   # written as its caller lets go of the lock
 
-    @_locked
     def write_results(self) -> None:
         """Insert the results of the matches that ended here; one the store refused now is
-        tried again at the next tick."""
-        for match_id, referee in list(self._unwritten.items()):
-            meta = arena_of(referee)
-            lineup = [[s["bot_id"], s["version"]] for s in meta["seats"]]
+        tried again at the next tick. One being written by the other thread is left to it:
+        neither waits for the other's round trip."""
+        with self._lock:
+            unwritten = [(m, r) for m, r in self._unwritten.items() if m not in self._writing]
+            self._writing.update(m for m, _ in unwritten)
+        for match_id, referee in unwritten:
             try:
-                result = arena_result(referee, meta["arena"], lineup, time.time(),
-                                      meta.get("set", 0), meta.get("rotation", 0))
-                self.store.add_result(match_id, meta["arena"], result["ended"], result)
-            except Exception:
-                log.exception("arena %s: the result of match %s could not be stored; trying "
-                              "again", meta["arena"], match_id)
-                continue
-            del self._unwritten[match_id]
-            if meta["arena"] in self.room.matchmakers:
-                self.room.wake(COUNT)   # elsewhere the store tells the matchmaker's engine
+                self._write_result(match_id, referee)
+            finally:
+                with self._lock:
+                    self._writing.discard(match_id)
 
-    @_locked
+    def _write_result(self, match_id: str, referee: Referee) -> None:
+        meta = arena_of(referee)
+        lineup = [[s["bot_id"], s["version"]] for s in meta["seats"]]
+        try:
+            result = arena_result(referee, meta["arena"], lineup, time.time(),
+                                  meta.get("set", 0), meta.get("rotation", 0))
+            self.store.add_result(match_id, meta["arena"], result["ended"], result)
+        except Exception:
+            log.exception("arena %s: the result of match %s could not be stored; trying "
+                          "again", meta["arena"], match_id)
+            return
+        with self._lock:
+            self._unwritten.pop(match_id, None)
+        if meta["arena"] in self.room.matchmakers:
+            self.room.wake(COUNT)   # elsewhere the store tells the matchmaker's engine
+
     def close(self) -> None:
-        for hosted in self.tracked.values():
-            hosted.referee.unsubscribe(hosted.sub)
-        self.tracked.clear()
+        with self._lock:
+            for hosted in self.tracked.values():
+                hosted.referee.unsubscribe(hosted.sub)
+            self.tracked.clear()

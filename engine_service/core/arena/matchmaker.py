@@ -67,6 +67,7 @@ class Matchmaker:
         self.board: Board | None = None   # the arena's board, as of the last count (start)
         self.over_seen: dict[str, float] = {}
         self.last_reconcile = 0.0
+        self.unfolded = False   # a count's numbers written, perhaps, and not folded here
 
     def start(self) -> None:
         """Read back what the arena has in play (after a takeover or a restart), and the
@@ -101,14 +102,16 @@ class Matchmaker:
         if not uncounted:
             return
         # This matchmaker is the only writer of the sequence numbers: the next ones follow
-        # the board's last, and the board reads them all back once, after they are written.
-        self.board = self.room.board(self.id)     # whatever an earlier cycle left unread
+        # the board's last, and the board folds them from memory once they are written.
+        if self.unfolded:   # an earlier count failed midway: what it numbered is read back
+            self.board = self.room.board(self.id)
         sequence = self.board.last_sequence
         numbered = [(match_id, sequence + n, result)
                     for n, (match_id, _, result) in enumerate(uncounted, 1)]
         # A few statements for all of them, not three each: at a thousand bots a cycle
         # counted dozens of results, one round trip after another, while the bots they
         # freed waited for their next table (docs/arena.md, "End to end").
+        self.unfolded = True
         if self.store.count_results(self.id, [(m, s) for m, s, _ in numbered]) != \
                 len(numbered):
             self._check_lease()     # Fenced when another engine runs the arena now
@@ -120,9 +123,10 @@ class Matchmaker:
         for match_id, _, result in numbered:
             freed += self._release(match_id, result)
         self.store.set_free(freed, self.id, now)
-        # The only writer of the arena's sequence numbers: folded now, the board is
-        # current until the next count, and the cycle reads it back no more.
-        self.board = self.room.board(self.id)
+        # Folded now, the board is current until the next count.
+        self.board = self.room.fold(self.id, [{**result, "sequence": s}
+                                              for _, s, result in numbered])
+        self.unfolded = False
         # after the release: a duplicate set's last rotation closes it, and its record (the
         # analysis reads it) is public from then on; after the board's fold: the sample
         # (skill.py) is noted as the results are folded
@@ -168,6 +172,7 @@ class Matchmaker:
     # ----- 2. reconciling ----------------------------------------------------------------
     def reconcile(self, now: float) -> None:
         states = self.store.match_state(list(self.playing))
+        over = []
         for match_id, info in list(self.playing.items()):
             state = states.get(match_id)
             if state is None:
@@ -179,22 +184,28 @@ class Matchmaker:
                 info["status"] = PLAYING
             status, last = state
             if status == "over":
-                self._over(match_id, now)
+                over.append(match_id)
             elif now - last > self.stall_s:
                 self.void(match_id, now, f"no move for {now - last:.0f} s")
+        if over:
+            self._over(over, now)
 
-    def _over(self, match_id: str, now: float) -> None:
-        counted = self.store.results_of([match_id])
-        if match_id in counted:     # counted, but its status not yet written (a takeover)
-            self.store.set_match_status(self.id, [match_id], COUNTED)
-            self._freed(match_id, now, counted[match_id])
-            return
-        if self.store.has_result(match_id):
-            return                  # the next count takes it
-        first = self.over_seen.setdefault(match_id, now)
-        if now - first < RESULT_GRACE_S:
-            return
-        # Its owner died between the last move and the result: made from the store.
+    def _over(self, match_ids: list[str], now: float) -> None:
+        """These matches are over and not counted here yet: their results, read at once."""
+        results = self.store.results_of(match_ids)
+        for match_id in match_ids:
+            result = results.get(match_id)
+            if result is not None and result["sequence"] is not None:
+                # counted, but its status not yet written (a takeover)
+                self.store.set_match_status(self.id, [match_id], COUNTED)
+                self._freed(match_id, now, result)
+            elif result is None:     # with one, the next count takes it
+                first = self.over_seen.setdefault(match_id, now)
+                if now - first >= RESULT_GRACE_S:
+                    self._result_from_store(match_id, now)
+
+    def _result_from_store(self, match_id: str, now: float) -> None:
+        """Its owner died between the last move and the result: made from the store."""
         referee = self.room.engine.get(match_id)
         meta = referee.row.settings["arena"]
         lineup = [[s["bot_id"], s["version"]] for s in meta["seats"]]
@@ -262,7 +273,9 @@ class Matchmaker:
         match of the arena, not seated within SEATING_GAP_S; those that would be but for
         that gap (rate_held))."""
         busy = {k[0] for info in self.playing.values() for k in info["lineup"]}
-        present = self.store.present(self.id, self.room.lease_s)
+        # Free in the store too: seated bots and paused ones are not read (the busy set
+        # above still guards a lobby that reconnected in the middle of its match).
+        present = self.store.present(self.id, self.room.lease_s, free=True)
         if not present:
             return {}, set()     # an idle arena: nothing more is read
         infos = self.room.accounts.infos(r[0] for r in present)

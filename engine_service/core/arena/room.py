@@ -370,6 +370,26 @@ class Arenas:
                 if len(found) < 5000:
                     return board
 
+    def fold(self, arena_id: str, counted: list[dict]) -> Board:
+        """The arena's board with `counted` folded in: results the matchmaker here has just
+        numbered (each with its "sequence"), in order. Folded from memory when they follow
+        the board's last (a reader's fold may have taken some of them already): the
+        matchmaker is the only writer of the numbers, so the store has nothing else to
+        give, and reading it back cost the matchmaking thread a round trip a cycle. Else
+        the board reads what it has not folded (board())."""
+        board = self._boards.get(arena_id)
+        if board is not None:
+            with self._board_lock:
+                rest = [r for r in counted if r["sequence"] > board.last_sequence]
+                follows = [r["sequence"] for r in rest] == list(
+                    range(board.last_sequence + 1, board.last_sequence + 1 + len(rest)))
+                if follows:
+                    for r in rest:
+                        if board.add(r):
+                            self.skill.note(arena_id, r, board)
+                    return board
+        return self.board(arena_id)
+
     def folded(self, arena_id: str) -> int:
         """The last sequence number folded into this engine's board (-1: none yet)."""
         board = self._boards.get(arena_id)
@@ -528,17 +548,19 @@ class Arenas:
                                  "online": here is not None,
                                  "free": here is not None and not paused and arena_id not in busy,
                                  "paused": paused, "connected": here[0] if here else 0.0})
-        return {"bot": bot, "versions": versions, "live": [self._match(m) for m in live]}
+        return {"bot": bot, "versions": versions, "live": [self._match(m, {}) for m in live]}
 
     def bot_matches(self, name: str, limit: int, before: float) -> tuple[list[dict], bool]:
         bot = self.accounts.by_name(name)
         found = self.store.bot_matches(bot.bot_id, before, limit + 1)
-        return [self._match(m) for m in found[:limit]], len(found) > limit
+        results = self.store.results_of([m[0] for m in found[:limit] if m[3] == COUNTED])
+        return [self._match(m, results) for m in found[:limit]], len(found) > limit
 
-    def _match(self, m: tuple) -> dict:
+    def _match(self, m: tuple, results: dict[str, dict]) -> dict:
+        """A match of a bot's list; `results`: the results of those counted."""
         match_id, arena_id, lineup, status, created, set_no, rotation = m
         infos = self.accounts.infos(k[0] for k in lineup)
-        result = self.store.results_of([match_id]).get(match_id) if status == COUNTED else None
+        result = results.get(match_id) if status == COUNTED else None
         return {"match_id": match_id, "arena_id": arena_id,
                 "status": "playing" if status == "placing" else status,
                 "lineup": [self._seat_entry(k, infos) for k in lineup], "created": created,

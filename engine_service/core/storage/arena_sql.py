@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS arena_presence (
     engine TEXT NOT NULL,                   -- the engine holding the lobby ('' alone)
     session TEXT NOT NULL,                  -- which lobby stream: a new one replaces it
     connected REAL NOT NULL,
-    free_since REAL NOT NULL,
+    free_since REAL NOT NULL,               -- since when it is free; 0 while seated
     paused TEXT NOT NULL DEFAULT '',        -- why the matchmaker skips it; '' when not
     seat_limit INTEGER NOT NULL DEFAULT 0,  -- ArenaEnlist.max_matches (0: none)
     seated INTEGER NOT NULL DEFAULT 0,      -- matches this lobby was seated in
@@ -368,10 +368,11 @@ class ArenaStore:
                 (bot_id, arena, version, self.engine_id, session, now, now, seat_limit))
 
     def count_seating(self, bot_ids: list[str], arena: str) -> None:
-        """One more seat for each of these bots' lobbies (ArenaEnlist.max_matches)."""
+        """One more seat for each of these bots' lobbies (ArenaEnlist.max_matches); each is
+        seated, not free, until its match is over (set_free)."""
         for part in _parts(bot_ids):
-            self._w(f"UPDATE arena_presence SET seated = seated + 1 WHERE arena = ? AND "
-                    f"bot_id IN ({_marks(part)})", (arena, *part))
+            self._w(f"UPDATE arena_presence SET seated = seated + 1, free_since = 0 WHERE "
+                    f"arena = ? AND bot_id IN ({_marks(part)})", (arena, *part))
 
     def disconnect(self, bot_id: str, arena: str, session: str) -> None:
         self._w("DELETE FROM arena_presence WHERE bot_id = ? AND arena = ? AND session = ?",
@@ -389,13 +390,16 @@ class ArenaStore:
         return dict(self._r(f"SELECT session, paused FROM arena_presence WHERE session IN "
                             f"({marks})", tuple(sessions)))
 
-    def present(self, arena: str, lease_s: float) -> list[tuple]:
+    def present(self, arena: str, lease_s: float, free: bool = False) -> list[tuple]:
         """(bot id, version, free since, paused, connected, seats left (None: no limit)) of
-        the bots whose lobby is on a live engine."""
+        the bots whose lobby is on a live engine; with `free`, only those neither seated
+        nor paused. The matchmaker reads these at every cycle, and at a thousand bots
+        nearly all are seated: it read a thousand rows to find a few dozen."""
         cond, args = self._live("p.engine", lease_s)
+        only = " AND p.free_since > 0 AND p.paused = ''" if free else ""
         rows = self._r(f"SELECT p.bot_id, p.version, p.free_since, p.paused, p.connected, "
                        f"p.seat_limit, p.seated FROM arena_presence p WHERE p.arena = ? AND "
-                       f"{cond}", (arena, *args))
+                       f"{cond}{only}", (arena, *args))
         return [(*r[:5], r[5] - r[6] if r[5] else None) for r in rows]
 
     def presence_of(self, bot_id: str, lease_s: float) -> list[tuple]:
@@ -592,9 +596,6 @@ class ArenaStore:
                        (arena, *IN_PLAY))
         return [(m, e, json.loads(r)) for m, e, r in rows]
 
-    def has_result(self, match_id: str) -> bool:
-        return bool(self._r("SELECT 1 FROM arena_results WHERE match_id = ?", (match_id,)))
-
     def count_results(self, arena: str, numbered: list[tuple[str, int]]) -> int:
         """Give these (match id, sequence number)s' results their numbers, in one statement
         (so one commit) for hundreds of them: a reader folding the results in order
@@ -618,11 +619,15 @@ class ArenaStore:
         return [{**json.loads(r), "sequence": s} for s, r in rows]
 
     def results_of(self, match_ids: list[str]) -> dict[str, dict]:
+        """match id -> its result, with its "sequence" (None while not counted), of those of
+        these matches that have one; in one read (the matchmaker's look at its matches
+        over took two reads a match)."""
         out = {}
-        for match_id in match_ids:
-            rows = self._r("SELECT seq, row FROM arena_results WHERE match_id = ?", (match_id,))
-            if rows and rows[0][0] is not None:
-                out[match_id] = {**json.loads(rows[0][1]), "sequence": rows[0][0]}
+        for part in _parts(match_ids):
+            for match_id, seq, row in self._r(f"SELECT match_id, seq, row FROM arena_results "
+                                              f"WHERE match_id IN ({_marks(part)})",
+                                              tuple(part)):
+                out[match_id] = {**json.loads(row), "sequence": seq}
         return out
 
     # ----- match rows the matchmaker makes (placed on any engine) -----------------------
