@@ -82,6 +82,23 @@ def test_a_cycles_matches_seats_and_rows_go_in_a_few_statements(arena):
     assert store.set_match_status("hhl", ids, PLAYING) == 0
 
 
+def test_a_cycles_tables_are_one_batch_of_writes(arena, monkeypatch):
+    """The tables go to the store as one batch (SQLStore.batch: on PostgreSQL pipelined,
+    BEGIN and every write in one round trip, the COMMIT in another), not a statement at
+    a time; a read inside it is a bug."""
+    store, counted = arena
+    batches = []
+    real = store.store._batch
+    monkeypatch.setattr(store.store, "_batch", lambda writes: (batches.append(len(writes)),
+                                                               real(writes))[1])
+    mark = len(counted.statements)
+    made(store, [f"m{m:04d}" for m in range(MATCHES)])
+    assert counted.since(mark) == [] and len(batches) == 1 and batches[0] >= 3
+    assert len(store.matches_in_play("hhl")) == MATCHES
+    with pytest.raises(RuntimeError, match="read inside together"), store.together() as tx:
+        tx.matches_in_play("hhl")
+
+
 def test_tables_are_made_all_or_none(arena):
     """A failure while a cycle's tables are written (the store away, the lease taken)
     leaves none of them half made: no arena match without its row, nothing to void."""

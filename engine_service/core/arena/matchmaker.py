@@ -38,6 +38,7 @@ from ..storage.rows import Fenced
 from .host import match_row
 from .results import arena_result
 from .spec import (
+    DELIVER,
     RECONCILE_S,
     SEATING_GAP_S,
     STALL_CLOCKS,
@@ -225,10 +226,12 @@ class Matchmaker:
 
     # ----- 3. seating --------------------------------------------------------------------
     def seat(self, now: float) -> None:
-        """Make the tables of the bots free now; the seats of those made are delivered to
-        this engine's lobbies at once (the other engines' are told: room.py)."""
+        """Make the tables of the bots free now. The arena thread delivers the seats of
+        this engine's lobbies, woken at once (the other engines' are told: room.py): the
+        delivery's round trips on this thread were a seventh of its time at a thousand bots,
+        and every bot waiting for the next cycle waited for them."""
         if self._make(self._tables(now), now):
-            self.room.lobbies.deliver()
+            self.room.wake(DELIVER)
 
     def _tables(self, now: float) -> list[Table]:
         """The tables to make now: the next rotation of each duplicate set whose bots are

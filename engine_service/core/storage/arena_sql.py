@@ -182,7 +182,7 @@ class ArenaStore:
     def __init__(self, store):
         self.store = store
         self.epochs: dict[str, int] = {}   # arena id -> epoch, of the arenas whose lease we hold
-        self._run = None     # the statements of a transaction (together); None: each alone
+        self._add = None     # queues the writes of a transaction (together); None: each alone
 
     def ensure(self) -> None:
         if self.store.kind == "postgresql":
@@ -201,18 +201,30 @@ class ArenaStore:
             self.store._write(statement)
 
     def _r(self, sql: str, args: tuple = ()) -> list[tuple]:
-        return self._run(sql, args) if self._run else self.store.read(sql, args)
+        if self._add is not None:
+            raise RuntimeError("a read inside together(): its writes are made at its end")
+        return self.store.read(sql, args)
 
-    def _w(self, sql: str, args: tuple = ()) -> int:
-        return self._run(sql, args) if self._run else self.store.write(sql, args)
+    def _w(self, sql: str, args: tuple = (), expect: int | None = None,
+           refused: Exception | None = None) -> int | None:
+        """A write: the rows it changed (None inside together, where it is made later); one
+        that changes another number than `expect` raises `refused`."""
+        if self._add is not None:
+            self._add(sql, args, expect, refused)
+            return None
+        changed = self.store.write(sql, args)
+        if expect is not None and changed != expect:
+            raise refused
+        return changed
 
     @contextlib.contextmanager
     def together(self) -> Iterator[ArenaStore]:
-        """This store, its statements within made in one transaction: all of them, or none
-        when one fails (the store away, a fence refused)."""
-        with self.store.transaction() as run:
+        """This store, its writes within made at the block's end in one transaction, in one
+        or two round trips (SQLStore.batch): all of them, or none when one fails (the store
+        away, a fence refused). A cycle's tables took six, one after another."""
+        with self.store.batch() as add:
             inside = copy.copy(self)
-            inside._run = run
+            inside._add = add
             yield inside
 
     @property
@@ -343,15 +355,17 @@ class ArenaStore:
             self._w("UPDATE arenas SET owner = NULL, epoch = epoch + 1 WHERE id = ? AND "
                     "owner = ? AND epoch = ?", (arena_id, self.engine_id, epoch))
 
-    def _fenced(self, sql: str, args: tuple, arena_id: str) -> int:
-        """A write of the arena's matchmaker, made only while it holds the lease."""
+    def _fenced(self, sql: str, args: tuple, arena_id: str,
+                expect: int | None = None) -> int | None:
+        """A write of the arena's matchmaker, made only while it holds the lease; with
+        `expect`, Fenced when it changes another number of rows (its fence refused it)."""
         epoch = self.epochs.get(arena_id)
         if epoch is None:
             raise Fenced(f"arena {arena_id}: this engine does not run its matchmaker")
         cond = "EXISTS (SELECT 1 FROM arenas WHERE id = ? AND owner = ? AND epoch = ?)"
-        changed = self._w(sql.replace("{fence}", cond),
-                          args + (arena_id, self.engine_id, epoch))
-        return changed
+        return self._w(sql.replace("{fence}", cond), args + (arena_id, self.engine_id, epoch),
+                       expect, Fenced(f"arena {arena_id}: another engine runs its matchmaker "
+                                      f"now"))
 
     # ----- presence ---------------------------------------------------------------------
     def connect(self, bot_id: str, arena: str, version: str, session: str, now: float,
@@ -425,13 +439,12 @@ class ArenaStore:
         statements, not a few each: every round trip of the matchmaker's is one more wait
         of every bot it is about to seat (docs/arena.md, "End to end")."""
         for part in _parts(matches, 8):
-            if self._fenced(f"INSERT INTO arena_matches (match_id, arena, lineup, status, "
-                            f"created, engine, set_no, rotation) SELECT * FROM (VALUES "
-                            f"{_rows(8, len(part))}) AS v WHERE {{fence}}",
-                            tuple(v for m, lineup, engine, created, set_no, rotation in part
-                                  for v in (m, arena, json.dumps(lineup), PLAYING, created,
-                                            engine, set_no, rotation)), arena) != len(part):
-                raise Fenced(f"arena {arena}: another engine runs its matchmaker now")
+            self._fenced(f"INSERT INTO arena_matches (match_id, arena, lineup, status, "
+                         f"created, engine, set_no, rotation) SELECT * FROM (VALUES "
+                         f"{_rows(8, len(part))}) AS v WHERE {{fence}}",
+                         tuple(v for m, lineup, engine, created, set_no, rotation in part
+                               for v in (m, arena, json.dumps(lineup), PLAYING, created,
+                                         engine, set_no, rotation)), arena, expect=len(part))
         seats = [(m, seat, bot_id, version, arena, created)
                  for m, lineup, _, created, _, _ in matches
                  for seat, (bot_id, version) in enumerate(lineup)]

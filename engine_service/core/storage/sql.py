@@ -147,6 +147,31 @@ class SQLStore:
             yield run
 
     @contextlib.contextmanager
+    def batch(self) -> Iterator[Callable[..., None]]:
+        """Writes made together at the block's end, as one transaction, in as few round
+        trips as the backend can: the block's `add(sql, args, expect=None, refused=None)`
+        queues one; a write that changes another number of rows than `expect` raises
+        `refused`, and nothing is committed. Answered as every statement is."""
+        writes: list[tuple] = []
+
+        def add(sql: str, args: tuple = (), expect: int | None = None,
+                refused: Exception | None = None) -> None:
+            writes.append((sql, args, expect, refused))
+        yield add
+        if writes:
+            with self._answering():
+                self._batch(writes)
+
+    def _batch(self, writes: list[tuple]) -> None:
+        """batch's writes, one after another in a transaction (a backend whose round trips
+        cost little)."""
+        with self._transaction() as run:
+            for sql, args, expect, refused in writes:
+                changed = run(sql, args)
+                if expect is not None and changed != expect:
+                    raise refused
+
+    @contextlib.contextmanager
     def _answering(self) -> Iterator[None]:
         """Refused at once while the store is away; the backend's failures that are
         outages mark it down (a wait that ran out, `late`, has the probe look first) and
