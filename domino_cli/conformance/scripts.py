@@ -214,6 +214,7 @@ def decision_points(script: Script, depth: int = 2) -> list[list[dict]]:
             walk(plays + [(bot, move)], k, points + [dict(point, chose=str(move))])
 
     walk([], 0, [])
+    walk = None   # it calls itself through its closure: a cycle (rules/knowledge.py says why)
     return out
 
 

@@ -96,26 +96,28 @@ def _exhaustive(know: Knowledge, unseen: int, rng: random.Random):
 def _match(slots, order):
     """Kuhn's augmenting paths: a tile for every slot, or None."""
     owner_of = {}  # tile -> slot index
-
-    def augment(i, seen):
-        forb = slots[i][1]
-        for t in order:
-            if forb >> t & 1 or t in seen:
-                continue
-            seen.add(t)
-            j = owner_of.get(t)
-            if j is None or augment(j, seen):
-                owner_of[t] = i
-                return True
-        return False
-
     for i in range(len(slots)):
-        if not augment(i, set()):
+        if not _augment(slots, order, owner_of, i, set()):
             return None
     got = [None] * len(slots)
     for t, i in owner_of.items():
         got[i] = TILES[t]
     return got
+
+
+def _augment(slots, order, owner_of: dict, i: int, seen: set) -> bool:
+    """A path that frees a tile for slot i (a module function, not a closure that calls
+    itself: knowledge.py says why)."""
+    forb = slots[i][1]
+    for t in order:
+        if forb >> t & 1 or t in seen:
+            continue
+        seen.add(t)
+        j = owner_of.get(t)
+        if j is None or _augment(slots, order, owner_of, j, seen):
+            owner_of[t] = i
+            return True
+    return False
 
 
 def _mix(placed, rng: random.Random, proposals: int):

@@ -378,21 +378,25 @@ def _compositions(k: SeatKnowledge) -> list[tuple[int, ...]]:
 
 def _fits(played, room) -> bool:
     """Can each played tile be put back into a batch it may have come from, within the room?"""
-    order = sorted(played, key=lambda p: len(p[1]))
+    return _fit_from(sorted(played, key=lambda p: len(p[1])), room, 0)
 
-    def go(i):
-        if i == len(order):
-            return True
-        for b in order[i][1]:
-            if room[b]:
-                room[b] -= 1
-                if go(i + 1):
-                    room[b] += 1
-                    return True
+
+# The searches below recurse through module functions, not through a closure of their own:
+# a nested function that calls itself holds itself in its closure, a reference cycle that
+# only the cyclic collector frees, with everything it captured (placings' memo). A house
+# bot's sampling made tens of thousands of such objects a second, and the engine's full
+# collections then stopped every thread for hundreds of milliseconds (docs/arena.md).
+def _fit_from(order, room, i: int) -> bool:
+    if i == len(order):
+        return True
+    for b in order[i][1]:
+        if room[b]:
+            room[b] -= 1
+            if _fit_from(order, room, i + 1):
                 room[b] += 1
-        return False
-
-    return go(0)
+                return True
+            room[b] += 1
+    return False
 
 
 def fits_batches(k: SeatKnowledge, tiles) -> bool:
@@ -413,19 +417,18 @@ def placings(slots, room) -> int:
     slots, room = list(slots), tuple(room)
     if len(slots) != sum(room) or min(room, default=0) < 0:
         return 0
-    memo: dict[tuple, int] = {}
+    return _placings_from(slots, {}, 0, room)
 
-    def go(i: int, left: tuple) -> int:
-        if i == len(slots):
-            return 1
-        got = memo.get((i, left))
-        if got is None:
-            got = sum(go(i + 1, left[:b] + (left[b] - 1,) + left[b + 1:])
-                      for b in slots[i] if left[b])
-            memo[(i, left)] = got
-        return got
 
-    return go(0, room)
+def _placings_from(slots, memo: dict[tuple, int], i: int, left: tuple) -> int:
+    if i == len(slots):
+        return 1
+    got = memo.get((i, left))
+    if got is None:
+        got = sum(_placings_from(slots, memo, i + 1, left[:b] + (left[b] - 1,) + left[b + 1:])
+                  for b in slots[i] if left[b])
+        memo[(i, left)] = got
+    return got
 
 
 def arrangements(k: SeatKnowledge, tiles) -> int:
