@@ -4,17 +4,18 @@ A PostgreSQL server can go away: stopped, restarting, cut off, or frozen (a blac
 nothing refuses, nothing answers). The engine's moves run on the rpc event loop, so a call
 that waits on such a server would stall every match, every health check and every stream
 of the engine. So every call's wait is bounded (postgres.py), the first call refused or
-cut off marks the store down, and while it is down no call touches it: each is refused at once
-(StoreUnavailable, sql.py). Only the probe marks it up again, once a round trip of its own
-has succeeded; listeners hear of every change (gRPC health, the matches' clocks).
+cut off marks the store down, and while it is down no call touches it: each is refused
+at once (StoreUnavailable, sql.py). Only the probe marks it up again, once a round trip
+of its own has succeeded; listeners hear of every change (gRPC health, the matches'
+clocks).
 
 A call whose wait only ran out (no answer within the bound, no pooled connection free
 within it) is `doubted`, not failed: on a machine busier than its cores, a loaded server
 or an engine's own busy threads make an answer late now and then, and taking each for an
-outage refused every call of the engine for a probe's time, a dozen times a minute at a
-thousand arena bots (docs/cluster.md). That call fails; the probe looks at once, on its own
-connection, and only its failure marks the store down. A frozen server is so found one
-probe's bound later than by the first call.
+outage refused every call of the engine for a probe's time, up to two dozen times a
+minute at a thousand arena bots (docs/arena.md, "End to end"). That call fails; the
+probe looks at once, on its own connection, and only its failure marks the store down.
+A frozen server is so found one probe's bound later than by the first call.
 
 A store nothing can probe (SQLite: a file on this machine) is never marked down: each of
 its failures belongs to its own call.
