@@ -35,40 +35,41 @@ def watched(health: StoreHealth) -> list[bool]:
     return changes
 
 
-@pytest.mark.timeout(60)
-def test_a_doubt_has_the_probe_look_at_once_and_keeps_the_store_up_when_it_answers():
+@pytest.fixture
+def probed():
+    """(the probe, the health it keeps, running, the health's changes as heard)."""
     probe = Probe()
     health = StoreHealth("test", probe)
     changes = watched(health)
     health.start()
     try:
-        wait_for(lambda: probe.looks >= 1, timeout=10, what="the probe's first look")
-        before = probe.looks
-        health.doubted("the server did not answer within 0.5 s")
-        wait_for(lambda: probe.looks > before, timeout=10, what="the probe's look")
-        assert health.up and changes == []
+        yield probe, health, changes
     finally:
         health.close()
 
 
 @pytest.mark.timeout(60)
-def test_a_doubt_the_probe_confirms_marks_the_store_down_and_a_failure_at_once():
-    probe = Probe()
-    health = StoreHealth("test", probe)
-    changes = watched(health)
-    health.start()
-    try:
-        probe.away = True
-        health.doubted("the server did not answer within 0.5 s")
-        wait_for(lambda: not health.up, timeout=10, what="the store marked down")
-        assert changes == [False]
-        probe.away = False
-        wait_for(lambda: health.up, timeout=10, what="the store up again")
-        health.failed("connection refused")       # no probe needed to mark it down
-        assert not health.up
-        assert changes[:3] == [False, True, False]
-    finally:
-        health.close()
+def test_a_doubt_keeps_the_store_up_when_the_probe_answers(probed):
+    probe, health, changes = probed
+    wait_for(lambda: probe.looks >= 1, timeout=10, what="the probe's first look")
+    before = probe.looks
+    health.doubted("the server did not answer within 0.5 s")
+    wait_for(lambda: probe.looks > before, timeout=10, what="the probe's look")
+    assert health.up and changes == []
+
+
+@pytest.mark.timeout(60)
+def test_a_doubt_the_probe_confirms_marks_the_store_down_and_a_failure_at_once(probed):
+    probe, health, changes = probed
+    probe.away = True
+    health.doubted("the server did not answer within 0.5 s")
+    wait_for(lambda: not health.up, timeout=10, what="the store marked down")
+    assert changes == [False]
+    probe.away = False
+    wait_for(lambda: health.up, timeout=10, what="the store up again")
+    health.failed("connection refused")       # no probe needed to mark it down
+    assert not health.up
+    assert changes[:3] == [False, True, False]
 
 
 @pytest.mark.timeout(120)
