@@ -13,6 +13,7 @@ import pytest
 from engine_service.core.arena import spec
 from engine_service.core.engine import Engine
 from ladders.leaderboard import Board
+from tests.arena.support import wait_until
 from tests.arena.test_leaderboard import results, snapshot
 
 
@@ -21,6 +22,8 @@ def room(monkeypatch):
     engine = Engine(arenas=[spec.parse("hhl")])
     engine.recover()
     room = engine.arenas
+    # its matchmaker reads the board as it starts: started before the reads are counted
+    wait_until(lambda: "hhl" in room.matchmakers, 60, "the arena's matchmaker")
     reads = []
     real = room.store.counted_after
 
