@@ -494,11 +494,12 @@ def _split(k: SeatKnowledge, tiles, rng) -> list[int] | None:
     slots += [fits for _, fits in k.played]
     room = tuple(b.size for b in k.batches)
     memo: dict = {}
-    if not _ways(slots, memo, 0, room):
+    if not knowledge.placings_from(slots, memo, 0, room):
         return None
     out, left = [], room
     for i in range(len(slots)):
-        options = [(b, _ways(slots, memo, i + 1, left[:b] + (left[b] - 1,) + left[b + 1:]))
+        options = [(b, knowledge.placings_from(slots, memo, i + 1,
+                                               left[:b] + (left[b] - 1,) + left[b + 1:]))
                    for b in slots[i] if left[b]]
         x = rng.random() * sum(c for _, c in options)
         for b, c in options:
@@ -508,20 +509,6 @@ def _split(k: SeatKnowledge, tiles, rng) -> list[int] | None:
         out.append(b)
         left = left[:b] + (left[b] - 1,) + left[b + 1:]
     return out
-
-
-def _ways(slots, memo: dict, i: int, left: tuple) -> int:
-    """The splits of items i.. over the room `left` (a module function, not a closure that
-    calls itself: engine_service/rules/knowledge.py says why)."""
-    if i == len(slots):
-        return 1 if not any(left) else 0
-    key = (i, left)
-    got = memo.get(key)
-    if got is None:
-        got = sum(_ways(slots, memo, i + 1, left[:b] + (left[b] - 1,) + left[b + 1:])
-                  for b in slots[i] if left[b])
-        memo[key] = got
-    return got
 
 
 def _pick(terms, total: float, rng) -> str:

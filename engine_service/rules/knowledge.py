@@ -417,15 +417,18 @@ def placings(slots, room) -> int:
     slots, room = list(slots), tuple(room)
     if len(slots) != sum(room) or min(room, default=0) < 0:
         return 0
-    return _placings_from(slots, {}, 0, room)
+    return placings_from(slots, {}, 0, room)
 
 
-def _placings_from(slots, memo: dict[tuple, int], i: int, left: tuple) -> int:
+def placings_from(slots, memo: dict[tuple, int], i: int, left: tuple) -> int:
+    """placings of the items from i on into the room `left` (exactly: 0 unless it all
+    fills); `memo` shared by the calls on the same `slots` (a sampler draws a split item
+    by item from these counts: bots/inference.py)."""
     if i == len(slots):
-        return 1
+        return 0 if any(left) else 1
     got = memo.get((i, left))
     if got is None:
-        got = sum(_placings_from(slots, memo, i + 1, left[:b] + (left[b] - 1,) + left[b + 1:])
+        got = sum(placings_from(slots, memo, i + 1, left[:b] + (left[b] - 1,) + left[b + 1:])
                   for b in slots[i] if left[b])
         memo[(i, left)] = got
     return got

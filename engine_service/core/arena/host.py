@@ -44,7 +44,8 @@ def _locked(method):
     def run(self, *args, **kwargs):
         with self._lock:
             done = method(self, *args, **kwargs)
-        self.write_results()
+        if self._unwritten:     # a look without the lock: the next tick retries anyway
+            self.write_results()
         return done
     return run
 

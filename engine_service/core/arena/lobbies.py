@@ -70,8 +70,8 @@ class Lobbies:
         self.store = room.store
         self._lock = threading.Lock()
         self._lobbies: dict[str, Lobby] = {}    # session -> lobby
-        # Both arena threads deliver (room.py): one at a time, or two could read the same
-        # seats as not sent and send them twice.
+        # One delivery at a time, whichever thread asks (the arena thread does, room.py):
+        # two at once could read the same seats as not sent and send them twice.
         self._delivering = threading.Lock()
 
     def enlist(self, bot: BotInfo, bot_key: str, version: str, arena: str,

@@ -11,12 +11,12 @@ They are two because each waits on the store most of its time: on one thread, un
 a bot freed by a result waited for the lobbies' and the hosted matches' round trips before
 the matchmaker counted it, and a match's end waited for the matchmaker's before its
 result was written (docs/arena.md, "End to end"). What they share is locked: the hosted
-matches (host.py) and the delivery of seats (lobbies.py). What wakes a step: this
-engine's own doing (a result stored here, a lobby connected here), and on PostgreSQL
-another engine's write, told by the database itself (storage/arena_sql.py PG_WAKES, heard
-by storage/listener.py): a result stored there or a lobby connected there wakes the
-matchmaker, a match made elsewhere wakes the engine it is placed on and those holding its
-bots' lobbies. A wake-up is a hint: the polls find the same work, so a lost one delays it
+matches (host.py); the matchmaking thread leaves the delivery of the seats it makes to
+the arena thread (a DELIVER wake-up). What wakes a step: this engine's own doing (a result
+stored here, a lobby connected here), and on PostgreSQL another engine's write, told by
+the database itself (storage/arena_sql.py PG_WAKES, heard by storage/listener.py): a
+result stored there or a lobby connected there wakes the matchmaker, a match made
+elsewhere wakes the engine it is placed on and those holding its bots' lobbies. A wake-up is a hint: the polls find the same work, so a lost one delays it
 by a poll and loses nothing. A step that fails is logged and tried again at the next
 round: neither thread dies silently, and one arena's failure stops nothing else.
 

@@ -26,7 +26,15 @@ import json
 import time
 from collections.abc import Iterator
 
-from .rows import MATCH_COLUMNS, Fenced, MatchRow, StoreUnavailable, match_row, match_values
+from .rows import (
+    MATCH_COLUMNS,
+    Fenced,
+    MatchRow,
+    StoreUnavailable,
+    expected,
+    match_row,
+    match_values,
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS arena_bots (
@@ -213,8 +221,7 @@ class ArenaStore:
             self._add(sql, args, expect, refused)
             return None
         changed = self.store.write(sql, args)
-        if expect is not None and changed != expect:
-            raise refused
+        expected(changed, expect, refused)
         return changed
 
     @contextlib.contextmanager

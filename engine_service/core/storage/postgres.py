@@ -28,7 +28,7 @@ from plumbing import settings
 
 from .health import StoreHealth
 from .listener import Listener
-from .rows import StoreUnavailable
+from .rows import StoreUnavailable, expected
 from .sql import SQLStore
 
 log = logging.getLogger(__name__)
@@ -375,8 +375,7 @@ class PostgresStore(SQLStore):
             cursors = [conn.execute(sql.replace("?", "%s"), args) for sql, args, _, _ in writes]
             pipeline.sync()
             for cur, (_, _, expect, refused) in zip(cursors, writes, strict=True):
-                if expect is not None and cur.rowcount != expect:
-                    raise refused
+                expected(cur.rowcount, expect, refused)
 
     def check(self) -> None:
         """PostgreSQL keeps its own files whole; a store that answers is usable."""

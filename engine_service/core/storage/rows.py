@@ -93,6 +93,13 @@ class LogConflict(Exception):
     when it thaws). The log is the truth: the referee reads it back (referee._settle)."""
 
 
+def expected(changed: int, expect: int | None, refused: Exception | None) -> None:
+    """Raise `refused` when a write changed another number of rows than `expect` (None: any
+    number): a fenced write its fence refused, in a batch or alone."""
+    if expect is not None and changed != expect:
+        raise refused
+
+
 def store_away(e: BaseException) -> bool:
     """Is `e` the store not answering, as a store raises it or as the engine refuses with it
     (STORE_UNAVAILABLE)? Work that runs by itself (a ladder's director, an arena) waits for

@@ -34,6 +34,7 @@ from .rows import (
     MatchRow,
     MoveRow,
     StoreUnavailable,
+    expected,
     match_row,
     match_values,
 )
@@ -167,9 +168,7 @@ class SQLStore:
         cost little)."""
         with self._transaction() as run:
             for sql, args, expect, refused in writes:
-                changed = run(sql, args)
-                if expect is not None and changed != expect:
-                    raise refused
+                expected(run(sql, args), expect, refused)
 
     @contextlib.contextmanager
     def _answering(self) -> Iterator[None]:
