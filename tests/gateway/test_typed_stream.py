@@ -41,8 +41,11 @@ class Doc:
 
 
 @pytest.mark.parametrize("variant,options,seed,kinds", [
-    ("hhl", {"hands": 2}, 4, {"deal_start", "play", "draw", "pass", "deal_over"}),
-    ("domeng", {"cycles": 1, "round_cap": 2}, 3, {"deal_start", "play", "pass", "deal_over",
+    # Three hands, four rounds: once every seat is absent the match plays itself at the
+    # pace of its clocks, and the return below must come before the end even on a loaded
+    # machine.
+    ("hhl", {"hands": 3}, 4, {"deal_start", "play", "draw", "pass", "deal_over"}),
+    ("domeng", {"cycles": 1, "round_cap": 4}, 3, {"deal_start", "play", "pass", "deal_over",
                                                   "cycle_over"}),
 ])
 def test_every_message_of_a_whole_match_is_typed_by_the_document(client, live, variant,
@@ -70,7 +73,9 @@ def test_every_message_of_a_whole_match_is_typed_by_the_document(client, live, v
     # Nobody plays: each seat's clock plays for it, and after three timeouts it is absent.
     # Seat 0's holder comes back once (a view with its token): "returned".
     wait_for(lambda: client.get(f"{M}/{match_id}").get_json()["seats"][0]["absent"])
-    client.get(f"{M}/{match_id}/view", headers={"Authorization": f"Bearer {tokens[0]}"})
+    back = client.get(f"{M}/{match_id}/view", headers={"Authorization": f"Bearer {tokens[0]}"})
+    assert back.status_code == 200 and "result" not in back.get_json(), \
+        "the match ended before the return"
     for reader in readers:
         reader.join(120)
     assert set(streams) == {"spectator", "seat 0"}
