@@ -5,6 +5,7 @@ import time
 
 from engine_service.core.arena import spec
 from engine_service.core.engine import Engine
+from engine_service.core.storage.arena_sql import COUNTED
 from engine_service.core.security.keys import OPEN_PRINCIPAL
 from tests.arena.support import LobbyStub, wait_until
 
@@ -18,10 +19,15 @@ def test_timeouts_in_three_matches_in_a_row_pause_the_bot_until_it_connects_agai
         engine.arenas.enlist(key, "v1", "hhl", stream)
         mm = wait_until(lambda: engine.arenas.matchmakers.get("hhl"), 120, "the matchmaker")
         lineup = [[bot.bot_id, "v1"]] + [[f"other{i}", "v1"] for i in range(3)]
+        made: list[str] = []
 
         def ended(timeouts: int) -> None:
-            mm._freed("m", time.time(), {"lineup": lineup, "faults": [
-                {"timeouts": timeouts}, {}, {}, {}]})
+            match_id = f"m{len(made)}"
+            made.append(match_id)
+            engine.arenas.store.add_matches("hhl", [(match_id, lineup, "", time.time(), 0,
+                                                     0)])
+            mm._leave([(match_id, {"lineup": lineup, "faults": [
+                {"timeouts": timeouts}, {}, {}, {}]})], time.time(), COUNTED)
 
         def paused() -> str:
             return engine.arenas.store.present("hhl", 2.0)[0][3]

@@ -34,7 +34,7 @@ from ladders.seeds import derive_seed
 
 from ... import rules
 from ..storage.arena_sql import COUNTED, PLACING, PLAYING, VOIDED
-from ..storage.rows import Fenced
+from ..storage.rows import AlreadyDone, Fenced
 from .host import match_row
 from .results import arena_result
 from .spec import (
@@ -104,71 +104,104 @@ class Matchmaker:
             return
         # This matchmaker is the only writer of the sequence numbers: the next ones follow
         # the board's last, and the board folds them from memory once they are written.
-        if self.unfolded:   # an earlier count failed midway: what it numbered is read back
+        if self.unfolded:   # an earlier count's answer was lost: the board is read back
             self.board = self.room.board(self.id)
         sequence = self.board.last_sequence
         numbered = [(match_id, sequence + n, result)
                     for n, (match_id, _, result) in enumerate(uncounted, 1)]
-        # A few statements for all of them, not three each: at a thousand bots a cycle
-        # counted dozens of results, one round trip after another, while the bots they
-        # freed waited for their next table (docs/arena.md, "End to end").
+        # A few statements for all of them in one transaction, not three each: at a
+        # thousand bots a cycle counted dozens of results, one round trip after another,
+        # while the bots they freed waited for their next table (docs/arena.md, "End to
+        # end").
         self.unfolded = True
-        if self.store.count_results(self.id, [(m, s) for m, s, _ in numbered]) != \
-                len(numbered):
+        try:
+            self._leave([(m, result) for m, _, result in numbered], now, COUNTED,
+                        numbers=[(m, s) for m, s, _ in numbered])
+        except AlreadyDone:
             self._check_lease()     # Fenced when another engine runs the arena now
-            stored = self.store.results_of([m for m, _, _ in numbered])
-            numbered = [n for n in numbered if stored.get(n[0], {}).get("sequence") == n[1]]
-        counted = [m for m, _, _ in numbered]
-        self.store.set_match_status(self.id, counted, COUNTED)
-        freed = []
-        for match_id, _, result in numbered:
-            freed += self._release(match_id, result)
-        self.store.set_free(freed, self.id, now)
+            log.warning("arena %s: a count found results counted already; they are read "
+                        "again", self.id)
+            return
         # Folded now, the board is current until the next count.
         self.board = self.room.fold(self.id, [{**result, "sequence": s}
                                               for _, s, result in numbered])
         self.unfolded = False
-        # after the release: a duplicate set's last rotation closes it, and its record (the
+        # after the leaving: a duplicate set's last rotation closes it, and its record (the
         # analysis reads it) is public from then on; after the board's fold: the sample
         # (skill.py) is noted as the results are folded
-        for match_id in counted:
+        for match_id, _, _ in numbered:
             self.room.skill.counted(self.id, match_id)
 
     def _check_lease(self) -> None:
         if not self.store.holds_lease(self.id):
             raise Fenced(f"arena {self.id}: another engine runs its matchmaker now")
 
-    def _freed(self, match_id: str, now: float, result: dict | None) -> None:
-        self.store.set_free(self._release(match_id, result), self.id, now)
-
-    def _release(self, match_id: str, result: dict | None) -> list[tuple]:
-        """Forget a match that is over, counted (`result`) or voided (None): its bots'
-        timeouts charged, its duplicate set carried on or closed. Its registered bots,
-        free again."""
-        info = self.playing.pop(match_id, None)
-        self.over_seen.pop(match_id, None)
-        lineup = info["lineup"] if info else [tuple(k) for k in result["lineup"]]
-        bots = [k for k in lineup if not self.room.is_resident(k[0])]
-        if result is not None:
-            for seat, key in enumerate(lineup):
+    def _leave(self, ends: list[tuple[str, dict | None]], now: float, status: str,
+               numbers: list[tuple[str, int]] | None = None) -> None:
+        """These matches leave play: counted, each with its result (and with `numbers`,
+        the results' sequence numbers to write), or voided (None). In one transaction:
+        the numbers, the statuses, their registered bots free again, the bots their
+        timeouts pause, the duplicate sets they end. One failure makes none of it, and
+        the next cycle does it all again: written one after another, a failure between
+        the statuses and the freeing left bots seated in a match over, never to be seated
+        again. This matchmaker's memory of them changes once it is all committed.
+        AlreadyDone, with nothing made, when a result is numbered or a match out of play
+        already."""
+        free, streaks, paused, sets, closed = [], {}, [], {}, []
+        for match_id, result in ends:
+            info = self.playing.get(match_id)
+            lineup = info["lineup"] if info else [tuple(k) for k in result["lineup"]]
+            free += [k for k in lineup if not self.room.is_resident(k[0])]
+            for seat, key in enumerate(lineup if result is not None else ()):
                 if self.room.is_resident(key[0]):
                     continue
                 late = result["faults"][seat].get("timeouts", 0) > 0
-                self.streaks[key] = self.streaks[key] + 1 if late else 0
-                if self.streaks[key] >= TIMEOUT_STREAK:
-                    self.streaks[key] = 0
-                    self.store.pause(key[0], self.id, TIMEOUTS)
-                    log.info("arena %s: bot %s paused: timeouts in %d matches in a row",
-                             self.id, key[0], TIMEOUT_STREAK)
-        if self.spec["duplicate"]:
+                streak = streaks.get(key, self.streaks[key]) + 1 if late else 0
+                if streak >= TIMEOUT_STREAK:
+                    streak = 0
+                    paused.append(key[0])
+                streaks[key] = streak
+            if not self.spec["duplicate"]:
+                continue
             if result is not None and info and info["rotation"] + 1 < self.seats:
-                base = _unrotate(lineup, info["rotation"])
-                self.sets[frozenset(lineup)] = (base, info["set"], info["rotation"] + 1)
+                sets[frozenset(lineup)] = (_unrotate(lineup, info["rotation"]), info["set"],
+                                           info["rotation"] + 1)
             else:   # its last rotation, or voided: no rotation of the set follows
-                found = info or self.store.arena_match(match_id)
+                found = info or self.store.arena_match(match_id)   # read before the writes
                 if found is not None:
-                    self.store.close_set(self.id, found["set"] if info else found[4])
-        return bots
+                    closed.append(found["set"] if info else found[4])
+        with self.store.together() as tx:
+            if numbers:
+                tx.count_results(self.id, numbers)
+            tx.set_match_status(self.id, [m for m, _ in ends], status, every=True)
+            tx.set_free(free, self.id, now)
+            for bot_id in paused:
+                tx.pause(bot_id, self.id, TIMEOUTS)
+            for set_no in closed:
+                tx.close_set(self.id, set_no)
+        self._forget([m for m, _ in ends])
+        self.streaks.update(streaks)
+        self.sets.update(sets)
+        for bot_id in paused:
+            log.info("arena %s: bot %s paused: timeouts in %d matches in a row", self.id,
+                     bot_id, TIMEOUT_STREAK)
+
+    def _forget(self, match_ids: list[str]) -> None:
+        for match_id in match_ids:
+            self.playing.pop(match_id, None)
+            self.over_seen.pop(match_id, None)
+
+    def _end(self, match_id: str, now: float, status: str, result: dict | None) -> bool:
+        """One match leaves play (_leave); one out of play already (the engine that ran the
+        arena before ended it, its bots freed with it) is only forgotten here. Whether it
+        left play here."""
+        try:
+            self._leave([(match_id, result)], now, status)
+            return True
+        except AlreadyDone:
+            self._check_lease()     # Fenced when another engine runs the arena now
+            self._forget([match_id])
+            return False
 
     # ----- 2. reconciling ----------------------------------------------------------------
     def reconcile(self, now: float) -> None:
@@ -197,9 +230,9 @@ class Matchmaker:
         for match_id in match_ids:
             result = results.get(match_id)
             if result is not None and result["sequence"] is not None:
-                # counted, but its status not yet written (a takeover)
-                self.store.set_match_status(self.id, [match_id], COUNTED)
-                self._freed(match_id, now, result)
+                # counted, but its status not yet written (a count of an earlier version,
+                # stopped midway)
+                self._end(match_id, now, COUNTED, result)
             elif result is None:     # with one, the next count takes it
                 first = self.over_seen.setdefault(match_id, now)
                 if now - first >= RESULT_GRACE_S:
@@ -217,12 +250,9 @@ class Matchmaker:
                     self.id, match_id)
 
     def void(self, match_id: str, now: float, why: str) -> None:
-        if self.store.set_match_status(self.id, [match_id], VOIDED):
+        if self._end(match_id, now, VOIDED, None):
             log.warning("arena %s: match %s voided (%s): never counted; its bots are free",
                         self.id, match_id, why)
-        else:
-            self._check_lease()
-        self._freed(match_id, now, None)
 
     # ----- 3. seating --------------------------------------------------------------------
     def seat(self, now: float) -> None:

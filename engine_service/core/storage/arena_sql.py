@@ -28,6 +28,7 @@ from collections.abc import Iterator
 
 from .rows import (
     MATCH_COLUMNS,
+    AlreadyDone,
     Fenced,
     MatchRow,
     StoreUnavailable,
@@ -182,6 +183,11 @@ def _parts(items: list, width: int = 1) -> list[list]:
     """`items` in parts that one statement each can name, `width` parameters an item."""
     per = max(1, (PARAMETERS - 10) // width)     # room for a few more (the fence's)
     return [items[i:i + per] for i in range(0, len(items), per)]
+
+
+def _every(every: bool, part: list, why: str) -> tuple:
+    """_fenced's (expect, refused) for a write that must change a row for each of `part`."""
+    return (len(part), AlreadyDone(why)) if every else (None, None)
 
 
 class ArenaStore:
@@ -362,17 +368,18 @@ class ArenaStore:
             self._w("UPDATE arenas SET owner = NULL, epoch = epoch + 1 WHERE id = ? AND "
                     "owner = ? AND epoch = ?", (arena_id, self.engine_id, epoch))
 
-    def _fenced(self, sql: str, args: tuple, arena_id: str,
-                expect: int | None = None) -> int | None:
+    def _fenced(self, sql: str, args: tuple, arena_id: str, expect: int | None = None,
+                refused: Exception | None = None) -> int | None:
         """A write of the arena's matchmaker, made only while it holds the lease; with
-        `expect`, Fenced when it changes another number of rows (its fence refused it)."""
+        `expect`, `refused` (by default Fenced: its fence refused it) when it changes
+        another number of rows."""
         epoch = self.epochs.get(arena_id)
         if epoch is None:
             raise Fenced(f"arena {arena_id}: this engine does not run its matchmaker")
         cond = "EXISTS (SELECT 1 FROM arenas WHERE id = ? AND owner = ? AND epoch = ?)"
         return self._w(sql.replace("{fence}", cond), args + (arena_id, self.engine_id, epoch),
-                       expect, Fenced(f"arena {arena_id}: another engine runs its matchmaker "
-                                      f"now"))
+                       expect, refused or Fenced(f"arena {arena_id}: another engine runs its "
+                                                 f"matchmaker now"))
 
     # ----- presence ---------------------------------------------------------------------
     def connect(self, bot_id: str, arena: str, version: str, session: str, now: float,
@@ -461,14 +468,17 @@ class ArenaStore:
                          f"{{fence}}", tuple(v for row in part for v in row), arena)
 
     def set_match_status(self, arena: str, match_ids: list[str], status: str,
-                         only_from: tuple = IN_PLAY) -> int:
-        """How many of these matches now have `status` (those in one of `only_from`)."""
+                         only_from: tuple = IN_PLAY, every: bool = False) -> int | None:
+        """How many of these matches now have `status` (those in one of `only_from`); with
+        `every`, AlreadyDone unless all of them were (the fence refused: AlreadyDone too)."""
         changed = 0
         for part in _parts(match_ids):
             changed += self._fenced(f"UPDATE arena_matches SET status = ? WHERE match_id IN "
                                     f"({_marks(part)}) AND status IN ({_marks(only_from)}) "
-                                    f"AND {{fence}}", (status, *part, *only_from), arena)
-        return changed
+                                    f"AND {{fence}}", (status, *part, *only_from), arena,
+                                    *_every(every, part, "a match is out of play already")
+                                    ) or 0
+        return None if self._add is not None else changed
 
     def matches_in_play(self, arena: str) -> list[tuple]:
         """(match id, lineup, status, created, set, rotation) of the arena's matches in play."""
@@ -616,20 +626,18 @@ class ArenaStore:
                        (arena, *IN_PLAY))
         return [(m, e, json.loads(r)) for m, e, r in rows]
 
-    def count_results(self, arena: str, numbered: list[tuple[str, int]]) -> int:
+    def count_results(self, arena: str, numbered: list[tuple[str, int]]) -> None:
         """Give these (match id, sequence number)s' results their numbers, in one statement
         (so one commit) for hundreds of them: a reader folding the results in order
-        never sees a number before the ones under it. How many were numbered (a result
-        already numbered is not)."""
-        changed = 0
+        never sees a number before the ones under it. AlreadyDone unless every one was
+        numbered here (one numbered already, or the fence refused)."""
         for part in _parts(numbered, 3):
             cases = " ".join("WHEN ? THEN ?" for _ in part)
             ids = [m for m, _ in part]
-            changed += self._fenced(f"UPDATE arena_results SET seq = CASE match_id {cases} END "
-                                    f"WHERE match_id IN ({_marks(ids)}) AND seq IS NULL AND "
-                                    f"{{fence}}", (*(v for pair in part for v in pair), *ids),
-                                    arena)
-        return changed
+            self._fenced(f"UPDATE arena_results SET seq = CASE match_id {cases} END "
+                         f"WHERE match_id IN ({_marks(ids)}) AND seq IS NULL AND {{fence}}",
+                         (*(v for pair in part for v in pair), *ids), arena,
+                         *_every(True, part, "a result is numbered already"))
 
     def counted_after(self, arena: str, seq: int, limit: int = 5000) -> list[dict]:
         """Counted results with a sequence number above `seq`, in order; each with its

@@ -77,6 +77,12 @@ class Fenced(Exception):
     over (docs/cluster.md). The engine drops it; its clients are sent to the new owner."""
 
 
+class AlreadyDone(Exception):
+    """A write of the arena's matchmaker found some of its rows written already (a result
+    numbered, a match out of play): by an earlier try whose answer was lost, or by the
+    engine that ran the arena before. Nothing of its transaction was made."""
+
+
 class StoreDamaged(Exception):
     """The store file is damaged: the message names the file, what is damaged, and what
     to do."""
