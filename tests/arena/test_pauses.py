@@ -5,8 +5,8 @@ import time
 
 from engine_service.core.arena import spec
 from engine_service.core.engine import Engine
-from engine_service.core.storage.arena_sql import COUNTED
 from engine_service.core.security.keys import OPEN_PRINCIPAL
+from engine_service.core.storage.arena_sql import COUNTED
 from tests.arena.support import LobbyStub, wait_until
 
 
