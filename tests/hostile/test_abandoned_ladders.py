@@ -21,6 +21,7 @@ import pytest
 from domino_cli.processes import DOMINO
 from domino_proto.domino.v1 import engine_pb2, game_pb2, ladder_pb2, play_pb2, play_pb2_grpc
 from domino_wire import game
+from domino_wire.refusals import refusal_of
 from tests.engine.support import refusal, wait_for
 from tests.hostile.keyed import KeyedEngines, as_key, make_key
 
@@ -65,8 +66,24 @@ def canary(engine, key) -> str:
 
 
 def version(engine, match_id) -> int:
-    return engine.engine(0).GetMatch(engine_pb2.GetMatchRequest(match_id=match_id),
-                                     timeout=5).summary.version
+    """The match's version, asked of the engine that plays it. On PostgreSQL the canary is
+    made on engine 0, but an engine whose heartbeat lapses (a loaded machine) has its
+    matches taken over by the other, as a cluster should: each engine is asked in turn
+    until one answers as the owner (the others refuse with NOT_OWNER)."""
+    answers: list[int] = []
+
+    def asked() -> bool:
+        for stub in engine.engines:
+            try:
+                answers.append(stub.GetMatch(engine_pb2.GetMatchRequest(match_id=match_id),
+                                             timeout=5).summary.version)
+                return True
+            except grpc.RpcError as e:
+                if getattr(refusal_of(e), "reason", None) != "NOT_OWNER":
+                    raise
+        return False
+    wait_for(asked, timeout=30, what="an engine that plays the match")
+    return answers[-1]
 
 
 def enlist(engine, pool, stop: threading.Event):
