@@ -6,6 +6,8 @@ kept with one read. On both stores."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from engine_service.core.engine import Engine
@@ -18,21 +20,26 @@ SEATS = 4
 
 
 class Counted:
-    """The statements a real store runs, and their parameters."""
+    """The statements a real store runs, and their parameters. Only the test's own count:
+    on PostgreSQL the engine is a cluster member, whose heartbeat and arena threads use the
+    same store meanwhile (and on a loaded machine one of them did, between a mark and its
+    check)."""
 
     def __init__(self, monkeypatch, store):
-        self.statements: list[int] = []
+        self.statements: list[tuple[int, int]] = []     # (thread, parameters)
         for name in ("read", "write"):
             monkeypatch.setattr(store, name, self._counted(getattr(store, name)))
 
     def _counted(self, real):
         def run(sql, args=()):
-            self.statements.append(len(args))
+            self.statements.append((threading.get_ident(), len(args)))
             return real(sql, args)
         return run
 
     def since(self, mark: int) -> list[int]:
-        return self.statements[mark:]
+        """The parameters of each statement this thread ran after `mark`."""
+        me = threading.get_ident()
+        return [n for thread, n in self.statements[mark:] if thread == me]
 
 
 @pytest.fixture
