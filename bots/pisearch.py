@@ -299,24 +299,27 @@ class _HHL(_Search):
         chance 1/k, and only while the move draws past the tiles fixed so far."""
         out = []
         # sorted: nothing depends on the order given
-        self._branch(p, move, out, [], sorted(p.stock[p.stock_pos:]), 1.0)
+        self._branch(p, move, out, p.stock[:p.stock_pos], [], sorted(p.stock[p.stock_pos:]),
+                     1.0)
         return out
 
-    def _branch(self, p, move, out: list, prefix: list, rest: list, w: float) -> None:
-        """_chance's outcomes once `prefix` is fixed (a method, not a closure that calls
-        itself: engine_service/rules/knowledge.py says why)."""
+    def _branch(self, p, move, out: list, drawn: list, prefix: list, rest: list,
+                w: float) -> None:
+        """_chance's outcomes once `prefix` is fixed after the tiles `drawn` already (a
+        method, not a closure that calls itself: engine_service/rules/knowledge.py says
+        why)."""
         pos = p.stock_pos
         w /= len(rest)
         for j, t in enumerate(rest):
             others = rest[:j] + rest[j + 1:]
             r = p.copy()
-            r.stock = p.stock[:pos] + prefix + [t] + others
+            r.stock = drawn + prefix + [t] + others
             move(r)
             self.work += 1
             if r.stock_pos - pos <= len(prefix) + 1:
                 out.append((w, r))
             else:
-                self._branch(p, move, out, prefix + [t], others, w)
+                self._branch(p, move, out, drawn, prefix + [t], others, w)
 
     samples = None  # the stock orders leaf playouts follow, when sampled (sample_orders)
 

@@ -1,9 +1,9 @@
 """No nested function of the product calls itself through its own closure unless its
-outer function lets go of it after use (`inner = None`): such a function holds itself in its closure, a
-reference cycle that only Python's cyclic collector frees, with everything it captured.
-The house bots' sampling made tens of thousands of such objects a second in an arena
-engine, and each full collection then stopped every thread of it for hundreds of
-milliseconds (engine_service/rules/knowledge.py, docs/arena.md)."""
+outer function lets go of it after use (`inner = None`): such a function holds itself in
+its closure, a reference cycle that only Python's cyclic collector frees, with everything
+it captured. The house bots' sampling made tens of thousands of such objects a second in
+an arena engine, and each full collection then stopped every thread of it for hundreds
+of milliseconds (engine_service/rules/knowledge.py, docs/arena.md)."""
 
 from __future__ import annotations
 

@@ -18,8 +18,8 @@ the database itself (storage/arena_sql.py PG_WAKES, heard by storage/listener.py
 result stored there or a lobby connected there wakes the matchmaker, a match made
 elsewhere wakes the engine it is placed on and those holding its bots' lobbies. A
 wake-up is a hint: the polls find the same work, so a lost one delays it by a poll and
-loses nothing. A step that fails is logged and tried again at the next
-round: neither thread dies silently, and one arena's failure stops nothing else.
+loses nothing. A step that fails is logged and tried again at the next round: neither
+thread dies silently, and one arena's failure stops nothing else.
 
 Leaderboards are recomputed on every engine from the counted results, incrementally: each
 engine folds the results it has not read yet (those with a higher sequence number) into

@@ -185,11 +185,6 @@ def _parts(items: list, width: int = 1) -> list[list]:
     return [items[i:i + per] for i in range(0, len(items), per)]
 
 
-def _every(every: bool, part: list, why: str) -> tuple:
-    """_fenced's (expect, refused) for a write that must change a row for each of `part`."""
-    return (len(part), AlreadyDone(why)) if every else (None, None)
-
-
 class ArenaStore:
     """The arena's rows in the match store `store` (a SQLStore)."""
 
@@ -473,11 +468,11 @@ class ArenaStore:
         `every`, AlreadyDone unless all of them were (the fence refused: AlreadyDone too)."""
         changed = 0
         for part in _parts(match_ids):
+            each = (len(part), AlreadyDone("a match is out of play already")) if every else ()
             changed += self._fenced(f"UPDATE arena_matches SET status = ? WHERE match_id IN "
                                     f"({_marks(part)}) AND status IN ({_marks(only_from)}) "
                                     f"AND {{fence}}", (status, *part, *only_from), arena,
-                                    *_every(every, part, "a match is out of play already")
-                                    ) or 0
+                                    *each) or 0
         return None if self._add is not None else changed
 
     def matches_in_play(self, arena: str) -> list[tuple]:
@@ -637,7 +632,7 @@ class ArenaStore:
             self._fenced(f"UPDATE arena_results SET seq = CASE match_id {cases} END "
                          f"WHERE match_id IN ({_marks(ids)}) AND seq IS NULL AND {{fence}}",
                          (*(v for pair in part for v in pair), *ids), arena,
-                         *_every(True, part, "a result is numbered already"))
+                         len(part), AlreadyDone("a result is numbered already"))
 
     def counted_after(self, arena: str, seq: int, limit: int = 5000) -> list[dict]:
         """Counted results with a sequence number above `seq`, in order; each with its
