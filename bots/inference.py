@@ -131,10 +131,11 @@ def read_plays(view) -> dict[int, SeatPlays]:
         kind, seat = e.get("kind"), e.get("seat")
         rec = out.get(seat)
         if kind == "draw" and rec is not None:
-            nxt = history[idx + 1] if idx + 1 < len(history) else None
+            after = knowledge.next_rules_event(history, idx)   # past the engine's events
+            nxt = None if after is None else history[after]
             count = e["count"]
             if nxt is not None and nxt.get("kind") == "play" and nxt.get("seat") == seat:
-                drawn_play.add(idx + 1)
+                drawn_play.add(after)
                 if count > 1:
                     batches[seat] += 1
             else:

@@ -189,8 +189,9 @@ _LATER = {
                                    if pb.HasField("last_result") else None),
 }
 # A strategy's view is the rules' (Match.view): its history without the engine's events,
-# which the rules' reasoning about hidden tiles does not expect (a timeout may stand
-# between a draw and the play of the drawn tile).
+# the same view whether a strategy plays in a bot process or as an arena resident. (The
+# rules' reasoning about hidden tiles reads past them too: a timeout may stand between a
+# draw and the play of the drawn tile, knowledge.next_rules_event.)
 _RULES_HISTORY = {"history": lambda pb, st: [event(e) for e in pb.history
                                              if e.WhichOneof("body") not in ENGINE_KINDS]}
 _SEAT = {"hand": lambda pb, st: tiles_text(pb.hand)}

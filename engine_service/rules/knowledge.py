@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from itertools import product
 
 from .domeng import FIRST_LEAD
+from .events import KINDS
 from .options import of_view
 from .tiles import DOUBLE_OF, FITS, HI, LO, OTHER, TILES, Tile, mask_of, tiles_of
 
@@ -342,10 +343,11 @@ class _Walk:
     def draw(self, idx: int, e, k: SeatKnowledge) -> None:
         e_bits = self.void(k)
         count, seat = e["count"], e["seat"]
-        nxt = self.history[idx + 1] if idx + 1 < len(self.history) else None
+        after = next_rules_event(self.history, idx)
+        nxt = None if after is None else self.history[after]
         if nxt is not None and nxt.get("kind") == "play" and nxt.get("seat") == seat:
             # The last tile drawn fit and was played at once; the others did not fit.
-            self.drawn_plays.add(idx + 1)
+            self.drawn_plays.add(after)
             if count > 1:
                 k.batches.append(Batch(count - 1, e_bits))
         elif nxt is None and self.view.get("turn") == seat:
@@ -355,6 +357,21 @@ class _Walk:
             k.batches.append(Batch(1))
         else:
             k.batches.append(Batch(count, e_bits))  # the stock ran out: none fit
+
+
+def next_rules_event(history, idx: int) -> int | None:
+    """The index of the first event after ``history[idx]`` that the rules made, or None.
+
+    A view's history carries the engine's events too (timeout, absent, returned, time_up:
+    docs/views.md), and one may come between a seat's draw and the play of the tile it
+    drew: a timed-out seat's ``timeout`` is told just before the move the clock makes for
+    it, and another seat may return at any moment. Reading the event just after a draw
+    would take such a draw for one that ran the stock out, and the play after it for a
+    tile that could not be in the seat's hand."""
+    for j in range(idx + 1, len(history)):
+        if history[j].get("kind") in KINDS:
+            return j
+    return None
 
 
 def _compositions(k: SeatKnowledge) -> list[tuple[int, ...]]:

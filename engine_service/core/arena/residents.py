@@ -22,7 +22,7 @@ from plumbing.inbox import CLOSED
 from ... import rules
 from ..errors import EngineError
 from ..matches.referee import Referee
-from ..matches.updates import Moved, Update
+from ..matches.updates import EngineEvent, Moved, Update
 from .spec import RESIDENT_WORKERS
 
 log = logging.getLogger(__name__)
@@ -119,8 +119,11 @@ class _Player:
             self.asked = seen.version
             texts = [text for _, text in seen.legal_moves]
             legal = [rules.Move.parse(t) for t in texts]
-            view = {**seen.view, "history": [e.to_dict(self.seat) for e in seen.history],
-                    "legal_moves": texts}
+            # A strategy's view is the rules' (Match.view), as `domino bot` gives it: its
+            # history without the engine's events (timeout, absent, returned, time_up).
+            history = [e.to_dict(self.seat) for e in seen.history
+                       if not isinstance(e, EngineEvent)]
+            view = {**seen.view, "history": history, "legal_moves": texts}
             try:
                 index = legal.index(self.strategy.choose(view, legal))
             except Exception:   # never silent; the first legal move, as the clock would
