@@ -8,9 +8,13 @@ match over) to its next ArenaSeat, p50/p99, of every seating and of those the ar
 bound cannot have held (below); the engines' CPU per table formed (everything
 they did, play included: an upper bound of matchmaking's share); GetLeaderboard p50/p99
 while it runs, on an engine, and the REST GET of a gateway in front of it (which serves the
-boards it keeps, gateway/leaderboard_cache.py); the engines' memory per connected bot. Sizes:
-DOMINO_ARENA_BOTS (default 100) and DOMINO_ARENA_SECONDS (default 120); smoke: 8 bots for
-a few seconds.
+boards it keeps, gateway/leaderboard_cache.py); the engines' memory per connected bot. The
+seat wait is also given without a lobby's first seat (the bots all connect at once at the
+start, a herd no running arena sees), and by when the bot was free, in windows of 15 s:
+the first minutes' waves (every bot seated at once, their matches ending together) against
+the later, steadier run. Sizes: DOMINO_ARENA_BOTS (default 100) and DOMINO_ARENA_SECONDS
+(default 120); smoke: 8 bots for a few seconds. DOMINO_ARENA_LOG=PATH keeps the engines'
+log there.
 
 The lean bots play a match in about a second, faster than the arena seats one bot
 (MATCHES_PER_MINUTE, docs/arena.md): a bot that comes back sooner is not free to be seated
@@ -33,8 +37,10 @@ engine charged no-shows): the bots are split over DOMINO_ARENA_PROCESSES fleet p
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -86,11 +92,15 @@ class Fleet:
         self.addresses, self.keys = addresses, keys
         self.waits: list[float] = []
         self.unheld: list[float] = []    # the waits the rate bound cannot have held
+        self.again: list[float] = []     # the waits of a bot free after a match (no lobby's first)
+        self.timed: list[tuple[float, float]] = []   # (when free, from the start; the wait)
         self.seated: dict[int, list[float]] = {}   # bot -> its ArenaSeats of the last 60 s
         self.matches = 0
         self.errors: list[str] = []
         self.welcomed = 0
         self.free_since: dict[int, float | None] = {}   # bot -> when it became free
+        self.after_match: set[int] = set()   # the bots whose free_since is a match's end
+        self.start = time.monotonic()
         self.stop = asyncio.Event()
         self.seats: set[asyncio.Task] = set()
 
@@ -143,6 +153,7 @@ class Fleet:
                     if kind == "arena_welcome":
                         self.welcomed += 1
                         self.free_since[i] = time.monotonic()
+                        self.after_match.discard(i)
                     elif kind == "arena_seat":
                         self._seated(i)
                         task = asyncio.create_task(self.seat(i, key, m.arena_seat))
@@ -165,6 +176,9 @@ class Fleet:
         seated = self.seated.setdefault(i, [])
         if since is not None:
             self.waits.append(now - since)
+            if i in self.after_match:
+                self.again.append(now - since)
+            self.timed.append((since - self.start, now - since))
             recent = [t for t in seated if t > since - 60]
             gap = 60 / MATCHES_PER_MINUTE
             if not (recent and since - recent[-1] < gap or len(recent) >= MATCHES_PER_MINUTE):
@@ -196,6 +210,7 @@ class Fleet:
                     elif kind == "match_over":
                         self.matches += 1
                         self.free_since[i] = time.monotonic()   # free again from here
+                        self.after_match.add(i)
                         return
                 return
             except asyncio.CancelledError:
@@ -226,7 +241,8 @@ def fleet_main(argv: list[str]) -> int:
         keys = f.read().split()
     fleet = Fleet(addresses.split(","), keys)
     asyncio.run(fleet.run(float(seconds)))
-    print(json.dumps({"waits": fleet.waits, "unheld": fleet.unheld, "matches": fleet.matches,
+    print(json.dumps({"waits": fleet.waits, "unheld": fleet.unheld, "again": fleet.again,
+                      "timed": fleet.timed, "matches": fleet.matches,
                       "errors": fleet.errors, "welcomed": fleet.welcomed}))
     return 0
 
@@ -242,15 +258,15 @@ def _fleets(addresses: list[str], bot_keys: list[str], workdir: str) -> dict:
         procs.append(subprocess.Popen(
             [sys.executable, "-m", "benchmarks.arena_e2e", "fleet", ",".join(addresses), path,
              str(SECONDS)], stdout=subprocess.PIPE, text=True, cwd=ROOT, env=_env()))
-    total = {"waits": [], "unheld": [], "matches": 0, "errors": [], "welcomed": 0,
-             "processes": n}
+    total = {"waits": [], "unheld": [], "again": [], "timed": [], "matches": 0, "errors": [],
+             "welcomed": 0, "processes": n}
     for proc in procs:
         out, _ = proc.communicate(timeout=SECONDS + 120)
         if proc.returncode != 0:
             total["errors"].append(f"a fleet process exited {proc.returncode}")
             continue
         got = json.loads(out.strip().splitlines()[-1])
-        for key in ("waits", "unheld", "errors"):
+        for key in ("waits", "unheld", "again", "timed", "errors"):
             total[key] += got[key]
         for key in ("matches", "welcomed"):
             total[key] += got[key]
@@ -431,7 +447,8 @@ def _run(dsn: str, workdir: str):
                f"welcomed), 2 engines on PostgreSQL, {elapsed:.0f} s: {info.matches_counted} "
                f"counted, {info.matches_voided} voided, {info.matches_playing} playing at the "
                f"end; {fleet['matches']} seats played to the end; {len(errors)} stream errors"
-               + (f" (first: {errors[0]})" if errors else ""))
+               + (" (" + ", ".join(f"{n} {kind}" for kind, n in collections.Counter(
+                   e.split(":")[0] for e in errors).most_common(4)) + ")" if errors else ""))
         yield f"counted matches per minute: {info.matches_counted / elapsed * 60:.1f}"
         yield (f"wait from free to the next ArenaSeat: p50 {_pct(waits, 50):.3f} s, "
                f"p99 {_pct(waits, 99):.3f} s ({len(waits)} seatings)")
@@ -439,6 +456,15 @@ def _run(dsn: str, workdir: str):
         yield (f"the same, of the seatings the rate bound ({MATCHES_PER_MINUTE} a minute) cannot "
                f"have held: p50 {_pct(unheld, 50):.3f} s, p99 {_pct(unheld, 99):.3f} s "
                f"({len(unheld)} seatings)")
+        again = fleet["again"]
+        yield (f"the same, of a bot free after a match (a lobby's first seat left out): "
+               f"p50 {_pct(again, 50):.3f} s, p99 {_pct(again, 99):.3f} s ({len(again)} seatings)")
+        windows: dict[int, list[float]] = {}
+        for at, wait in fleet["timed"]:
+            windows.setdefault(int(at // 15), []).append(wait)
+        yield ("the same, by when the bot was free (15 s windows: p99, seatings): " + ", ".join(
+            f"{k * 15}-{k * 15 + 15} s {_pct(w, 99):.2f} s ({len(w)})"
+            for k, w in sorted(windows.items())))
         yield (f"engines' CPU per table formed (all of it, play included): "
                f"{cpu / max(1, tables) * 1e3:.1f} ms over {tables} tables "
                f"({cpu / elapsed:.2f} cores)")
@@ -469,6 +495,8 @@ def _run(dsn: str, workdir: str):
             gateway.kill()
             gateway.wait()
         cluster.close()
+        if os.environ.get("DOMINO_ARENA_LOG"):      # the engines' log, kept to be read
+            shutil.copy(os.path.join(workdir, "engines.log"), os.environ["DOMINO_ARENA_LOG"])
 
 
 if __name__ == "__main__":
