@@ -222,10 +222,10 @@ class EngineServer:
         self._pool = futures.ThreadPoolExecutor(max_workers=max_workers,
                                                 thread_name_prefix="rpc")
         # The loop's own blocking calls (asyncio.to_thread: an arena seat stream's key, a
-        # lobby's enlisting and leaving) share that pool. asyncio's default of
-        # min(32, cores + 4) threads, 6 on 2 cores, was where 1,000 arena bots' seat
-        # streams queued for seconds while the store answered slowly: past the seat's
-        # 10 s, each a no-show pause, whose reconnecting lobby queued there too.
+        # lobby's enlisting and leaving, an Analyse stream waiting for its next step)
+        # share that pool. asyncio's default is min(32, cores + 4) threads, 6 on 2 cores:
+        # six clients following analyses would hold them all, and 1,000 arena bots' seat
+        # streams queued there for seconds while the store answered slowly.
         self._loop.set_default_executor(self._pool)
         self._stopped = threading.Event()
         self._mover = Mover(engine.store.remote)
