@@ -90,10 +90,10 @@ class Fleet:
 
     def __init__(self, addresses: list[str], keys: list[str]):
         self.addresses, self.keys = addresses, keys
-        self.waits: list[float] = []
         self.unheld: list[float] = []    # the waits the rate bound cannot have held
-        self.again: list[float] = []     # the waits of a bot free after a match (no lobby's first)
-        self.timed: list[tuple[float, float]] = []   # (when free, from the start; the wait)
+        # each seat wait: (when free, from the start; the wait; free after a match, not a
+        # lobby's first seat)
+        self.timed: list[tuple[float, float, bool]] = []
         self.seated: dict[int, list[float]] = {}   # bot -> its ArenaSeats of the last 60 s
         self.matches = 0
         self.errors: list[str] = []
@@ -175,10 +175,7 @@ class Fleet:
         self.free_since[i] = None
         seated = self.seated.setdefault(i, [])
         if since is not None:
-            self.waits.append(now - since)
-            if i in self.after_match:
-                self.again.append(now - since)
-            self.timed.append((since - self.start, now - since))
+            self.timed.append((since - self.start, now - since, i in self.after_match))
             recent = [t for t in seated if t > since - 60]
             gap = 60 / MATCHES_PER_MINUTE
             if not (recent and since - recent[-1] < gap or len(recent) >= MATCHES_PER_MINUTE):
@@ -241,8 +238,8 @@ def fleet_main(argv: list[str]) -> int:
         keys = f.read().split()
     fleet = Fleet(addresses.split(","), keys)
     asyncio.run(fleet.run(float(seconds)))
-    print(json.dumps({"waits": fleet.waits, "unheld": fleet.unheld, "again": fleet.again,
-                      "timed": fleet.timed, "matches": fleet.matches,
+    print(json.dumps({"unheld": fleet.unheld, "timed": fleet.timed,
+                      "matches": fleet.matches,
                       "errors": fleet.errors, "welcomed": fleet.welcomed}))
     return 0
 
@@ -258,15 +255,14 @@ def _fleets(addresses: list[str], bot_keys: list[str], workdir: str) -> dict:
         procs.append(subprocess.Popen(
             [sys.executable, "-m", "benchmarks.arena_e2e", "fleet", ",".join(addresses), path,
              str(SECONDS)], stdout=subprocess.PIPE, text=True, cwd=ROOT, env=_env()))
-    total = {"waits": [], "unheld": [], "again": [], "timed": [], "matches": 0, "errors": [],
-             "welcomed": 0, "processes": n}
+    total = {"unheld": [], "timed": [], "matches": 0, "errors": [], "welcomed": 0, "processes": n}
     for proc in procs:
         out, _ = proc.communicate(timeout=SECONDS + 120)
         if proc.returncode != 0:
             total["errors"].append(f"a fleet process exited {proc.returncode}")
             continue
         got = json.loads(out.strip().splitlines()[-1])
-        for key in ("waits", "unheld", "again", "timed", "errors"):
+        for key in ("unheld", "timed", "errors"):
             total[key] += got[key]
         for key in ("matches", "welcomed"):
             total[key] += got[key]
@@ -442,7 +438,7 @@ def _run(dsn: str, workdir: str):
             info = next(a for a in arena_pb2_grpc.ArenaStub(channel).ListArenas(
                 arena_pb2.ListArenasRequest(), timeout=30).arenas if a.arena_id == ARENA)
         tables = info.matches_counted + info.matches_playing + info.matches_voided
-        waits, errors = fleet["waits"], fleet["errors"]
+        waits, errors = [wait for _, wait, _ in fleet["timed"]], fleet["errors"]
         yield (f"{BOTS} lean bots in {fleet['processes']} processes ({fleet['welcomed']} lobbies "
                f"welcomed), 2 engines on PostgreSQL, {elapsed:.0f} s: {info.matches_counted} "
                f"counted, {info.matches_voided} voided, {info.matches_playing} playing at the "
@@ -456,11 +452,11 @@ def _run(dsn: str, workdir: str):
         yield (f"the same, of the seatings the rate bound ({MATCHES_PER_MINUTE} a minute) cannot "
                f"have held: p50 {_pct(unheld, 50):.3f} s, p99 {_pct(unheld, 99):.3f} s "
                f"({len(unheld)} seatings)")
-        again = fleet["again"]
+        again = [wait for _, wait, after_match in fleet["timed"] if after_match]
         yield (f"the same, of a bot free after a match (a lobby's first seat left out): "
                f"p50 {_pct(again, 50):.3f} s, p99 {_pct(again, 99):.3f} s ({len(again)} seatings)")
         windows: dict[int, list[float]] = {}
-        for at, wait in fleet["timed"]:
+        for at, wait, _ in fleet["timed"]:
             windows.setdefault(int(at // 15), []).append(wait)
         yield ("the same, by when the bot was free (15 s windows: p99, seatings): " + ", ".join(
             f"{k * 15}-{k * 15 + 15} s {_pct(w, 99):.2f} s ({len(w)})"

@@ -1,8 +1,9 @@
 """The server's event loop hands its blocking calls (asyncio.to_thread: an arena seat
-stream's key, a lobby's enlisting and leaving) to the server's pool of threads, not to
-asyncio's default executor of min(32, cores + 4) threads: with 6 threads on 2 cores,
-1,000 arena bots' seat streams queued there for seconds while the store was slow, past
-their seat's 10 s (docs/arena.md)."""
+stream's key, a lobby's enlisting and leaving, an Analyse stream waiting for its next
+step) to the server's pool of threads, not to asyncio's default executor of
+min(32, cores + 4) threads: with 6 threads on 2 cores, six clients following analyses
+would hold them all, and 1,000 arena bots' seat streams queued there for seconds while
+the store was slow (docs/arena.md)."""
 
 import asyncio
 import os
