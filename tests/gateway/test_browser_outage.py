@@ -72,7 +72,10 @@ def test_the_page_recovers_after_the_engine_comes_back(browser, own_engine):
             move(client, match_id, auths)
         after = client.get(f"/api/v1/matches/{match_id}").get_json()
         assert after["version"] == target
-        b.wait(f"{STATUS}.includes('version {target} ') && {CONN}.hidden", timeout=40)
+        # caught up: a watcher's page shows the events it was behind on at its pace, and
+        # marks the seat to move only once it is live again (app.js render)
+        b.wait(f"{STATUS}.includes('version {target} ') && {CONN}.hidden && "
+               "document.getElementById('tb-behind').textContent === 'live'", timeout=40)
         to_move = after["to_move"]
         assert b.js("document.querySelector('#tb-seats li.to-move strong').textContent") == \
             f"Seat {to_move} (player)"
