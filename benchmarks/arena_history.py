@@ -6,7 +6,8 @@ runs every DELIVERY_S on every engine; a bot's new lobby sends its seats in play
 Both are timed on a store holding HISTORY past matches and a few in play, on SQLite and on
 PostgreSQL, with and without the partial index of the seats not sent
 (arena_seats_undelivered): side by side on the same rows, in one run. The other hot
-statements (the free bots, the results to count) are timed alongside, with the index.
+statements (the free bots, the results to count, the lobbies' tick) are timed alongside,
+with the index; the tick also as it was, naming each lobby's session.
 tests/arena/test_query_plans.py checks that none of them reads the whole history."""
 
 from __future__ import annotations
@@ -98,6 +99,18 @@ def _measure(db: str, kind: str, indexed: bool) -> dict[str, float]:
                 lambda: store.redeliver("b1", ARENA, "v1"))
             out["the free bots"] = _timed(lambda: store.present(ARENA, 2.0))
             out["the results to count"] = _timed(lambda: store.uncounted(ARENA))
+            # The lobbies' tick as it was (each session named: a new statement at every
+            # tick, split by the driver and planned by the server; an index of the
+            # sessions) and as it is (the presence rows of the engine, no index).
+            sessions = [f"s{i}" for i in range(BOTS)]
+            named = ("SELECT session, paused FROM arena_presence WHERE session IN "
+                     f"({', '.join('?' * BOTS)})")
+            store.store.write("CREATE INDEX presence_by_session ON arena_presence (session)")
+            assert len(store._r(named, tuple(sessions))) == len(store.sessions()) == BOTS
+            out[f"the lobbies' tick ({BOTS:,} lobbies), each session named"] = _timed(
+                lambda: store._r(named, tuple(sessions)))
+            store.store.write("DROP INDEX presence_by_session")   # as the schema has it
+            out[f"the lobbies' tick ({BOTS:,} lobbies), by engine"] = _timed(store.sessions)
         return out
     finally:
         engine.close()

@@ -113,7 +113,7 @@ class Lobbies:
         lobbies = self.held()
         if not lobbies:
             return
-        rows = self.store.sessions([lb.session for lb in lobbies])
+        rows = self.store.sessions()
         for lb in lobbies:
             if lb.session not in rows:
                 self._ended(lb)
