@@ -13,7 +13,9 @@ order they weigh:
 - at most one seat per owner (operator key) while bots of other owners are free; only
   when too few owners are free does an owner get a second seat;
 - residents (house strategies, always free) fill the seats only when too few registered
-  bots are free, each resident at most once per table, the closest in rating first;
+  bots are free, each resident at most once per table, the closest in rating first; the
+  matchmaker lets them in only once the seed has waited a moment for other bots
+  (`residents_now`), so that in a busy arena bots meet bots;
 - the line-up that the seed played last is not repeated when another bot (or resident)
   could take the place of the one that fits worst;
 - the seat order rotates: the line-up sorted by key, turned by `turn` places (the
@@ -38,13 +40,17 @@ class Candidate:
 
 def next_table(free: list[Candidate], residents: list[Candidate], seats: int,
                last_lineup: dict[tuple[str, str], frozenset] | None = None,
-               turn: int = 0) -> list[Candidate] | None:
+               turn: int = 0, residents_now: bool = True) -> list[Candidate] | None:
     """The next table, by seat: `seats` candidates, or None when no registered bot is free
     or bots and residents together are too few. `last_lineup`: each bot's last line-up as
-    a set of keys."""
+    a set of keys. With `residents_now` false, a table that would need a resident (to fill
+    a seat, or to keep the seed's last line-up from coming back) is not made: None, and
+    the seed waits for more bots."""
     bots = [c for c in free if not c.resident]
     if not bots:
         return None
+    if not residents_now:
+        residents = []
     seed = min(bots, key=lambda c: (c.waiting_since, c.key))
     chosen = [seed] + _fill(seed, [c for c in bots if c is not seed],
                             [r for r in residents if r.key != seed.key], seats - 1)
@@ -52,7 +58,10 @@ def next_table(free: list[Candidate], residents: list[Candidate], seats: int,
         return None
     last = (last_lineup or {}).get(seed.key)
     if last is not None and frozenset(c.key for c in chosen) == last:
-        chosen = _other_than(chosen, seed, bots, residents, last) or chosen
+        other = _other_than(chosen, seed, bots, residents, last)
+        if other is None and not residents_now:
+            return None
+        chosen = other or chosen
     ordered = sorted(chosen, key=lambda c: c.key)
     shift = turn % seats
     return ordered[shift:] + ordered[:shift]

@@ -89,6 +89,36 @@ def test_the_last_line_up_is_not_repeated_when_another_bot_can_sit():
     assert frozenset(c.key for c in same) == frozenset(c.key for c in four)
 
 
+@settings(max_examples=300, deadline=None)
+@given(bots, st.sampled_from([4, 5]), st.integers(0, 20))
+def test_before_the_house_may_come_a_table_is_of_bots_only_or_none(free, seats, turn):
+    """With residents not let in yet, the table is the one bots alone make (the same as
+    when residents may come, whenever no resident was needed), or none at all."""
+    table = next_table(free, RESIDENTS, seats, {}, turn, residents_now=False)
+    anyway = next_table(free, RESIDENTS, seats, {}, turn)
+    if anyway is not None and not any(c.resident for c in anyway):
+        assert table == anyway
+    else:
+        assert table is None
+
+
+def test_a_table_that_needs_a_resident_waits_until_the_house_may_come():
+    two = [bot("a", "o1", 25, 0), bot("b", "o2", 25, 1)]
+    assert next_table(two, RESIDENTS, 4, {}, 0, residents_now=False) is None
+    assert sum(c.resident for c in next_table(two, RESIDENTS, 4, {}, 0)) == 2
+    # Four who just played together: only a resident could keep them from meeting again.
+    four = [bot(n, f"o{i}", 25, i) for i, n in enumerate("abcd")]
+    met = {c.key: frozenset(x.key for x in four) for c in four}
+    assert next_table(four, RESIDENTS, 4, met, 0, residents_now=False) is None
+    later = next_table(four, RESIDENTS, 4, met, 0)
+    assert sum(c.resident for c in later) == 1
+    # A fifth bot free: it takes the place, with no wait and no resident.
+    five = [*four, bot("e", "o9", 26, 9)]
+    table = next_table(five, RESIDENTS, 4, met, 0, residents_now=False)
+    assert table is not None and not any(c.resident for c in table)
+    assert "e" in {c.key[0] for c in table}
+
+
 def test_seat_positions_rotate_from_table_to_table():
     free = [bot(n, f"o{i}", 25, i) for i, n in enumerate("abcd")]
     seatings = [tuple(c.key[0] for c in next_table(free, [], 4, {}, turn)) for turn in range(4)]

@@ -40,6 +40,7 @@ from .results import arena_result
 from .spec import (
     DELIVER,
     RECONCILE_S,
+    RESIDENTS_AFTER_S,
     SEATING_GAP_S,
     STALL_CLOCKS,
     TIMEOUT_STREAK,
@@ -64,7 +65,7 @@ class Matchmaker:
         self.seated_at: dict[str, float] = {}   # bot id -> when it was last seated
         self.sets: dict[frozenset, tuple[list, int, int]] = {}  # duplicate sets going on
         self.turn = 0
-        self.held_until: float | None = None   # when the first bot the gap holds is let go
+        self.held_until: float | None = None   # when the gap lets a bot go, or the house may come
         self.board: Board | None = None   # the arena's board, as of the last count (start)
         self.over_seen: dict[str, float] = {}
         self.last_reconcile = 0.0
@@ -288,9 +289,15 @@ class Matchmaker:
                 free.pop(k)
         residents = self.room.resident_candidates(self.id, self.board)
         while free:
+            # The house fills in only once the longest waiter has waited for other bots.
+            since = min(c.waiting_since for c in free.values())
+            residents_now = now - since >= RESIDENTS_AFTER_S
             chosen = next_table(list(free.values()), residents, self.seats, self.last_lineup,
-                                self.turn)
+                                self.turn, residents_now)
             if chosen is None:
+                if not residents_now:   # the next cycle no later than the house may come
+                    until = since + RESIDENTS_AFTER_S
+                    self.held_until = min(self.held_until or until, until)
                 break
             set_no = secrets.randbits(48) if self.spec["duplicate"] else 0
             table = self._table([c.key for c in chosen], set_no, 0, tables)

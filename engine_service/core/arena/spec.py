@@ -35,6 +35,11 @@ POLL_ENV = "DOMINO_ARENA_POLL_MS"
 POLL_MS_RANGE = (50, 3_600_000)
 RECONCILE_S = 2.0         # how often the matchmaker checks its matches' rows
 STALL_CLOCKS = 10         # a live match silent this many turn clocks (+30 s) is voided
+# How long the longest-waiting free bot waits for other bots before residents may fill its
+# table. Bots free up a few at a time: seated at once with whoever was free and the house
+# for the rest, bots sat with residents at over a quarter of the tables in a 300-s run at a
+# thousand bots, and a resident's move costs its engine far more than a remote bot's.
+RESIDENTS_AFTER_S = 1.0
 RESIDENT_VERSION = "house"
 RESIDENT_OWNER = "house"
 SEARCH_ITERATIONS = 16    # the search resident's samples per move: a small, fixed budget
