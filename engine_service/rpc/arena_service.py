@@ -75,8 +75,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     def __init__(self, engine):
         self.engine = engine
         self.arenas = engine.arenas
-        # (arena, all versions, limit) -> (the cached answer, its encoding); used on the
-        # event loop only
+        # (arena, all versions, limit) -> (the cached answer, its encoding); written on the
+        # event loop only (the leaderboards' thread reads it)
         self._encoded: dict[tuple, tuple] = {}
         # The leaderboards' work, on a thread of its own: not the loop's default executor,
         # where a thousand lobbies' enlistments queue (each a store write) when they connect
@@ -125,20 +125,29 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         if LEADERBOARD_VIEW.word(request.view) is None:
             raise limits.refuse("view", f"must be one of {', '.join(LEADERBOARD_VIEW.words)}")
         every = request.view == ALL_VERSIONS
-        loop = asyncio.get_running_loop()
         b = self.arenas.leaderboard_ready(request.arena_id, every)
-        if b is None:
-            b = await loop.run_in_executor(self._boards, self.arenas.leaderboard,
-                                           request.arena_id, every)
-        key = (b["arena_id"], every, limit)
-        hit = self._encoded.get(key)
-        if hit is not None and hit[0] is b:
-            return hit[1]
-        message = await loop.run_in_executor(self._boards, leaderboard, b, every, limit)
+        if b is not None:
+            hit = self._encoded.get((b["arena_id"], every, limit))
+            if hit is not None and hit[0] is b:
+                return hit[1]
+        # Any work in one turn of the leaderboards' thread; what the call needs is noted
+        # now, so that a call queued behind others may find it made meanwhile.
+        asked = None if b is not None else self.arenas.leaderboard_asked(request.arena_id)
+        b, message = await asyncio.get_running_loop().run_in_executor(
+            self._boards, self._answer, request.arena_id, every, limit, b, asked)
         if len(self._encoded) >= ENCODED_MAX:
             self._encoded.clear()
-        self._encoded[key] = (b, message)
+        self._encoded[(b["arena_id"], every, limit)] = (b, message)
         return message
+
+    def _answer(self, arena_id: str, every: bool, limit: int, b: dict | None,
+                asked: tuple[int, int] | None) -> tuple[dict, arena_pb2.Leaderboard]:
+        """On the leaderboards' thread: the answer (`b`, or made now) and its encoding
+        (kept already when an earlier turn encoded it: the loop's dict is only read here)."""
+        if b is None:
+            b = self.arenas.leaderboard(arena_id, every, 0, asked)
+        hit = self._encoded.get((b["arena_id"], every, limit))
+        return b, hit[1] if hit is not None and hit[0] is b else leaderboard(b, every, limit)
 
     @refusals
     def GetBot(self, request, context):

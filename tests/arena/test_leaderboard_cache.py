@@ -149,3 +149,30 @@ def test_gets_within_the_interval_read_no_store_and_the_figures_come_with_a_refr
         assert isinstance(rest["mean_loss"], float) and isinstance(rest["luck_share"], float)
     finally:
         app.extensions["engine"].close()
+
+
+@pytest.mark.timeout(120)
+def test_gets_queued_behind_one_another_share_one_making_of_the_rows(arena, monkeypatch):
+    """A GET that waited its turn (behind others needing work) asks for an answer as new as
+    its arrival, not as new as the moment its turn comes: one making of the rows then
+    serves every GET queued while it was made, and at a thousand bots, with results folded
+    several times a second, the queue no longer grows by one making per GET."""
+    engine, _ = arena
+    leaderboards = engine.arenas.leaderboards
+    engine.arenas.leaderboard("hhl")       # built once (from the store)
+    monkeypatch.setattr(board_cache, "FRESH_S", 3600.0)    # no refresh: only the rows
+    wait_until(lambda: no_refresh_running(engine), 60, "the first refresh to end")
+    made = []
+    compose = engine.arenas.compose
+    monkeypatch.setattr(engine.arenas, "compose", lambda *a, **kw: made.append(a) or
+                        compose(*a, **kw))
+
+    leaderboards.changed()                    # the rows must be made again for GETs from here
+    asked = engine.arenas.leaderboard_asked("hhl")    # two GETs come now, one queued
+    first = engine.arenas.leaderboard("hhl", asked=asked)
+    assert len(made) == 1
+    leaderboards.changed()                    # moved on again while the second waited
+    second = engine.arenas.leaderboard("hhl", asked=asked)
+    assert len(made) == 1 and second is first      # the making it waited for serves it
+    third = engine.arenas.leaderboard("hhl")       # a GET come after the move: made again
+    assert len(made) == 2 and third is not first

@@ -63,12 +63,22 @@ class Leaderboards:
         with self._guard:
             self.generation += 1
 
-    def get(self, arena_id: str, all_versions: bool) -> dict:
+    def now(self, arena_id: str) -> tuple[int, int]:
+        """What an answer must hold to be as new as this moment: (the last sequence number
+        folded here, the generation)."""
+        return self.room.folded(arena_id), self.generation
+
+    def get(self, arena_id: str, all_versions: bool, asked: tuple[int, int] | None = None
+            ) -> dict:
+        """`asked`: `now()` when the GET came (default: now). An answer made since then is
+        as new as the GET needs: at a thousand bots, results are folded in several times a
+        second, and GETs queued behind one another each made the rows again for the
+        results folded while they waited, for seconds; now one making serves them all."""
         key = (arena_id, all_versions)
         built = self._built.get(key)
         if built is None:
             built = self._first(key)
-        elif not self._current(arena_id, built):
+        elif not self._holds(built, asked or self.now(arena_id)):
             built = self._reordered(key, built)
         self._refresh_if_old(key, built)
         return built.value
@@ -84,8 +94,11 @@ class Leaderboards:
         return built.value
 
     def _current(self, arena_id: str, built: Built) -> bool:
-        return (self.room.folded(arena_id) == built.sequence
-                and built.generation == self.generation)
+        return self._holds(built, self.now(arena_id))
+
+    @staticmethod
+    def _holds(built: Built, asked: tuple[int, int]) -> bool:
+        return built.sequence >= asked[0] and built.generation >= asked[1]
 
     def _refresh_if_old(self, key: tuple, built: Built) -> None:
         if time.monotonic() - built.at >= FRESH_S:

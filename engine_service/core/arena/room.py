@@ -452,10 +452,12 @@ class Arenas:
                         "provisional_below": PROVISIONAL_BELOW})
         return out
 
-    def leaderboard(self, arena_id: str, all_versions: bool = False, limit: int = 0) -> dict:
-        """The cached answer (board_cache.py): no store read while it is fresh."""
+    def leaderboard(self, arena_id: str, all_versions: bool = False, limit: int = 0,
+                    asked: tuple[int, int] | None = None) -> dict:
+        """The cached answer (board_cache.py): no store read while it is fresh. `asked`:
+        `leaderboard_asked` when the call came, if it waited its turn since."""
         self.spec_of(arena_id)
-        b = self.leaderboards.get(arena_id, all_versions)
+        b = self.leaderboards.get(arena_id, all_versions, asked)
         return {**b, "rows": b["rows"][:limit]} if limit else b
 
     def leaderboard_ready(self, arena_id: str, all_versions: bool = False) -> dict | None:
@@ -465,6 +467,11 @@ class Arenas:
         if arena_id not in self._known:
             return None
         return self.leaderboards.ready(arena_id, all_versions)
+
+    def leaderboard_asked(self, arena_id: str) -> tuple[int, int]:
+        """What an answer of the arena's leaderboard must hold to be as new as this moment
+        (board_cache.Leaderboards.now)."""
+        return self.leaderboards.now(arena_id)
 
     def online(self, arena_id: str) -> dict:
         """(bot, version) -> connected since, of the lobbies on live engines."""
