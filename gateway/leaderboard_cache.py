@@ -10,9 +10,12 @@ never queues behind the moves.
 
 - A board younger than `max_age_s` is served as it is.
 - An older one is still served, and one thread (at most one per board) reads it anew.
-- One older than `max_stale_s` (the engine has not answered for that long) is read in the
-  request itself, so that the reader gets the engine's real refusal (503) rather than an
-  ever older board.
+- One older than `max_stale_s` is still served while that read is on its way (an engine
+  slow to answer, not one that refused: a read bounded by the client's deadline). Once
+  the read has failed, the board is read in the request itself, so that the reader gets
+  the engine's real refusal (503) rather than an ever older board. Reading it in every
+  request as soon as it was 5 s old sent the readers of a loaded engine to wait on it
+  too: seconds, and 504s, at a thousand arena bots.
 - A board that was never read is read in the request: an unknown arena is refused as the
   engine refuses it, and is never kept (the keys are the arenas that exist, times two).
 """
@@ -79,7 +82,8 @@ class LeaderboardCache:
         now = self._clock()
         with self._lock:
             board = self._boards.get(key)
-            if board is not None and now - board.read_at <= self._max_stale:
+            if board is not None and (now - board.read_at <= self._max_stale
+                                      or key in self._renewing):
                 if now - board.read_at > self._max_age and key not in self._renewing:
                     self._renewing.add(key)
                     threading.Thread(target=self._renew, args=(key,), daemon=True,

@@ -1,7 +1,8 @@
 """The gateway's kept leaderboards (gateway/leaderboard_cache.py), on a clock of the test's own and
 a read that the test holds or fails at will: a reader is served without waiting on the
-engine, one read renews a board, a refusal reaches the reader when the board is too old to
-serve, and nothing is kept of an arena the engine refused. The REST route over a real
+engine, one read renews a board (a board too old is served while it is on its way), a
+refusal reaches the reader when the board is too old to serve and its renewal failed, and
+nothing is kept of an arena the engine refused. The REST route over a real
 engine is in test_arena_rest.py."""
 
 from __future__ import annotations
@@ -119,6 +120,26 @@ def test_a_board_too_old_to_serve_is_read_in_the_request_and_its_refusal_reaches
         cache.get("hhl", "latest", 0)
     engine.fail, engine.version = None, 3
     assert board(cache)["last_sequence"] == "3"
+
+
+def test_a_board_too_old_is_still_served_while_its_renewal_is_on_its_way(setup):
+    """An engine slow to answer (not refusing) keeps its readers served from the board
+    they had; once the renewal fails, the next reader reads in its request and gets the
+    engine's refusal."""
+    now, engine, cache = setup
+    first, _ = cache.get("hhl", "latest", 0)
+    engine.gate = threading.Event()           # the engine answers, but slowly
+    now[0] += 1.0
+    assert in_thread(lambda: cache.get("hhl", "latest", 0))[0] == first   # renewal begun
+    now[0] += 9.0                             # past max_stale_s, the renewal still out
+    served = in_thread(lambda: cache.get("hhl", "latest", 0))
+    assert served is not None and served[0] == first, "the reader waited on the engine"
+    assert engine.calls == 2
+    engine.fail = RuntimeError("deadline exceeded")
+    engine.gate.set()                         # the renewal fails
+    wait_for(lambda: not cache._renewing, timeout=10)
+    with pytest.raises(RuntimeError, match="deadline exceeded"):
+        cache.get("hhl", "latest", 0)
 
 
 def test_an_arena_the_engine_refuses_is_refused_every_time_and_never_kept(setup):
