@@ -18,6 +18,7 @@ bot paused), and when the match ends its arena result is inserted, once.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import queue
@@ -71,6 +72,8 @@ class Hosted:
     meta: dict
     sub: Subscriber
     told: dict[int, float] | None = None   # seat -> when its bot was sent it (no_shows)
+    checking: int = 0             # seat streams come for it whose bot key is being checked
+    checked_since: float | None = None   # when the first such check began (no_shows)
 
 
 class Host:
@@ -179,11 +182,34 @@ class Host:
         return referee, seat
 
     # ----- the clock of arena seats ----------------------------------------------------------
+    @contextlib.contextmanager
+    def arriving(self, match_id: str):
+        """A seat stream for `match_id` has come and its bot key is being checked: until
+        the check ends, the match's seats are not taken for no-shows (no_shows), for at
+        most one more seat wait from the first such check. Under load a key's check (a
+        store read) took seconds, and bots whose streams had come in time were charged a
+        no-show, paused, and came back through their lobbies: more work, more lateness.
+        The key is not known good yet, so the hold is bounded: whoever names a match in
+        any number of Hellos delays its no-shows by one seat wait at most."""
+        with self._lock:
+            hosted = self.tracked.get(match_id)     # only matches held here: bounded
+            if hosted is not None:
+                hosted.checking += 1
+                if hosted.checked_since is None:
+                    hosted.checked_since = time.time()
+        try:
+            yield
+        finally:
+            if hosted is not None:
+                with self._lock:
+                    hosted.checking -= 1
+
     def no_shows(self, now: float) -> None:
         """Play the seats whose bot has not come within the arena's seat wait, counted
         from when its lobby was sent the seat: a bot is charged for its own lateness, not
         for the engines' in telling it (a lobby's engine behind by seconds under load).
-        A seat never sent (no lobby) counts from the match's making."""
+        A seat never sent (no lobby) counts from the match's making. A match with a seat
+        stream's key being checked waits for it (`arriving`)."""
         with self._lock:
             tracked = list(self.tracked.values())
         late = [h for h in tracked if h.referee.status == WAITING and
@@ -196,6 +222,8 @@ class Host:
         for hosted in late:
             referee = hosted.referee
             wait = self.room.seat_wait(hosted.meta["arena"])
+            if hosted.checking and now - hosted.checked_since < wait:
+                continue
             for seat in referee.unfilled_pool_seats():
                 if now - max(hosted.told[seat], referee.row.created) < wait:
                     continue

@@ -416,8 +416,9 @@ class Arenas:
         """A registered bot's seat stream (Hello.arena_seat): (referee, seat)."""
         from ..security import limits
         limits.match_id(match_id, "hello.arena_seat.match_id")
-        bot = self.accounts.authenticate(bot_key, "hello.arena_seat.bot_key")
-        return self.host.seat_stream(match_id, bot)
+        with self.host.arriving(match_id):   # come in time, whatever the check takes
+            bot = self.accounts.authenticate(bot_key, "hello.arena_seat.bot_key")
+            return self.host.seat_stream(match_id, bot)
 
     # ----- accounts -----------------------------------------------------------------------
     def register(self, principal: Principal, name: str, description: str):
