@@ -73,7 +73,6 @@ class Hosted:
     sub: Subscriber
     told: dict[int, float] | None = None   # seat -> when its bot was sent it (no_shows)
     checking: int = 0             # seat streams come for it whose bot key is being checked
-    checked_since: float | None = None   # when the first such check began (no_shows)
 
 
 class Host:
@@ -185,18 +184,16 @@ class Host:
     @contextlib.contextmanager
     def arriving(self, match_id: str):
         """A seat stream for `match_id` has come and its bot key is being checked: until
-        the check ends, the match's seats are not taken for no-shows (no_shows), for at
-        most one more seat wait from the first such check. Under load a key's check (a
-        store read) took seconds, and bots whose streams had come in time were charged a
-        no-show, paused, and came back through their lobbies: more work, more lateness.
-        The key is not known good yet, so the hold is bounded: whoever names a match in
-        any number of Hellos delays its no-shows by one seat wait at most."""
+        the check ends, no seat of the match is taken for a no-show before twice the seat
+        wait on its own clock (no_shows). Under load a key's check (a store read) took
+        seconds, and bots whose streams had come in time were charged a no-show, paused,
+        and came back through their lobbies: more work, more lateness. The key is not
+        known good yet, so the hold is bounded: whoever names a match in any number of
+        Hellos delays each of its no-shows by one seat wait at most."""
         with self._lock:
             hosted = self.tracked.get(match_id)     # only matches held here: bounded
             if hosted is not None:
                 hosted.checking += 1
-                if hosted.checked_since is None:
-                    hosted.checked_since = time.time()
         try:
             yield
         finally:
@@ -208,8 +205,9 @@ class Host:
         """Play the seats whose bot has not come within the arena's seat wait, counted
         from when its lobby was sent the seat: a bot is charged for its own lateness, not
         for the engines' in telling it (a lobby's engine behind by seconds under load).
-        A seat never sent (no lobby) counts from the match's making. A match with a seat
-        stream's key being checked waits for it (`arriving`)."""
+        A seat never sent (no lobby) counts from the match's making. While a seat
+        stream's key is being checked (`arriving`), every seat of its match has one more
+        seat wait: which seat the stream is for is known only once its key is."""
         with self._lock:
             tracked = list(self.tracked.values())
         late = [h for h in tracked if h.referee.status == WAITING and
@@ -221,9 +219,7 @@ class Host:
                 h.told = {s: sent.get((h.referee.id, s), 0.0) for s in range(len(h.meta["seats"]))}
         for hosted in late:
             referee = hosted.referee
-            wait = self.room.seat_wait(hosted.meta["arena"])
-            if hosted.checking and now - hosted.checked_since < wait:
-                continue
+            wait = self.room.seat_wait(hosted.meta["arena"]) * (2 if hosted.checking else 1)
             for seat in referee.unfilled_pool_seats():
                 if now - max(hosted.told[seat], referee.row.created) < wait:
                     continue
