@@ -15,6 +15,7 @@ import sys
 import threading
 
 from engine_service.rules import VARIANTS
+from plumbing import collector
 
 from .argtypes import COUNT, ENGINE_DEFAULT, ENGINE_DEFAULT_HELP, PORT, POSITIVE, SEED
 from .match_limit import limit_sentence
@@ -35,13 +36,14 @@ def make_folder_of(db: str) -> None:
 
 def settings_refused(db: str) -> str:
     """Why a setting of the environment is refused ("" when none is): the arena's polls,
-    and for PostgreSQL the bound of a wait on it and the threads its moves are played on.
-    Said as itself, not as a database that is away."""
+    the collector's pace, and for PostgreSQL the bound of a wait on it and the threads its
+    moves are played on. Said as itself, not as a database that is away."""
     from engine_service.core.arena.spec import polls
     from engine_service.core.storage.factory import is_dsn
     from plumbing.settings import BadSetting
     try:
         polls()
+        collector.young()
     except BadSetting as e:
         return str(e)
     if not is_dsn(db):
@@ -325,6 +327,7 @@ def run_engine(args) -> int:
     mode = ("open: no API key needed" if is_open else
             "API keys needed to create matches and ladders (domino keys create NAME)")
     metrics_at = "" if metrics_port is None else f"; metrics on {args.host}:{metrics_port}"
+    collector.settle()      # started: what it made lives as long as the process
     # Tests and scripts read this line to learn the port (and the metrics port): with
     # --port 0 and --metrics-port 0 nothing else can take them before the engine binds them.
     print(f"engine listening on {args.host}:{port} ({len(restored)} matches restored; "

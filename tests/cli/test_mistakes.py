@@ -190,3 +190,10 @@ def test_a_bad_arena_poll_is_said_as_itself():
             extra_env={"DOMINO_ARENA_POLL_MS": "10"})
     assert_one_line_failure(p, "engine", "DOMINO_ARENA_POLL_MS must be a whole number",
                             "50 to 3600000")
+
+
+def test_a_bad_collector_pace_is_said_as_itself():
+    p = run("engine", "--port", "0", "--db", ":memory:", check=False, timeout=60,
+            extra_env={"DOMINO_GC_YOUNG": "7"})
+    assert_one_line_failure(p, "engine", "DOMINO_GC_YOUNG must be a whole number",
+                            "100 to 10000000")
