@@ -2,7 +2,8 @@
 an engine does when it first reads an arena's results), one more result folded in (what
 every counted match costs), and one table made among 200 free bots (what every match the
 matchmaker makes costs). Synthetic results: 300 (bot, version) keys, HHL line-ups of 4.
-Then its hot statements over a long history (benchmarks/arena_history.py), and the arena end
+Then its hot statements over a long history (benchmarks/arena_history.py), how fast a busy
+event loop takes new calls (benchmarks/new_calls.py: a seat stream is one), and the arena end
 to end (benchmarks/arena_e2e.py): lean bots, 2 engines, PostgreSQL."""
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ def run():
         next_table(free, residents, 4, {}, turn)
     yield (f"one table among {FREE} free bots: "
            f"{(time.perf_counter() - started) / n * 1e3:.2f} ms")
-    from benchmarks import arena_e2e, arena_history
+    from benchmarks import arena_e2e, arena_history, new_calls
 
     yield from arena_history.run()
+    yield from new_calls.run()
     yield from arena_e2e.run()

@@ -95,6 +95,8 @@ class Fleet:
         # lobby's first seat)
         self.timed: list[tuple[float, float, bool]] = []
         self.seated: dict[int, list[float]] = {}   # bot -> its ArenaSeats of the last 60 s
+        self.answered: list[float] = []   # from an ArenaSeat to its seat stream's first answer
+        self.lag: list[float] = []    # how late this loop woke, a sample every 50 ms
         self.matches = 0
         self.errors: list[str] = []
         self.welcomed = 0
@@ -116,6 +118,7 @@ class Fleet:
         self.stubs = [play_pb2_grpc.PlayStub(c) for c in self.channels]
         self.by_address = {}
         tasks = [asyncio.create_task(self.bot(i, key)) for i, key in enumerate(self.keys)]
+        tasks.append(asyncio.create_task(self.probe()))
         await asyncio.sleep(seconds)
         self.stop.set()
         tasks += self.seats
@@ -124,6 +127,14 @@ class Fleet:
         await asyncio.gather(*tasks, return_exceptions=True)
         for c in self.channels:
             await c.close()
+
+    async def probe(self) -> None:
+        """This loop's own lateness: a seat stream's answer that came late because the bots'
+        process was slow to read it is the bench's delay, not the engines'."""
+        while True:
+            t = time.monotonic()
+            await asyncio.sleep(0.05)
+            self.lag.append(time.monotonic() - t - 0.05)
 
     def _stub(self, i: int, owner: str):
         import grpc
@@ -190,7 +201,7 @@ class Fleet:
 
         from domino_proto.domino.v1 import play_pb2
 
-        owner = seat.owner
+        owner, told, answered = seat.owner, time.monotonic(), False
         for _ in range(50):
             call = self._stub(i, owner).Connect()
             try:
@@ -198,6 +209,9 @@ class Fleet:
                     arena_seat=play_pb2.ArenaSeatAuth(match_id=seat.match_id, bot_key=key),
                     skip_events=True, skip_accepted=True)))
                 async for m in call:
+                    if not answered:
+                        answered = True
+                        self.answered.append(time.monotonic() - told)
                     kind = m.WhichOneof("body")
                     if kind == "turn" and m.turn.state.legal_moves:
                         s = m.turn.state
@@ -239,7 +253,7 @@ def fleet_main(argv: list[str]) -> int:
     fleet = Fleet(addresses.split(","), keys)
     asyncio.run(fleet.run(float(seconds)))
     print(json.dumps({"unheld": fleet.unheld, "timed": fleet.timed,
-                      "matches": fleet.matches,
+                      "answered": fleet.answered, "lag": fleet.lag, "matches": fleet.matches,
                       "errors": fleet.errors, "welcomed": fleet.welcomed}))
     return 0
 
@@ -255,14 +269,15 @@ def _fleets(addresses: list[str], bot_keys: list[str], workdir: str) -> dict:
         procs.append(subprocess.Popen(
             [sys.executable, "-m", "benchmarks.arena_e2e", "fleet", ",".join(addresses), path,
              str(SECONDS)], stdout=subprocess.PIPE, text=True, cwd=ROOT, env=_env()))
-    total = {"unheld": [], "timed": [], "matches": 0, "errors": [], "welcomed": 0, "processes": n}
+    total = {"unheld": [], "timed": [], "answered": [], "lag": [], "matches": 0, "errors": [],
+             "welcomed": 0, "processes": n}
     for proc in procs:
         out, _ = proc.communicate(timeout=SECONDS + 120)
         if proc.returncode != 0:
             total["errors"].append(f"a fleet process exited {proc.returncode}")
             continue
         got = json.loads(out.strip().splitlines()[-1])
-        for key in ("unheld", "timed", "errors"):
+        for key in ("unheld", "timed", "answered", "lag", "errors"):
             total[key] += got[key]
         for key in ("matches", "welcomed"):
             total[key] += got[key]
@@ -461,6 +476,12 @@ def _run(dsn: str, workdir: str):
         yield ("the same, by when the bot was free (15 s windows: p99, seatings): " + ", ".join(
             f"{k * 15}-{k * 15 + 15} s {_pct(w, 99):.2f} s ({len(w)})"
             for k, w in sorted(windows.items())))
+        answered, lag = fleet["answered"], fleet["lag"]
+        yield (f"from an ArenaSeat to its seat stream's first answer (the engine taking the "
+               f"new call): p50 {_pct(answered, 50):.3f} s, p99 {_pct(answered, 99):.3f} s "
+               f"({len(answered)} seats); the bots' own loops were late by p50 "
+               f"{_pct(lag, 50) * 1e3:.0f} ms, p99 {_pct(lag, 99) * 1e3:.0f} ms, "
+               f"at most {max(lag, default=0):.2f} s")
         yield (f"engines' CPU per table formed (all of it, play included): "
                f"{cpu / max(1, tables) * 1e3:.1f} ms over {tables} tables "
                f"({cpu / elapsed:.2f} cores)")
