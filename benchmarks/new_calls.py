@@ -6,7 +6,8 @@ A server process (grpc.aio, as the engine's) keeps its loop busy with 4 tasks th
 work WORK_MS and yield, as an engine's loop busy with a thousand streams is; a client
 process keeps 64 unary calls in flight over 8 connections for SECONDS. The server counts
 its loop's turns meanwhile: grpc.aio takes one new call at a time, and each takes a few
-turns of the loop, however many wait."""
+turns of the loop, however many wait. (The count is a task that yields at every turn: with
+no other work its own turns are nearly all of them, and turns a call mean nothing then.)"""
 
 from __future__ import annotations
 

@@ -134,7 +134,8 @@ def create_app(config: dict | None = None) -> Flask:
     for module in (variants, matches, seats, views, moves, worlds, records, analyses, ladders,
                    arenas, arena_bots, engines):
         api.register_blueprint(module.blp)
-    app.extensions["boards"] = LeaderboardCache(arenas.board_reader(client))
+    app.extensions["boards"] = LeaderboardCache(arenas.board_reader(client),
+                                                slow=arenas.ran_out_of_time)
     # The event stream is no Flask route: the ASGI server serves it on its loop
     # (gateway/server.py, streams.py), which describes it for the document too.
     api.spec.tag(streams.OPENAPI_TAG)

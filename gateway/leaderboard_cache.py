@@ -11,11 +11,14 @@ never queues behind the moves.
 - A board younger than `max_age_s` is served as it is.
 - An older one is still served, and one thread (at most one per board) reads it anew.
 - One older than `max_stale_s` is still served while that read is on its way (an engine
-  slow to answer, not one that refused: a read bounded by the client's deadline). Once
-  the read has failed, the board is read in the request itself, so that the reader gets
-  the engine's real refusal (503) rather than an ever older board. Reading it in every
+  slow to answer, not one that refused: a read bounded by the client's deadline), and
+  after it ran out of time (`slow(err)`: a 504), up to `max_slow_s` old, each such
+  reader starting the next read. Once a read has failed otherwise (or the board is older
+  than that), the board is read in the request itself, so that the reader gets the
+  engine's real refusal (503) rather than an ever older board. Reading it in every
   request as soon as it was 5 s old sent the readers of a loaded engine to wait on it
-  too: seconds, and 504s, at a thousand arena bots.
+  too: seconds, and 504s, at a thousand arena bots; so did reading it after a renewal
+  ran out of time, since the engine was as slow for the reader.
 - A board that was never read is read in the request: an unknown arena is refused as the
   engine refuses it, and is never kept (the keys are the arenas that exist, times two).
 """
@@ -34,6 +37,7 @@ log = logging.getLogger(__name__)
 
 MAX_AGE_S = 0.5
 MAX_STALE_S = 5.0
+MAX_SLOW_S = 60.0    # how old a board is still served while the engine is only slow
 TAGGED_MAX = 16      # (limit -> answer) kept per board, then begun again
 
 
@@ -64,17 +68,22 @@ class _Board:
 
 class LeaderboardCache:
     def __init__(self, read: Callable[[str, str], dict], max_age_s: float = MAX_AGE_S,
-                 max_stale_s: float = MAX_STALE_S,
+                 max_stale_s: float = MAX_STALE_S, max_slow_s: float = MAX_SLOW_S,
+                 slow: Callable[[Exception], bool] = lambda err: False,
                  clock: Callable[[], float] = time.monotonic):
         """`read(arena_id, versions)` is the whole board from an engine, dumped; it raises
-        what the engine refused."""
+        what the engine refused. `slow(err)`: whether a read's failure is its deadline
+        passing (the engine busy, not gone)."""
         self._read = read
         self._max_age = max_age_s
         self._max_stale = max_stale_s
+        self._max_slow = max_slow_s
+        self._slow = slow
         self._clock = clock
         self._lock = threading.Lock()
         self._boards: dict[tuple[str, str], _Board] = {}
         self._renewing: set[tuple[str, str]] = set()
+        self._late: set[tuple[str, str]] = set()     # boards whose last renewal ran out of time
 
     def get(self, arena_id: str, versions: str, limit: int) -> tuple[str, str]:
         """The board's first `limit` rows (0: all) as JSON, and its ETag."""
@@ -82,9 +91,10 @@ class LeaderboardCache:
         now = self._clock()
         with self._lock:
             board = self._boards.get(key)
-            if board is not None and (now - board.read_at <= self._max_stale
-                                      or key in self._renewing):
-                if now - board.read_at > self._max_age and key not in self._renewing:
+            age = None if board is None else now - board.read_at
+            if board is not None and (age <= self._max_stale or key in self._renewing or
+                                      key in self._late and age <= self._max_slow):
+                if age > self._max_age and key not in self._renewing:
                     self._renewing.add(key)
                     threading.Thread(target=self._renew, args=(key,), daemon=True,
                                      name="board-renew").start()
@@ -100,14 +110,21 @@ class LeaderboardCache:
             held = self._boards.get(key)
             if held is None or held.read_at <= board.read_at:   # never an older over a newer
                 self._boards[key] = board
+                self._late.discard(key)
             return self._boards[key]
 
     def _renew(self, key: tuple[str, str]) -> None:
+        late = False
         try:
             self._store(key, self._read_board(key))
         except Exception as err:   # kept: the board served stays the last one read
+            late = self._slow(err)
             log.warning("the %s leaderboard (%s) was not renewed: %s", key[0], key[1],
                         type(err).__name__)
         finally:
             with self._lock:
                 self._renewing.discard(key)
+                if late:
+                    self._late.add(key)
+                else:
+                    self._late.discard(key)

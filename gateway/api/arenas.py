@@ -17,6 +17,7 @@ from flask import Response, current_app, request
 from domino_wire.names import LEADERBOARD_VIEW
 
 from .. import arena_wire
+from ..errors import ApiError
 from ..schemas_arena import ArenaListSchema, LeaderboardQuerySchema, LeaderboardSchema
 from . import PREFIX, Blueprint, engine
 from . import documented as api_documented
@@ -39,6 +40,11 @@ def board_reader(client):
         board = client.get_leaderboard(arena_id, VIEWS[versions], 0)
         return LeaderboardSchema().dump(arena_wire.leaderboard(board, versions))
     return read
+
+
+def ran_out_of_time(err: Exception) -> bool:
+    """Whether a board's read failed for the engine's slowness (504), not its refusal."""
+    return isinstance(err, ApiError) and err.status == 504
 
 
 def documented(*codes):

@@ -142,9 +142,67 @@ def test_a_board_too_old_is_still_served_while_its_renewal_is_on_its_way(setup):
         cache.get("hhl", "latest", 0)
 
 
+class TooLate(Exception):
+    """A read whose deadline passed (the gateway's 504)."""
+
+
+def test_a_board_whose_renewal_ran_out_of_time_is_served_up_to_max_slow_s_old(setup):
+    """An engine too busy to answer within the deadline is not gone: its readers keep
+    the board they had, each one starting the next renewal, until the board is
+    max_slow_s old; then the reader reads in its request and gets the engine's answer.
+    Another failure (the engine refusing, or away) sends the next reader to the engine at
+    once."""
+    now, engine, _ = setup
+    cache = LeaderboardCache(engine.read, max_age_s=0.5, max_stale_s=5.0, max_slow_s=60.0,
+                             slow=lambda err: isinstance(err, TooLate), clock=lambda: now[0])
+    first, _ = cache.get("hhl", "latest", 0)
+    engine.fail = TooLate()
+    now[0] += 1.0
+    assert cache.get("hhl", "latest", 0)[0] == first           # a renewal, which fails
+    wait_for(lambda: not cache._renewing, timeout=10)
+    now[0] += 20.0                            # past max_stale_s: still served, renewed
+    assert in_thread(lambda: cache.get("hhl", "latest", 0))[0] == first
+    wait_for(lambda: engine.calls == 3 and not cache._renewing, timeout=10)
+    now[0] += 40.0                            # 61 s old: read in the request
+    with pytest.raises(TooLate):
+        cache.get("hhl", "latest", 0)
+    engine.fail, engine.version = None, 2
+    assert board(cache)["last_sequence"] == "2"
+
+    engine.fail = RuntimeError("engine unavailable")     # not slowness: no grace
+    now[0] += 1.0
+    cache.get("hhl", "latest", 0)
+    wait_for(lambda: not cache._renewing, timeout=10)
+    now[0] += 5.0
+    with pytest.raises(RuntimeError, match="engine unavailable"):
+        cache.get("hhl", "latest", 0)
+
+
 def test_an_arena_the_engine_refuses_is_refused_every_time_and_never_kept(setup):
     _, engine, cache = setup
     for _ in range(3):
         with pytest.raises(Unknown):
             cache.get("chess", "latest", 0)
     assert engine.calls == 3 and not cache._boards
+
+
+@pytest.mark.parametrize("code, slow", [("DEADLINE_EXCEEDED", True), ("UNAVAILABLE", False),
+                                        ("NOT_FOUND", False), ("INTERNAL", False)])
+def test_only_a_read_that_ran_out_of_time_counts_as_the_engine_being_slow(code, slow):
+    """The gateway's predicate, on the error its engine client raises for each gRPC code."""
+    import grpc
+
+    from gateway.api.arenas import ran_out_of_time
+    from gateway.engine_client import api_error
+
+    class Failed(grpc.RpcError):
+        def code(self):
+            return getattr(grpc.StatusCode, code)
+
+        def details(self):
+            return ""
+
+        def trailing_metadata(self):
+            return ()
+
+    assert ran_out_of_time(api_error(Failed())) is slow
