@@ -5,7 +5,10 @@ again and again.
 
 Figures: counted matches per minute; the wait from free (lobby welcomed, or the bot's last
 match over) to its next ArenaSeat, p50/p99, of every seating and of those the arena's rate
-bound cannot have held (below); the engines' CPU per table formed (everything
+bound cannot have held (below); the wait from an ArenaSeat to the first answer on its
+seat stream (the engine taking a new call), beside how late the bots' own loops woke (so
+that a fleet too slow to read is seen, not blamed on the engines); the engines' CPU per
+table formed (everything
 they did, play included: an upper bound of matchmaking's share); GetLeaderboard p50/p99
 while it runs, on an engine, and the REST GET of a gateway in front of it (which serves the
 boards it keeps, gateway/leaderboard_cache.py); the engines' memory per connected bot. The
@@ -27,10 +30,13 @@ have held, are the seat wait of a free bot.
 
 The bots share a few gRPC channels (DOMINO_ARENA_CHANNELS, default one per 50 bots): each
 lobby and seat is an HTTP/2 stream, so a thousand bots need a handful of connections, not
-a thousand. They belong to 10 operator keys, so that the matchmaker's owner rule (one seat
-per owner while others are free) is at work as it would be. One Python process answering
-for a thousand bots was itself the saturated part (its seat streams came too late and the
-engine charged no-shows): the bots are split over DOMINO_ARENA_PROCESSES fleet processes
+a thousand. (gRPC Python gives channels of the same address and options one connection:
+a fleet process holds one per engine. Its seat streams spread over 8 connections instead,
+in a scratch run, waited as long for their first answer: docs/arena.md.) They belong to 10
+operator keys, so that the matchmaker's owner rule (one seat per owner while others are
+free) is at work as it would be. One Python process answering for a thousand bots was
+itself the saturated part (its seat streams came too late and the engine charged
+no-shows): the bots are split over DOMINO_ARENA_PROCESSES fleet processes
 (default one per 250 bots), each its own asyncio loop, started together.
 """
 
