@@ -2,14 +2,13 @@
 
 CPython collects its youngest generation every 700 net new container objects, and an object
 that outlives two such collections lands in the oldest one, whose full passes walk the
-whole heap with the GIL held. An engine serving an arena makes and drops objects by the
-hundred thousand a second (a move's messages, a stream's futures), and many live a few
-tenths of a second, long enough to be promoted. Measured at 1,000 arena bots on 2 cores
-(docs/arena.md), each engine's collector then ran 80-120 times in every 5 s and held the
-GIL about a fifth of the time, in full passes of 0.3-0.4 s each: the event loop, which
-takes the GIL to accept every new call, woke up to 0.7 s late, and seat streams waited
-seconds to be taken. With a young generation of 50,000 it runs about once in 5-10 s, and
-what dies within seconds never reaches the oldest generation.
+whole heap with the GIL held. Measured at 1,000 arena bots on 2 cores (docs/arena.md),
+each engine's collector ran 80-120 times in every 5 s, with a full pass of 0.24-0.43 s
+about every 5 s: it held the GIL about a ninth of the time, and the event loop, which
+takes the GIL to take every new call, woke up to 0.7 s late while seat streams waited
+seconds to be taken. With a young generation of 50,000 it ran about once in 5-10 s, and an
+object reaches the oldest generation only once it has outlived a young collection and a
+middle one (20 young ones later).
 
 The objects made while starting (modules, descriptors, the engine itself: about 60,000)
 live as long as the process: they are frozen out of every pass."""
