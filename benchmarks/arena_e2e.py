@@ -16,7 +16,8 @@ seat wait is also given without a lobby's first seat (the bots all connect at on
 start, a herd no running arena sees), and by when the bot was free, in windows of 15 s:
 the first minutes' waves (every bot seated at once, their matches ending together) against
 the later, steadier run. Sizes: DOMINO_ARENA_BOTS (default 100) and DOMINO_ARENA_SECONDS
-(default 120); smoke: 8 bots for a few seconds. DOMINO_ARENA_LOG=PATH keeps the engines'
+(default 120); smoke: 8 bots for a few seconds. DOMINO_ARENA_THINK_MS makes each bot wait
+that long before each move (default 0: at once). DOMINO_ARENA_LOG=PATH keeps the engines'
 log there.
 
 The lean bots play a match in about a second, faster than the arena seats one bot
@@ -60,6 +61,10 @@ from engine_service.core.arena.spec import MATCHES_PER_MINUTE
 BOTS = int(os.environ.get("DOMINO_ARENA_BOTS") or sized(100, 8))
 SECONDS = float(os.environ.get("DOMINO_ARENA_SECONDS") or sized(120, 6))
 OWNERS = sized(10, 2)
+# How long a bot thinks before each move (0: it answers at once). Bots that answer at once
+# play as fast as the engines let them, so some part of the engines is always saturated
+# and its queue shows in some wait; bots that think load them as an arena of real bots would.
+THINK_MS = float(os.environ.get("DOMINO_ARENA_THINK_MS") or 0)
 PER_CHANNEL = 50
 PER_PROCESS = 250   # bots a fleet process answers for
 ARENA = "hhl"
@@ -221,6 +226,8 @@ class Fleet:
                     kind = m.WhichOneof("body")
                     if kind == "turn" and m.turn.state.legal_moves:
                         s = m.turn.state
+                        if THINK_MS:
+                            await asyncio.sleep(THINK_MS / 1000)
                         await call.write(play_pb2.BotMessage(move=play_pb2.MoveChoice(
                             match_id=s.match_id, version=s.version,
                             move_id=s.legal_moves[0].id)))
@@ -460,7 +467,9 @@ def _run(dsn: str, workdir: str):
                 arena_pb2.ListArenasRequest(), timeout=30).arenas if a.arena_id == ARENA)
         tables = info.matches_counted + info.matches_playing + info.matches_voided
         waits, errors = [wait for _, wait, _ in fleet["timed"]], fleet["errors"]
-        yield (f"{BOTS} lean bots in {fleet['processes']} processes ({fleet['welcomed']} lobbies "
+        thinking = f", thinking {THINK_MS:g} ms a move" if THINK_MS else ""
+        yield (f"{BOTS} lean bots{thinking} in {fleet['processes']} processes "
+               f"({fleet['welcomed']} lobbies "
                f"welcomed), 2 engines on PostgreSQL, {elapsed:.0f} s: {info.matches_counted} "
                f"counted, {info.matches_voided} voided, {info.matches_playing} playing at the "
                f"end; {fleet['matches']} seats played to the end; {len(errors)} stream errors"
