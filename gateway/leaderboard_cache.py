@@ -32,6 +32,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,12 @@ def encoded(body: dict) -> tuple[str, str]:
     same tag)."""
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return text, '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
+
+
+class Served(NamedTuple):
+    text: str       # the board's JSON
+    tag: str        # its ETag
+    age_s: float    # how long ago this gateway read it from an engine (HTTP's Age)
 
 
 @dataclass
@@ -85,8 +92,8 @@ class LeaderboardCache:
         self._renewing: set[tuple[str, str]] = set()
         self._late: set[tuple[str, str]] = set()     # boards whose last renewal ran out of time
 
-    def get(self, arena_id: str, versions: str, limit: int) -> tuple[str, str]:
-        """The board's first `limit` rows (0: all) as JSON, and its ETag."""
+    def get(self, arena_id: str, versions: str, limit: int) -> Served:
+        """The board's first `limit` rows (0: all) as JSON, its ETag and its age."""
         key = (arena_id, versions)
         now = self._clock()
         with self._lock:
@@ -98,8 +105,9 @@ class LeaderboardCache:
                     self._renewing.add(key)
                     threading.Thread(target=self._renew, args=(key,), daemon=True,
                                      name="board-renew").start()
-                return board.answer(limit)
-        return self._store(key, self._read_board(key)).answer(limit)
+                return Served(*board.answer(limit), age)
+        board = self._store(key, self._read_board(key))
+        return Served(*board.answer(limit), max(0.0, self._clock() - board.read_at))
 
     def _read_board(self, key: tuple[str, str]) -> _Board:
         read_at = self._clock()

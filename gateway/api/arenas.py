@@ -29,9 +29,13 @@ blp = Blueprint("arenas", __name__, url_prefix=PREFIX + "/arenas",
 UNKNOWN_ARENA = (404, ("UNKNOWN_ARENA", "NO_SUCH_ROUTE"))
 VIEWS = {"latest": LEADERBOARD_VIEW.number("latest"),
          "all": LEADERBOARD_VIEW.number("all_versions")}
-ETAG = {"ETag": {"description": "the board's tag: send it back as If-None-Match to be "
-                                "answered 304 while the board is unchanged",
-                 "schema": {"type": "string"}}}
+BOARD_HEADERS = {
+    "ETag": {"description": "the board's tag: send it back as If-None-Match to be answered "
+                            "304 while the board is unchanged", "schema": {"type": "string"}},
+    "Age": {"description": "whole seconds since the gateway read the board from an engine: "
+                           "under a second or so while the engines answer promptly, up to "
+                           "60 while one is too busy to (docs/arena.md)",
+            "schema": {"type": "integer", "minimum": 0}}}
 
 
 def board_reader(client):
@@ -61,9 +65,9 @@ def list_arenas():
 
 @blp.route("/<arena_id>/leaderboard", methods=["GET"])
 @blp.arguments(LeaderboardQuerySchema(), location="query")
-@blp.response(200, LeaderboardSchema(), headers=ETAG)
+@blp.response(200, LeaderboardSchema(), headers=BOARD_HEADERS)
 @blp.alt_response(304, description="the board is the one of the If-None-Match tag: no body",
-                  headers=ETAG, success=True)
+                  headers=BOARD_HEADERS, success=True)
 @blp.doc(parameters=[{"in": "header", "name": "If-None-Match", "required": False,
                       "schema": {"type": "string"},
                       "description": "the ETag of the board last read: 304 while it holds"}])
@@ -73,9 +77,9 @@ def get_leaderboard(query, arena_id):
     matches, mean per deal with its 95% interval, faults, online now. Live by polling:
     send the ETag of the last answer as If-None-Match and a board that has not changed
     since is answered 304 with no body"""
-    text, tag = current_app.extensions["boards"].get(arena_id, query["versions"],
-                                                     query["limit"])
-    headers = {"ETag": tag, "Cache-Control": "no-cache"}
+    text, tag, age = current_app.extensions["boards"].get(arena_id, query["versions"],
+                                                          query["limit"])
+    headers = {"ETag": tag, "Age": str(int(age)), "Cache-Control": "no-cache"}
     if tag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
         return Response(status=304, headers=headers)
     return Response(text, 200, headers, mimetype="application/json")

@@ -121,6 +121,7 @@ def test_the_arenas_and_an_unchanged_board_answers_304(client, doc):
     assert "house-greedy" in hhl["residents"] and isinstance(hhl["matches_counted"], str)
     first = client.get(f"{A}/hhl/leaderboard")
     assert first.status_code == 200 and first.headers["Cache-Control"] == "no-cache"
+    assert 0 <= int(first.headers["Age"]) <= 1      # read in this request, or just before
     board = first.get_json()
     conforms(doc, A + "/{arena_id}/leaderboard", "get", 200, board)
     assert board["versions"] == "latest" and isinstance(board["last_sequence"], str)
@@ -132,6 +133,7 @@ def test_the_arenas_and_an_unchanged_board_answers_304(client, doc):
         tag = again.headers["ETag"]
         again = client.get(f"{A}/hhl/leaderboard", headers={"If-None-Match": tag})
     assert again.status_code == 304 and again.data == b"" and again.headers["ETag"] == tag
+    assert again.headers["Age"].isdigit()
     other = client.get(f"{A}/hhl/leaderboard?versions=all&limit=2",
                        headers={"If-None-Match": tag})
     assert other.status_code == 200 and other.headers["ETag"] != tag

@@ -67,23 +67,35 @@ def board(cache, limit=0) -> dict:
 
 def test_a_fresh_board_is_served_without_another_read_and_sliced_by_limit(setup):
     now, engine, cache = setup
-    text, tag = cache.get("hhl", "latest", 0)
+    text, tag, _ = cache.get("hhl", "latest", 0)
     body = json.loads(text)
     assert engine.calls == 1 and len(body["rows"]) == 5 and (text, tag) == encoded(body)
     now[0] += 0.4
-    top_text, top_tag = cache.get("hhl", "latest", 2)
+    top_text, top_tag, _ = cache.get("hhl", "latest", 2)
     top = json.loads(top_text)
     assert engine.calls == 1
     assert top["rows"] == body["rows"][:2] and top["last_sequence"] == "1"
     assert top_tag == encoded(top)[1] != tag
-    assert cache.get("hhl", "latest", 2) == (top_text, top_tag)
+    assert cache.get("hhl", "latest", 2)[:2] == (top_text, top_tag)
     cache.get("hhl", "all", 0)
     assert engine.calls == 2          # each view is a board of its own
 
 
+def test_each_answer_says_how_long_ago_its_board_was_read(setup):
+    now, engine, cache = setup
+    assert cache.get("hhl", "latest", 0).age_s == 0.0
+    engine.gate = threading.Event()           # the renewal held
+    now[0] += 1.0
+    assert in_thread(lambda: cache.get("hhl", "latest", 0)).age_s == 1.0   # renewal begun
+    now[0] += 6.0
+    assert in_thread(lambda: cache.get("hhl", "latest", 3)).age_s == 7.0
+    engine.gate.set()
+    wait_for(lambda: cache.get("hhl", "latest", 0).age_s == 0.0, timeout=10)
+
+
 def test_a_stale_board_is_served_at_once_while_one_read_renews_it(setup):
     now, engine, cache = setup
-    first, _ = cache.get("hhl", "latest", 0)
+    first, *_ = cache.get("hhl", "latest", 0)
     engine.version, engine.gate = 2, threading.Event()    # the engine now slow to answer
     now[0] += 1.0
     served = in_thread(lambda: cache.get("hhl", "latest", 0))
@@ -97,11 +109,11 @@ def test_a_stale_board_is_served_at_once_while_one_read_renews_it(setup):
 
 def test_a_failed_renewal_keeps_the_board_and_is_logged(setup, caplog):
     now, engine, cache = setup
-    first, tag = cache.get("hhl", "latest", 0)
+    first, tag, _ = cache.get("hhl", "latest", 0)
     engine.fail = RuntimeError("engine unavailable")
     now[0] += 1.0
     with caplog.at_level(logging.WARNING, logger="gateway.leaderboard_cache"):
-        assert cache.get("hhl", "latest", 0) == (first, tag)
+        assert cache.get("hhl", "latest", 0)[:2] == (first, tag)
         wait_for(lambda: "was not renewed: RuntimeError" in caplog.text, timeout=10)
     wait_for(lambda: not cache._renewing, timeout=10)
     engine.fail = None
@@ -127,7 +139,7 @@ def test_a_board_too_old_is_still_served_while_its_renewal_is_on_its_way(setup):
     they had; once the renewal fails, the next reader reads in its request and gets the
     engine's refusal."""
     now, engine, cache = setup
-    first, _ = cache.get("hhl", "latest", 0)
+    first, *_ = cache.get("hhl", "latest", 0)
     engine.gate = threading.Event()           # the engine answers, but slowly
     now[0] += 1.0
     assert in_thread(lambda: cache.get("hhl", "latest", 0))[0] == first   # renewal begun
@@ -155,7 +167,7 @@ def test_a_board_whose_renewal_ran_out_of_time_is_served_up_to_max_slow_s_old(se
     now, engine, _ = setup
     cache = LeaderboardCache(engine.read, max_age_s=0.5, max_stale_s=5.0, max_slow_s=60.0,
                              slow=lambda err: isinstance(err, TooLate), clock=lambda: now[0])
-    first, _ = cache.get("hhl", "latest", 0)
+    first, *_ = cache.get("hhl", "latest", 0)
     engine.fail = TooLate()
     now[0] += 1.0
     assert cache.get("hhl", "latest", 0)[0] == first           # a renewal, which fails
