@@ -98,7 +98,8 @@ class LeaderboardCache:
         now = self._clock()
         with self._lock:
             board = self._boards.get(key)
-            age = None if board is None else now - board.read_at
+            # (a renewal that began after `now` was taken may have landed meanwhile)
+            age = None if board is None else max(0.0, now - board.read_at)
             if board is not None and (age <= self._max_stale or key in self._renewing or
                                       key in self._late and age <= self._max_slow):
                 if age > self._max_age and key not in self._renewing:
@@ -107,7 +108,7 @@ class LeaderboardCache:
                                      name="board-renew").start()
                 return Served(*board.answer(limit), age)
         board = self._store(key, self._read_board(key))
-        return Served(*board.answer(limit), max(0.0, self._clock() - board.read_at))
+        return Served(*board.answer(limit), self._clock() - board.read_at)
 
     def _read_board(self, key: tuple[str, str]) -> _Board:
         read_at = self._clock()
