@@ -95,10 +95,14 @@ def test_a_ladder_with_the_oracle_and_greedy_marks_the_oracle_and_closes_the_gap
     assert [n for n, e in by.items() if e["yardstick"]] == ["oracle"]
     assert by["oracle"]["faults"]["timeouts"] == 0 and by["oracle"]["faults"]["crashes"] == 0
     low, high = by["greedy"]["mean"], by["oracle"]["mean"]
-    assert high != low
-    for e in by.values():
-        assert e["gap_closed"] == pytest.approx((e["mean"] - low) / (high - low))
-    assert by["greedy"]["gap_closed"] == 0 and by["oracle"]["gap_closed"] == 1
+    if high == low:
+        # The random entrant's processes are not seeded, so the oracle and greedy may tie
+        # over 4 one-hand matches (seen once): there is no gap to close.
+        assert all(e["gap_closed"] is None for e in by.values())
+    else:
+        for e in by.values():
+            assert e["gap_closed"] == pytest.approx((e["mean"] - low) / (high - low))
+        assert by["greedy"]["gap_closed"] == 0 and by["oracle"]["gap_closed"] == 1
     # the oracle's seats were the engine's: claimed at once, played in process
     (played,) = [m for m in stub.ListLadderMatches(get, timeout=5).matches
                  if "oracle" in m.lineup][:1]
