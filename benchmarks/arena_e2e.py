@@ -1,14 +1,14 @@
 """The arena end to end: N registered lean bots spread over a few fleet processes (a lobby
-stream each, a seat stream per match, the first legal move at once), 2 `domino engine`
-processes on one real PostgreSQL, for a while; meanwhile a reader asks for the leaderboard
-again and again.
+stream each and a standby stream with each engine, or with DOMINO_ARENA_STANDBY=0 a seat
+stream per match; the first legal move at once), 2 `domino engine` processes on one real
+PostgreSQL, for a while; meanwhile a reader asks for the leaderboard again and again.
 
 Figures: counted matches per minute; the wait from free (lobby welcomed, or the bot's last
 match over) to its next ArenaSeat, p50/p99, of every seating and of those the arena's rate
 bound cannot have held (below); the wait from an ArenaSeat to the first answer on its
-seat stream (the engine taking a new call), beside how late the bots' own loops woke (so
-that a fleet too slow to read is seen, not blamed on the engines); the engines' CPU per
-table formed (everything
+seat stream (the engine taking a new call), or to its Welcome on the standby stream,
+beside how late the bots' own loops woke (so that a fleet too slow to read is seen, not
+blamed on the engines); the engines' CPU per table formed (everything
 they did, play included: an upper bound of matchmaking's share); GetLeaderboard p50/p99
 while it runs, on an engine, and the REST GET of a gateway in front of it (which serves the
 boards it keeps, gateway/leaderboard_cache.py); the engines' memory per connected bot. The
@@ -65,7 +65,15 @@ OWNERS = sized(10, 2)
 # play as fast as the engines let them, so some part of the engines is always saturated
 # and its queue shows in some wait; bots that think load them as an arena of real bots would.
 THINK_MS = float(os.environ.get("DOMINO_ARENA_THINK_MS") or 0)
+# 1 (default): each bot holds a standby stream with every engine, which plays its seats
+# there (Hello.arena_standby); 0: a seat stream per ArenaSeat, a new call each.
+STANDBY = os.environ.get("DOMINO_ARENA_STANDBY", "1") != "0"
 PER_CHANNEL = 50
+# Bots of a fleet process connecting their standby streams at once. Three thousand calls
+# at once (a lobby and two standby streams a bot) were more than gRPC lets wait for an
+# engine to take them: it cancelled some ("Internal error from Core" at the bot), and a
+# running arena sees no such herd.
+CONNECTING = 25
 PER_PROCESS = 250   # bots a fleet process answers for
 ARENA = "hhl"
 
@@ -106,7 +114,11 @@ class Fleet:
         # lobby's first seat)
         self.timed: list[tuple[float, float, bool]] = []
         self.seated: dict[int, list[float]] = {}   # bot -> its ArenaSeats of the last 60 s
-        self.answered: list[float] = []   # from an ArenaSeat to its seat stream's first answer
+        # from an ArenaSeat to its seat stream's first answer (with standby streams: to the
+        # match's Welcome on the standby, which may come first: then below zero)
+        self.answered: list[float] = []
+        self.told: dict[str, float] = {}      # match -> when its ArenaSeat came (standby)
+        self.welcomes: dict[str, float] = {}  # match -> when its Welcome came (standby)
         self.lag: list[float] = []    # how late this loop woke, a sample every 50 ms
         self.matches = 0
         self.errors: list[str] = []
@@ -128,6 +140,12 @@ class Fleet:
                          for i in range(n_channels)]
         self.stubs = [play_pb2_grpc.PlayStub(c) for c in self.channels]
         self.by_address = {}
+        # Connected before a thousand calls start on them: calls started on a channel
+        # still connecting failed by the dozen ("Internal error from Core"), and came again.
+        for address in self.addresses if STANDBY else ():
+            self._stub(0, address)
+        await asyncio.gather(*(c.channel_ready() for c in self.channels))
+        self.connecting = asyncio.Semaphore(CONNECTING)
         tasks = [asyncio.create_task(self.bot(i, key)) for i, key in enumerate(self.keys)]
         tasks.append(asyncio.create_task(self.probe()))
         await asyncio.sleep(seconds)
@@ -165,6 +183,14 @@ class Fleet:
 
         hello = play_pb2.BotMessage(hello=play_pb2.Hello(arena=play_pb2.ArenaEnlist(
             bot_key=key, version="v1", arena=ARENA), client="arena bench"))
+        if STANDBY:
+            # Standing by with every engine before the lobby, so that the first seat finds
+            # the bot there; a few bots at a time (see CONNECTING).
+            async with self.connecting:
+                standing = [asyncio.Event() for _ in self.addresses]
+                for address, ready in zip(self.addresses, standing, strict=True):
+                    self._hold(asyncio.create_task(self.standby(i, key, address, ready)))
+                await asyncio.gather(*(ready.wait() for ready in standing))
         while not self.stop.is_set():
             # written, never half-closed from this side (that would end the lobby)
             call = self._stub(i, "").Connect()
@@ -178,9 +204,10 @@ class Fleet:
                         self.after_match.discard(i)
                     elif kind == "arena_seat":
                         self._seated(i)
-                        task = asyncio.create_task(self.seat(i, key, m.arena_seat))
-                        self.seats.add(task)     # held: the loop keeps only weak references
-                        task.add_done_callback(self.seats.discard)
+                        if STANDBY:    # its standby stream with the owner plays it
+                            self._met(m.arena_seat.match_id, self.told, self.welcomes)
+                            continue
+                        self._hold(asyncio.create_task(self.seat(i, key, m.arena_seat)))
                     elif kind == "arena_paused":
                         self.errors.append(f"paused: {m.arena_paused.reason}")
                         break
@@ -223,18 +250,7 @@ class Fleet:
                     if not answered:
                         answered = True
                         self.answered.append(time.monotonic() - told)
-                    kind = m.WhichOneof("body")
-                    if kind == "turn" and m.turn.state.legal_moves:
-                        s = m.turn.state
-                        if THINK_MS:
-                            await asyncio.sleep(THINK_MS / 1000)
-                        await call.write(play_pb2.BotMessage(move=play_pb2.MoveChoice(
-                            match_id=s.match_id, version=s.version,
-                            move_id=s.legal_moves[0].id)))
-                    elif kind == "match_over":
-                        self.matches += 1
-                        self.free_since[i] = time.monotonic()   # free again from here
-                        self.after_match.add(i)
+                    if await self._play(i, call, m):
                         return
                 return
             except asyncio.CancelledError:
@@ -255,6 +271,75 @@ class Fleet:
             finally:
                 call.cancel()
         self.errors.append(f"seat {seat.match_id}: no engine took it")
+
+
+    def _hold(self, task: asyncio.Task) -> None:
+        """Keep a task until it ends (the loop keeps only weak references); cancelled at
+        the run's end."""
+        self.seats.add(task)
+        task.add_done_callback(self.seats.discard)
+
+    async def _play(self, i: int, call, m) -> bool:
+        """Answer a turn with the first legal move; True at a match's end."""
+        from domino_proto.domino.v1 import play_pb2
+
+        kind = m.WhichOneof("body")
+        if kind == "turn" and m.turn.state.legal_moves:
+            s = m.turn.state
+            if THINK_MS:
+                await asyncio.sleep(THINK_MS / 1000)
+            await call.write(play_pb2.BotMessage(move=play_pb2.MoveChoice(
+                match_id=s.match_id, version=s.version, move_id=s.legal_moves[0].id)))
+        elif kind == "match_over":
+            self.matches += 1
+            self.free_since[i] = time.monotonic()   # free again from here
+            self.after_match.add(i)
+            return True
+        return False
+
+    def _met(self, match_id: str, mine: dict, other: dict) -> None:
+        """An ArenaSeat or a standby's Welcome came: when both have, the gap is a sample."""
+        now = time.monotonic()
+        if match_id in other:
+            told = self.told.pop(match_id, now)
+            self.answered.append(self.welcomes.pop(match_id, now) - told)
+        else:
+            mine[match_id] = now
+
+    async def standby(self, i: int, key: str, address: str, ready: asyncio.Event) -> None:
+        """Bot `i`'s standby stream with the engine at `address`: plays every seat of the
+        bot's matches there, one after another, for the whole run; `ready` is set once
+        the engine said it stands by (its first Keepalive)."""
+        import grpc
+
+        from domino_proto.domino.v1 import play_pb2
+
+        hello = play_pb2.BotMessage(hello=play_pb2.Hello(
+            arena_standby=play_pb2.ArenaStandby(bot_key=key, arena=ARENA),
+            skip_events=True, skip_accepted=True, client="arena bench"))
+        while not self.stop.is_set():
+            call = self._stub(i, address).Connect()
+            try:
+                await call.write(hello)
+                async for m in call:
+                    kind = m.WhichOneof("body")
+                    if kind == "keepalive":
+                        ready.set()
+                    elif kind == "welcome":
+                        self._met(m.welcome.match_id, self.welcomes, self.told)
+                    else:
+                        await self._play(i, call, m)
+            except asyncio.CancelledError:
+                call.cancel()
+                raise
+            except grpc.aio.AioRpcError as e:   # a standby that broke: counted, again
+                refusal = _refusal(e)
+                self.errors.append(f"standby {e.code().name} "
+                                   f"{refusal.reason if refusal else ''}: {e.details()[:80]}")
+            except Exception as e:   # noqa: BLE001 -- the same
+                self.errors.append("standby " + type(e).__name__ + ": " + str(e)[:80])
+            call.cancel()
+            await asyncio.sleep(0.5)
 
 
 def fleet_main(argv: list[str]) -> int:
@@ -475,6 +560,9 @@ def _run(dsn: str, workdir: str):
                f"end; {fleet['matches']} seats played to the end; {len(errors)} stream errors"
                + (" (" + ", ".join(f"{n} {kind}" for kind, n in collections.Counter(
                    e.split(":")[0] for e in errors).most_common(4)) + ")" if errors else ""))
+        if errors:
+            yield "stream errors, the commonest: " + "; ".join(
+                f"{n}x {text}" for text, n in collections.Counter(errors).most_common(3))
         yield f"counted matches per minute: {info.matches_counted / elapsed * 60:.1f}"
         yield (f"wait from free to the next ArenaSeat: p50 {_pct(waits, 50):.3f} s, "
                f"p99 {_pct(waits, 99):.3f} s ({len(waits)} seatings)")
@@ -492,8 +580,11 @@ def _run(dsn: str, workdir: str):
             f"{k * 15}-{k * 15 + 15} s {_pct(w, 99):.2f} s ({len(w)})"
             for k, w in sorted(windows.items())))
         answered, lag = fleet["answered"], fleet["lag"]
-        yield (f"from an ArenaSeat to its seat stream's first answer (the engine taking the "
-               f"new call): p50 {_pct(answered, 50):.3f} s, p99 {_pct(answered, 99):.3f} s "
+        what = ("from an ArenaSeat to its match's Welcome on the bot's standby stream (below "
+                "zero: the Welcome came first)" if STANDBY else
+                "from an ArenaSeat to its seat stream's first answer (the engine taking the "
+                "new call)")
+        yield (f"{what}: p50 {_pct(answered, 50):.3f} s, p99 {_pct(answered, 99):.3f} s "
                f"({len(answered)} seats); the bots' own loops were late by p50 "
                f"{_pct(lag, 50) * 1e3:.0f} ms, p99 {_pct(lag, 99) * 1e3:.0f} ms, "
                f"at most {max(lag, default=0):.2f} s")

@@ -104,6 +104,13 @@ class PoolFleet:
             for runner in self.runners.values():
                 runner.stop()
 
+    def holds(self, address: str) -> bool:
+        """Whether a stream to the engine at `address` is running (a lone engine's counts
+        under the first address it was given)."""
+        with self._lock:
+            thread = self._threads.get(address)
+        return thread is not None and thread.is_alive() and not self._stopping.is_set()
+
     # ----- the streams ------------------------------------------------------------------
     def _start(self, key: str, addresses: list[str], give_up_after: float | None) -> None:
         runner = Runner(addresses, self.hello, self.make_bot, matches=0,

@@ -1,9 +1,14 @@
-"""Arena mode: a registered bot's lobby stream, and a seat Runner per ArenaSeat.
+"""Arena mode: a registered bot's lobby stream, its standby streams, and a seat Runner per
+ArenaSeat that no standby stream plays.
 
 ``ArenaBot(address, bot_key, version, arena, make_bot).run()`` opens the lobby
-(Hello.arena, play.proto), and each time the engine seats the bot (ArenaSeat) plays that
-match on a seat stream of its own (Hello.arena_seat: the bot key stands for the seat
-token), with the same Runner and strategy adapter as any seat (bots/runner.py): in time or
+(Hello.arena, play.proto) and, unless `standby=False`, a standby stream with every engine
+of the cluster (Hello.arena_standby: a PoolFleet, bots/fleet.py, following the membership
+as a pool bot does), which plays every seat of the bot's matches on that engine with no
+call per match (docs/arena.md, "Standby streams"). Each time the engine seats the bot
+(ArenaSeat) in a match whose engine it does not stand by with, it plays that match on a
+seat stream of its own (Hello.arena_seat: the bot key stands for the seat token). Either
+way it is the same Runner and strategy adapter as any seat (bots/runner.py): in time or
 with the fallback, reconnecting, following the match to its owner engine. The lobby
 itself reconnects with capped, jittered backoff after a drop or an engine restart; the
 engine then delivers the seats still in play again, and a match already being played is
@@ -27,10 +32,12 @@ from collections.abc import Callable
 import grpc
 
 from domino_proto.domino.v1 import play_pb2, play_pb2_grpc
+from domino_wire import game
 from domino_wire.names import VARIANT
 from domino_wire.refusals import refusal_of
 from domino_wire.routing import addresses_of
 
+from .fleet import PoolFleet
 from .io_loop import CHANNEL_OPTIONS, io_loop, on_io, ready
 from .runner import Backoff, Runner, RunnerError
 
@@ -38,6 +45,8 @@ log = logging.getLogger("bots.lobby")
 
 CLIENT = "domino bot runner (python, arena)"
 PAUSED_WAIT_S = 30.0
+STANDBY_WAIT_S = 5.0    # for a standby stream to stand by before the lobby opens
+STANDING_WAIT_S = 600.0  # leaving: for the matches played on standby streams to end
 # Refusals of a lobby Hello that would come again: give up at once.
 FINAL = {"BAD_BOT_KEY", "BOT_RETIRED", "UNKNOWN_ARENA", "LOBBY_REPLACED", "MALFORMED_REQUEST"}
 
@@ -54,17 +63,23 @@ def arena_seat_hello(match_id: str, bot_key: str, client: str = CLIENT) -> play_
                                                             bot_key=bot_key), client=client)
 
 
+def standby_hello(bot_key: str, arena: str, client: str = CLIENT) -> play_pb2.Hello:
+    return play_pb2.Hello(arena_standby=play_pb2.ArenaStandby(bot_key=bot_key, arena=arena),
+                          client=client)
+
+
 class ArenaBot:
     """A registered bot in one arena. `make_bot(match_id, seat)` gives the strategy of each
     match; `matches`: leave the lobby once seated that many times, and return when those
     matches are over (0: play until `stop()`);
     `give_up_after`: seconds in a row the engines may stay unreachable (None: forever).
+    `standby`: stand by with every engine (False: a seat stream for every ArenaSeat).
     `runner_options` go to each seat's Runner (margin, events, answers, on_message)."""
 
     def __init__(self, address: str | list[str], bot_key: str, version: str, arena: str,
                  make_bot: Callable, *, matches: int = 0, give_up_after: float | None = 120.0,
                  backoff: Backoff | None = None, label: str = "", paused_wait: float = PAUSED_WAIT_S,
-                 **runner_options):
+                 standby: bool = True, **runner_options):
         self.addresses = addresses_of(address)
         self.address = self.addresses[0]
         self.bot_key, self.version, self.arena = bot_key, version, arena
@@ -80,15 +95,33 @@ class ArenaBot:
         self.seats: list[play_pb2.ArenaSeat] = []   # every ArenaSeat received, in order
         self.pauses: list[str] = []          # ArenaPaused reasons received
         self._seated: dict[str, threading.Thread] = {}
+        self._standing: set[str] = set()     # matches a standby stream plays
         self._runners: dict[str, Runner] = {}
         self._stopping = threading.Event()
         self._leaving = threading.Event()
         self._lock = threading.Lock()
         self._stream = None
+        self._fleet: PoolFleet | None = None
+        self._standing_by = threading.Event()
+        self._fleet_thread: threading.Thread | None = None
+        if standby:
+            seen = runner_options.get("on_message")
+            self._fleet = PoolFleet(
+                self.addresses, standby_hello(bot_key, arena), make_bot, matches=0,
+                label=f"{self.label} standby", give_up_after=None,
+                **{**runner_options, "on_message": self._on_standby(seen)})
 
     # ----- the lobby loop ------------------------------------------------------------------
     def run(self) -> list[dict]:
         down_since = None
+        if self._fleet is not None:
+            self._fleet_thread = threading.Thread(target=self._fleet.run, daemon=True,
+                                                  name=f"arena-standby-{self.arena}")
+            self._fleet_thread.start()
+            # Standing by before the lobby, so that the first seat finds the stream there
+            # (a seat stream would play it otherwise: no harm, one call more).
+            if not self._standing_by.wait(STANDBY_WAIT_S):
+                log.info("%s: no standby stream yet; the lobby opens anyway", self.label)
         try:
             while not self._done() and not self._seated_enough() and not self._leaving.is_set():
                 wait = None
@@ -148,6 +181,8 @@ class ArenaBot:
             io_loop().call_soon_threadsafe(stream.cancel)
         for r in runners:
             r.stop()
+        if self._fleet is not None:
+            self._fleet.stop()
 
     def _done(self) -> bool:
         return self._stopping.is_set() or (0 < self.matches <= len(self.results))
@@ -212,12 +247,46 @@ class ArenaBot:
         return welcomed
 
     # ----- seats ---------------------------------------------------------------------------
+    def _on_standby(self, seen: Callable | None) -> Callable:
+        """What the standby streams' runners call with each message: a match's end is
+        one of this bot's results."""
+        def on_message(message) -> None:
+            if seen is not None:
+                seen(message)
+            kind = message.WhichOneof("body")
+            if kind == "keepalive":
+                self._standing_by.set()     # the first comes as the engine enlisted it
+            elif kind == "match_over":
+                self._over(message.match_over.match_id, game.match_result(
+                    message.match_over.result))
+        return on_message
+
+    def _over(self, match_id: str, result: dict) -> None:
+        with self._lock:
+            if match_id in self.finished:
+                return
+            self.finished.append(match_id)
+            self.results.append(result)
+        if self._done():
+            self.stop()
+
+    def _stands_by(self, seat: play_pb2.ArenaSeat) -> bool:
+        """Whether a standby stream with the match's engine plays it."""
+        fleet = self._fleet
+        return fleet is not None and fleet.holds(seat.owner or self.address)
+
     def _seat(self, seat: play_pb2.ArenaSeat) -> None:
-        """Play the seat on a stream of its own (a thread), once per match."""
+        """Play the seat on a stream of its own (a thread), once per match, unless a
+        standby stream plays it."""
         with self._lock:
             self.seats.append(seat)
             thread = self._seated.get(seat.match_id)
             if seat.match_id in self.finished or (thread is not None and thread.is_alive()):
+                return
+            if self._stands_by(seat):
+                self._standing.add(seat.match_id)
+                log.info("%s: seated in match %s seat %d, played on the standby stream",
+                         self.label, seat.match_id, seat.seat)
                 return
             # The owner first; every engine given after it, should the owner die and
             # another take the match over.
@@ -252,12 +321,8 @@ class ArenaBot:
         finally:
             with self._lock:
                 self._runners.pop(seat.match_id, None)
-        with self._lock:
-            if results and seat.match_id not in self.finished:
-                self.finished.append(seat.match_id)
-                self.results.append(results[0])
-        if self._done():
-            self.stop()
+        if results:
+            self._over(seat.match_id, results[0])
 
     def _stop_seats(self) -> None:
         """Stopped: end the seats' streams; else (the matches asked for are seated) wait
@@ -270,6 +335,17 @@ class ArenaBot:
                 r.stop()
         for t in threads:
             t.join(10 if self._stopping.is_set() else None)
+        if self._fleet is not None:
+            # The matches played on the standby streams, to their ends as well (bounded:
+            # a seat the clock played, its standby away, never ends on that stream).
+            until = time.monotonic() + STANDING_WAIT_S
+            while (not self._stopping.is_set() and not self._standing <= set(self.finished)
+                   and self._fleet_thread is not None and self._fleet_thread.is_alive()
+                   and time.monotonic() < until):
+                self._stopping.wait(0.2)
+            self._fleet.stop()
+            if self._fleet_thread is not None:
+                self._fleet_thread.join(10)
 
 
 class _Paused(Exception):

@@ -102,6 +102,9 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("--version", default=env("DOMINO_BOT_VERSION", ""), dest="bot_version",
                    help="the bot's version label in the arena, 1..40 characters (default: "
                    "DOMINO_BOT_VERSION, or the strategy's name); each version is rated on its own")
+    p.add_argument("--no-standby", action="store_false", dest="standby",
+                   help="in an arena, play each match on a seat stream of its own instead of "
+                   "standing by with every engine (docs/arena.md, \"Standby streams\")")
     p.add_argument("--margin-ms", type=COUNT, help="answer this long before the deadline "
                    "(default: a tenth of the clock, 250..1000 ms)")
     p.add_argument("--give-up", type=seconds(), default=120.0, help="seconds the engine may stay "
@@ -313,8 +316,8 @@ def run_pool_bots(args, make_bot, options) -> list[dict]:
 
 
 def run_arena_bot(args, make_bot, options) -> dict:
-    """--arena: one lobby, a seat stream per match the engine seats the bot in; one JSON
-    entry for the whole run."""
+    """--arena: one lobby, a standby stream with every engine (unless --no-standby), and a
+    seat stream for each match no standby stream plays; one JSON entry for the whole run."""
     from bots.lobby import ArenaBot
     from bots.runner import RunnerError
 
@@ -324,7 +327,8 @@ def run_arena_bot(args, make_bot, options) -> dict:
                          f"{args.bot_key_env} (`domino arena register NAME` prints it)")
     version = args.bot_version or args.strategy
     bot = ArenaBot(args.engine, key, version, args.arena, make_bot,
-                   matches=args.pool_matches or 0, label=f"arena {args.arena}", **options)
+                   matches=args.pool_matches or 0, label=f"arena {args.arena}",
+                   standby=args.standby, **options)
     signals = []
 
     def on_signal(*_):

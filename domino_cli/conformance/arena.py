@@ -4,10 +4,10 @@ The kit runs an engine of its own with the arena of each variant and its residen
 house strategies), registers a bot under a fresh name, and starts the bot's command once
 with the environment naming what to play: DOMINO_ENGINE, DOMINO_ARENA, DOMINO_BOT_VERSION
 and the bot key in DOMINO_BOT_KEY. The bot must open its lobby (Hello.arena), take the seat
-the matchmaker gives it on a seat stream of its own (Hello.arena_seat) and play that match
-to its end: the case passes once the engine has counted an arena result with the bot in
-its line-up and no fault charged to its seat. Residents fill the other seats, so the bot
-is alone (docs/arena.md).
+the matchmaker gives it, on a seat stream of its own (Hello.arena_seat) or on a standby
+stream (Hello.arena_standby), and play that match to its end: the case passes once the
+engine has counted an arena result with the bot in its line-up and no fault charged to
+its seat. Residents fill the other seats, so the bot is alone (docs/arena.md).
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ POLL_S = 0.1
 COUNT_WAIT_S = 5.0      # after the bot exits, for its match's result to be counted
 VERSION = "conformance"
 ABOUT = ("a registered bot alone in the arena: it opens its lobby, is seated with the "
-         "residents, plays the match on its own seat stream, and the result is counted")
+         "residents, plays the match on its own seat stream or standby stream, and the "
+         "result is counted")
 
 
 def _engine(db: str, variant: str):

@@ -48,6 +48,7 @@ class Reason(StrEnum):
     BOT_NAME_TAKEN = "BOT_NAME_TAKEN"
     NOT_SEATED = "NOT_SEATED"                # the bot has no seat in that arena match
     LOBBY_REPLACED = "LOBBY_REPLACED"        # a newer lobby of the same bot and arena took over
+    STANDBY_REPLACED = "STANDBY_REPLACED"    # a newer standby stream of the bot, arena, engine
     # stale version
     STALE_VERSION = "STALE_VERSION"
     # a seat's token is handed out once
@@ -116,6 +117,7 @@ STATUS: dict[Reason, str] = {
     Reason.BOT_NAME_TAKEN: "ALREADY_EXISTS",
     Reason.NOT_SEATED: "PERMISSION_DENIED",
     Reason.LOBBY_REPLACED: "ABORTED",
+    Reason.STANDBY_REPLACED: "ABORTED",
     Reason.STALE_VERSION: "ABORTED",
     Reason.SEAT_TAKEN: "ALREADY_EXISTS",
     Reason.POOL_SEAT: ILLEGAL,

@@ -3,12 +3,13 @@
 A seat stream (Hello.seat, or Hello.arena_seat for a registered bot's arena seat) plays
 one match and ends with it; an arena lobby (Hello.arena) is arena_lobby.py's. A pool
 stream (Hello.pool) is seated by the engine's pools in any number of matches, one after
-another or several at once, and lasts until the bot goes away. Either way all outgoing messages come from one
-inbox: match updates, answers to the bot's moves (from the stream's reader task) and new
-seats (from the pools), so they leave in one ordered stream (streams.serve_inbox). A bot
-whose Hello sets skip_events gets no EventBatch: its stream is woken only for its turns,
-its answers and the ends of its matches; with skip_accepted only refused moves are
-answered.
+another or several at once, and lasts until the bot goes away; so is an arena standby
+stream (Hello.arena_standby), in a pool of its bot's own (core/arena/standbys.py). Either
+way all outgoing messages come from one inbox: match updates, answers to the bot's moves
+(from the stream's reader task) and new seats (from the pools), so they leave in one
+ordered stream (streams.serve_inbox). A bot whose Hello sets skip_events gets no
+EventBatch: its stream is woken only for its turns, its answers and the ends of its
+matches; with skip_accepted only refused moves are answered.
 
 Play streams run as coroutines on the server's event loop (server.py), not one thread
 each: a move travels from one bot's stream to the next seat's stream without a thread
@@ -107,7 +108,8 @@ class PlaySession:
         # seats are played by their clocks, as for any bot gone away.
         self.inbox = Inbox(limit=PLAY_BEHIND, on_overflow=asyncio.current_task().cancel)
         self.seated: dict[str, Seated] = {}
-        self.pool = ""          # set for a pool stream
+        self.pool = ""          # set for a pool stream and a standby stream
+        self.standby = False    # an arena standby stream (core/arena/standbys.py)
         self.single = ""        # the match of a seat stream
         self.capacity = 1
         self.name = ""          # a pool bot's public name
@@ -127,6 +129,11 @@ class PlaySession:
 
     def close(self) -> None:
         self.inbox.put(CLOSED)
+
+    def end(self, error: EngineError) -> None:
+        """End the stream with `error`'s status (a standby stream replaced, its key
+        rotated, its bot retired); from any thread."""
+        self.inbox.put(error)
 
     # ----- the stream ---------------------------------------------------------------------
     async def run(self, request_iterator, write) -> None:
@@ -155,6 +162,16 @@ class PlaySession:
                 await send_all(self._join(referee, seat), write)
                 if self.done:
                     return          # the match was already over
+            elif auth == "arena_standby":
+                # Its bot's seats here, however many: the matchmaker seats a bot in one
+                # match of an arena at a time, and its key was checked.
+                self.capacity = limits.CAPACITY_MAX
+                self.pool = await self._stand_by(hello.arena_standby)
+                self.standby = True
+                # At once, ahead of any seat: a bot may wait for it before its lobby, so
+                # that its first seat finds it standing by.
+                await write(self.keepalive())
+                log.info("bot %r stands by in arena %r", hello.client, hello.arena_standby.arena)
             else:
                 self.capacity = max(hello.pool.capacity, 1)
                 self.name = hello.pool.name
@@ -168,11 +185,28 @@ class PlaySession:
             self.inbox.close()
             if reader is not None:
                 reader.cancel()
-            if self.pool:
+            if self.standby:
+                self.engine.arenas.standbys.leave(self.pool, self)
+            elif self.pool:
                 self.engine.pools.leave(self.pool, self)
             for seated in self.seated.values():
                 seated.referee.unsubscribe(seated.sub)
                 seated.referee.note_disconnect(seated.seat)
+
+    async def _stand_by(self, standby: play_pb2.ArenaStandby) -> str:
+        """Enlist this stream as its bot's standby (a store read: on a worker thread).
+        Shielded, as a lobby's enlisting is (arena_lobby.py): a bot that goes away
+        meanwhile is enlisted whole, then let go, and no pool keeps a stream that ended."""
+        standbys = self.engine.arenas.standbys
+        enlisting = asyncio.ensure_future(asyncio.to_thread(
+            self.engine.arenas.standby, standby.bot_key, standby.arena, self))
+        try:
+            return await asyncio.shield(enlisting)
+        except asyncio.CancelledError:
+            enlisting.add_done_callback(
+                lambda done: done.cancelled() or done.exception() is not None
+                or standbys.leave(done.result(), self))
+            raise
 
     @staticmethod
     async def _hello(request_iterator):
@@ -190,7 +224,8 @@ class PlaySession:
         auth = hello.WhichOneof("auth")
         if auth is None:
             raise EngineError(Reason.MALFORMED_REQUEST, "Hello needs a seat (match id + "
-                              "token), a pool, an arena lobby or an arena seat",
+                              "token), a pool, an arena lobby, an arena seat or an "
+                              "arena standby",
                               field="hello.auth")
         limits.text(hello.client, "hello.client", limits.CLIENT_MAX)
         if auth == "pool":
@@ -204,6 +239,8 @@ class PlaySession:
         return hello
 
     def handle(self, item):
+        if isinstance(item, EngineError):
+            raise item
         if isinstance(item, Join):
             yield from self._join(item.referee, item.seat)
         elif isinstance(item, Update):

@@ -208,8 +208,9 @@ def test_ratings_after_a_restart_equal_a_recomputation_from_the_results(durable_
         assert after == before
         assert recomputed(client, "steady", "domeng") == after
         # and the arena goes on from there: one more match, counted once, in sequence.
-        finished(arena_bot(f"127.0.0.1:{port}", made.bot_key, arena="domeng", matches=1,
-                           version="v2"))
+        # (on a seat stream per match, the way with no standby stream)
+        finished(arena_bot(f"127.0.0.1:{port}", made.bot_key, "--no-standby", arena="domeng",
+                           matches=1, version="v2"))
         wait_until(lambda: client.row("steady", "domeng", "v2"), 120)
         board = client.board("domeng", all_versions=True)
         assert board.matches == 4 and board.last_sequence == 4

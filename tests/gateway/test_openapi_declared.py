@@ -213,7 +213,8 @@ def gateway_reasons() -> set[str]:
     # lobby and seat streams; REST sends no Hello and takes no bot key. SLOW_READER ends
     # an engine stream its reader left unread: REST reads none.
     not_rest = {Reason.HELLO_TIMEOUT, Reason.BAD_POOL_SECRET, Reason.BAD_BOT_KEY,
-                Reason.NOT_SEATED, Reason.LOBBY_REPLACED, Reason.SLOW_READER}
+                Reason.NOT_SEATED, Reason.LOBBY_REPLACED, Reason.STANDBY_REPLACED,
+                Reason.SLOW_READER}
     return own | {str(r) for r in Reason if r not in not_rest}
 
 

@@ -212,6 +212,9 @@ hellos = st.one_of(
               texts | st.sampled_from(["hhl", "domeng"]), int32s | st.just(1), texts),
     st.builds(lambda m, k: play_pb2.Hello(arena_seat=play_pb2.ArenaSeatAuth(
         match_id=m, bot_key=k)), texts | st.just("TARGET"), texts | st.just("BOTKEY")),
+    st.builds(lambda k, a: play_pb2.Hello(arena_standby=play_pb2.ArenaStandby(
+        bot_key=k, arena=a)), texts | st.just("BOTKEY"),
+              texts | st.sampled_from(["hhl", "domeng"])),
     st.just(play_pb2.Hello()))
 choices = st.builds(lambda m, v, i, t: play_pb2.MoveChoice(
     match_id=m, version=v, **({"move_id": i} if t is None else {"move_text": t})),
@@ -226,7 +229,7 @@ def test_play_streams_with_anything(engine, hello, moves, first_is_move):
             hello.seat.match_id = engine.target
         if hello.seat.seat_token == "T0":
             hello.seat.seat_token = engine.tokens[0]
-    for part in (hello.arena, hello.arena_seat):
+    for part in (hello.arena, hello.arena_seat, hello.arena_standby):
         if part.bot_key == "BOTKEY":
             part.bot_key = engine.bot_key
     if hello.arena_seat.match_id == "TARGET":

@@ -143,14 +143,19 @@ class Host:
         meta = arena_of(referee)
         sub, _ = referee.subscribe(None, self.queue, events=False)
         self.tracked[referee.id] = Hosted(referee, meta, sub)
+        bots = []
         for seat, s in enumerate(meta["seats"]):
             if s["resident"] and s["resident"] in self.room.residents.makers:
-                self._take(referee, seat, self.room.bot_name(s["bot_id"]))
+                self.take(referee, seat, self.room.bot_name(s["bot_id"]))
                 self.room.residents.play(referee, seat, s["resident"])
+            elif not s["resident"] and not referee.seats[seat].claimed:
+                bots.append((seat, s["bot_id"]))
+        if bots and not referee.match.over:
+            self.room.standbys.seat(referee, meta["arena"], bots)   # those standing by here
         if referee.match.over:
             self.over(referee)
 
-    def _take(self, referee: Referee, seat: int, name: str) -> None:
+    def take(self, referee: Referee, seat: int, name: str) -> None:
         """Claim an arena seat for the bot that plays it (no token leaves the engine)."""
         self.engine.pools.withdraw(referee, seat)
         if referee.seats[seat].claimed:
@@ -174,11 +179,30 @@ class Host:
             raise EngineError(Reason.NOT_SEATED, f"bot {bot.name} has no seat in match "
                               f"{match_id}")
         seat = seats[0]
+        self._play(referee, seat, bot.name)
+        return referee, seat
+
+    @_locked
+    def rejoin(self, bot, arena: str) -> list[tuple[Referee, int]]:
+        """The bot's seats in this arena's matches held here, not over, each claimed for
+        it (a standby stream that connects again plays them)."""
+        found = []
+        for hosted in list(self.tracked.values()):
+            if hosted.meta["arena"] != arena or hosted.referee.match.over:
+                continue
+            for seat, s in enumerate(hosted.meta["seats"]):
+                if s["bot_id"] == bot.bot_id:
+                    self._play(hosted.referee, seat, bot.name)
+                    found.append((hosted.referee, seat))
+        return found
+
+    def _play(self, referee: Referee, seat: int, name: str) -> None:
+        """The seat is played by its bot's stream from now on: claimed for it, and back
+        from the clock if it was a no-show."""
         if not referee.match.over:
-            self._take(referee, seat, bot.name)
+            self.take(referee, seat, name)
             if referee.seats[seat].absent:
                 referee._returns(seat)   # played by its bot again, as a seat token's return
-        return referee, seat
 
     # ----- the clock of arena seats ----------------------------------------------------------
     @contextlib.contextmanager

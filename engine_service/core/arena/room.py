@@ -55,6 +55,7 @@ from .matchmaker import Matchmaker
 from .residents import Residents
 from .skill import NO_FIGURES, ArenaSkill
 from .spec import ADOPT, COUNT, DELIVER, LOBBIES, RESIDENT_OWNER, RESIDENT_VERSION
+from .standbys import Standbys, StandbyStream
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +93,7 @@ class Arenas:
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         self.host = Host(self)
         self.lobbies = Lobbies(self)
+        self.standbys = Standbys(self)
         self.matchmakers: dict[str, Matchmaker] = {}
         self.lease_s = LEASE_S
         self.cycle_s, self.delivery_s = arena_spec.polls()
@@ -188,6 +190,7 @@ class Arenas:
         for thread in self._threads:
             thread.join(5)
         self.lobbies.close()
+        self.standbys.close()
         self.host.close()
         self.residents.close()
         self.leaderboards.close()
@@ -242,6 +245,7 @@ class Arenas:
         self._guard("storing results", self.host.write_results)
         if self._polled(LOBBIES, woken, now, self.delivery_s):
             self._guard("the lobbies", self.lobbies.tick)
+            self._guard("the standby streams' keys", self.standbys.tick, now)
         elif DELIVER in woken:
             self._guard("delivering seats", self.lobbies.deliver)
 
@@ -419,6 +423,13 @@ class Arenas:
         with self.host.arriving(match_id):   # come in time, whatever the check takes
             bot = self.accounts.authenticate(bot_key, "hello.arena_seat.bot_key")
             return self.host.seat_stream(match_id, bot)
+
+    def standby(self, bot_key: str, arena_id: str, stream: StandbyStream) -> str:
+        """A registered bot's standby stream (Hello.arena_standby): its pool's name."""
+        arena_spec.arena_id(arena_id, "hello.arena_standby.arena")
+        bot = self.accounts.authenticate(bot_key, "hello.arena_standby.bot_key")
+        self.spec_of(arena_id)
+        return self.standbys.enlist(bot, bot_key, arena_id, stream)
 
     # ----- accounts -----------------------------------------------------------------------
     def register(self, principal: Principal, name: str, description: str):

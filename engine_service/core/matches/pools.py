@@ -38,10 +38,15 @@ class Pools:
         # One lock for the pools only; it is never held while a match waits on another
         # match, and the move path never takes it.
         self._lock = threading.Lock()
-        self._seats: dict[str, deque[tuple[Referee, int]]] = {}
+        self._seats: dict[str, deque[tuple[Referee, int]]] = {}   # only pools with seats
         self._bots: dict[str, list[PoolBot]] = {}
         self._playing: dict[PoolBot, set[str]] = {}   # match ids each bot is seated in
         self._offered: dict[PoolBot, list[str]] = {}  # the pools each bot is offered
+        # The same, by match: the pools its seats wait in, the bots seated in it. An arena
+        # has a pool per bot (core/arena/standbys.py): a match's end or a seat's taking
+        # looked through every pool and every bot, a thousand of each at 1,000 bots.
+        self._waiting_in: dict[str, set[str]] = {}
+        self._players: dict[str, set[PoolBot]] = {}
         # pool -> bots that ever enlisted there: a new one resumes a paused ladder
         self._enlisted: dict[str, int] = {}
 
@@ -49,6 +54,7 @@ class Pools:
         """A seat of the referee's match waits for a bot from `pool`."""
         with self._lock:
             self._seats.setdefault(pool, deque()).append((referee, seat))
+            self._waiting_in.setdefault(referee.id, set()).add(pool)
             self._assign(pool)
 
     # ----- definitions ------------------------------------------------------------------
@@ -81,6 +87,11 @@ class Pools:
         if not names:
             raise EngineError(Reason.BAD_POOL_SECRET, "no pool of that name takes this "
                               "secret (pools are made with `domino pools create`)")
+        self.offer(bot, names)
+
+    def offer(self, bot: PoolBot, names: list[str]) -> None:
+        """Offer `bot` the seats of pools `names`, whoever let it in (enlist, by a pool's
+        secret; an arena's standby stream, by a bot key: core/arena/standbys.py)."""
         with self._lock:
             self._playing[bot] = set()
             self._offered[bot] = names
@@ -89,11 +100,21 @@ class Pools:
                 self._enlisted[name] = self._enlisted.get(name, 0) + 1
                 self._assign(name)
 
+    def give(self, bot: PoolBot, referee: Referee, seat: int) -> None:
+        """Hand `bot` a seat already claimed for it (a standby stream that connects again
+        gets its matches in play), unless it plays that match already."""
+        with self._lock:
+            playing = self._playing.get(bot)
+            if playing is None or referee.id in playing:
+                return
+            self._seat(bot, referee, seat)
+
     def done(self, pool: str, bot: PoolBot, match_id: str) -> None:
         """The bot finished one of its matches: it has room again."""
         with self._lock:
             if bot in self._playing:
                 self._playing[bot].discard(match_id)
+                self._unseat(bot, match_id)
                 for name in self._offered[bot]:
                     self._assign(name)
 
@@ -102,29 +123,53 @@ class Pools:
         cover them); it is offered nothing more."""
         with self._lock:
             if bot in self._playing:
-                del self._playing[bot]
+                for match_id in self._playing.pop(bot):
+                    self._unseat(bot, match_id)
                 for name in self._offered.pop(bot):
                     self._bots[name].remove(bot)
+                    if not self._bots[name]:
+                        del self._bots[name]
 
     def forget(self, referee: Referee) -> None:
         """The match is played elsewhere now: its seats wait here no more, and the bots
         seated in it have room again."""
         with self._lock:
-            for seats in self._seats.values():
-                for waiting in [w for w in seats if w[0] is referee]:
-                    seats.remove(waiting)
-            for bot, playing in self._playing.items():
-                if referee.id in playing:
-                    playing.discard(referee.id)
-                    for name in self._offered[bot]:
-                        self._assign(name)
+            for pool in self._waiting_in.pop(referee.id, ()):
+                self._drop(pool, lambda w: w[0] is referee)
+            for bot in self._players.pop(referee.id, ()):
+                self._playing[bot].discard(referee.id)
+                for name in self._offered[bot]:
+                    self._assign(name)
 
     def withdraw(self, referee: Referee, seat: int) -> None:
         """Stop waiting for a bot for this seat (the engine plays it)."""
         with self._lock:
-            for seats in self._seats.values():
-                if (referee, seat) in seats:
-                    seats.remove((referee, seat))
+            for pool in list(self._waiting_in.get(referee.id, ())):
+                self._drop(pool, lambda w: w == (referee, seat))
+                if not any(r is referee for r, _ in self._seats.get(pool, ())):
+                    self._waited(referee.id, pool)
+
+    def _drop(self, pool: str, which) -> None:
+        """Remove the seats `which` picks from `pool`'s queue; an empty queue goes."""
+        seats = self._seats.get(pool)
+        if seats is None:
+            return
+        for waiting in [w for w in seats if which(w)]:
+            seats.remove(waiting)
+        if not seats:
+            del self._seats[pool]
+
+    def _seat(self, bot: PoolBot, referee: Referee, seat: int) -> None:
+        self._playing[bot].add(referee.id)
+        self._players.setdefault(referee.id, set()).add(bot)
+        bot.seat_in(referee, seat)
+
+    def _unseat(self, bot: PoolBot, match_id: str) -> None:
+        players = self._players.get(match_id)
+        if players is not None:
+            players.discard(bot)
+            if not players:
+                del self._players[match_id]
 
     def enlistments(self, pools: list[str]) -> int:
         """How many times bots enlisted in these pools since the engine started."""
@@ -148,9 +193,10 @@ class Pools:
         seats, bots = self._seats.get(pool), self._bots.get(pool, [])
         if not seats or not bots:
             return
-        still = deque()
+        still, left = deque(), set()
         while seats:
             referee, seat = seats.popleft()
+            left.add(referee)
             if referee.match.over:
                 continue
             free = [b for b in bots
@@ -167,6 +213,16 @@ class Pools:
                 log.exception("pool %s: seating a bot in match %s seat %d failed; the seat "
                               "is left to its clock", pool, referee.id, seat)
                 continue
-            self._playing[bot].add(referee.id)
-            bot.seat_in(referee, seat)
+            self._seat(bot, referee, seat)
         seats.extend(still)
+        for referee in left - {r for r, _ in still}:   # no seat of it waits here now
+            self._waited(referee.id, pool)
+        if not seats:
+            del self._seats[pool]
+
+    def _waited(self, match_id: str, pool: str) -> None:
+        pools = self._waiting_in.get(match_id)
+        if pools is not None:
+            pools.discard(pool)
+            if not pools:
+                del self._waiting_in[match_id]

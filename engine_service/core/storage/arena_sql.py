@@ -272,6 +272,22 @@ class ArenaStore:
                        (key_hash,))
         return rows[0] if rows else None
 
+    def keys_in_use(self, key_hashes: list[str]) -> dict[str, float]:
+        """key hash -> its bot's `retired` (0 while active), of those of `key_hashes` that
+        are some bot's key now (a rotated one is no longer). One statement whatever their
+        number, the list passed as one parameter (an IN list made a new statement at each
+        look: ArenaStore.sessions)."""
+        if not key_hashes:
+            return {}
+        if self.store.kind == "postgresql":
+            sql = "SELECT key_hash, retired FROM arena_bots WHERE key_hash = ANY(?)"
+            args = (list(key_hashes),)
+        else:
+            sql = ("SELECT key_hash, retired FROM arena_bots "
+                   "WHERE key_hash IN (SELECT value FROM json_each(?))")
+            args = (json.dumps(list(key_hashes)),)
+        return {h: float(retired) for h, retired in self._r(sql, args)}
+
     def bot_by_name(self, name: str) -> tuple | None:
         rows = self._r(f"SELECT {self.BOT_COLUMNS} FROM arena_bots WHERE name = ?", (name,))
         return rows[0] if rows else None
