@@ -92,6 +92,7 @@ def test_the_standby_stream_plays_the_seats_no_seat_stream_is_opened(durable_db)
     with engine(durable_db, "--arena", "hhl") as (client, _, _port):
         key = client.register("standing").bot_key
         standby = Standby(client, key)
+        standby.next_of("keepalive")    # standing by before the lobby: seated as it is made
         lobby = client.lobby(key)
         assert first_message(lobby).WhichOneof("body") == "arena_welcome"
         seat = seat_of(lobby)
@@ -144,9 +145,12 @@ def test_standby_refusals_replacement_rotation_and_retirement(durable_db):
                                     "hello.arena_standby.bot_key"))):
             code, r = Standby(client, bot_key, arena).ended()
             assert (code, r.reason, r.field if want[2] else "") == want, (bot_key[:8], arena)
-        # A second standby of the same bot and arena here replaces the first.
+        # A second standby of the same bot and arena here replaces the first (each waits
+        # for the first to stand by: its Keepalive; two Hellos at once may go either way).
         first = Standby(client, key)
+        first.next_of("keepalive")
         second = Standby(client, key)
+        second.next_of("keepalive")
         code, r = first.ended()
         assert (code, r.reason) == (grpc.StatusCode.ABORTED, "STANDBY_REPLACED")
         # A rotated key ends it; the old key is refused at once.
@@ -157,6 +161,7 @@ def test_standby_refusals_replacement_rotation_and_retirement(durable_db):
         assert r.reason == "BAD_BOT_KEY"
         # A retired bot's ends too.
         third = Standby(client, new.bot_key)
+        third.next_of("keepalive")
         lobby = client.lobby(new.bot_key)
         assert first_message(lobby).WhichOneof("body") == "arena_welcome"
         client.call("RetireBot", arena_pb2.RetireBotRequest(name="standby"), owner)

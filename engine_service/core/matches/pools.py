@@ -165,11 +165,7 @@ class Pools:
         bot.seat_in(referee, seat)
 
     def _unseat(self, bot: PoolBot, match_id: str) -> None:
-        players = self._players.get(match_id)
-        if players is not None:
-            players.discard(bot)
-            if not players:
-                del self._players[match_id]
+        _discard(self._players, match_id, bot)
 
     def enlistments(self, pools: list[str]) -> int:
         """How many times bots enlisted in these pools since the engine started."""
@@ -221,8 +217,13 @@ class Pools:
             del self._seats[pool]
 
     def _waited(self, match_id: str, pool: str) -> None:
-        pools = self._waiting_in.get(match_id)
-        if pools is not None:
-            pools.discard(pool)
-            if not pools:
-                del self._waiting_in[match_id]
+        _discard(self._waiting_in, match_id, pool)
+
+
+def _discard(index: dict, key, value) -> None:
+    """Take `value` out of the set index[key]; an empty set goes."""
+    values = index.get(key)
+    if values is not None:
+        values.discard(value)
+        if not values:
+            del index[key]
