@@ -115,7 +115,7 @@ class ArenaBot:
     def run(self) -> list[dict]:
         down_since = None
         if self._fleet is not None:
-            self._fleet_thread = threading.Thread(target=self._fleet.run, daemon=True,
+            self._fleet_thread = threading.Thread(target=self._stand_by, daemon=True,
                                                   name=f"arena-standby-{self.arena}")
             self._fleet_thread.start()
             # Standing by before the lobby, so that the first seat finds the stream there
@@ -247,6 +247,16 @@ class ArenaBot:
         return welcomed
 
     # ----- seats ---------------------------------------------------------------------------
+    def _stand_by(self) -> None:
+        """The standby streams, until stopped; ended by a refusal (a rotated key ends the
+        lobby too), the bot goes on with a seat stream per match."""
+        try:
+            self._fleet.run()
+        except RunnerError as e:
+            log.warning("%s: the standby streams ended: %s", self.label, e)
+        except Exception:   # never silent; the lobby goes on with seat streams
+            log.exception("%s: the standby streams failed", self.label)
+
     def _on_standby(self, seen: Callable | None) -> Callable:
         """What the standby streams' runners call with each message: a match's end is
         one of this bot's results."""
