@@ -19,7 +19,7 @@ from plumbing.inbox import CLOSED, Inbox
 
 from ..core.errors import EngineError
 from . import codec
-from .streams import serve_inbox
+from .streams import enlist_shielded, serve_inbox
 
 log = logging.getLogger(__name__)
 
@@ -33,21 +33,16 @@ class LobbySession:
         self.engine = engine
         self.inbox = Inbox()
         self.done = False
-        self.error: EngineError | None = None
 
     async def run(self, enlist: play_pb2.ArenaEnlist, request_iterator, write) -> None:
         arenas = self.engine.arenas
-        # Shielded: a bot that goes away while it is being enlisted (its stream cancelled)
-        # still gets the whole enlisting, and then its leaving; a cancelled await would
-        # have left a presence row behind for as long as this engine lives.
-        enlisting = asyncio.ensure_future(asyncio.to_thread(
-            arenas.enlist, enlist.bot_key, enlist.version, enlist.arena, self,
-            enlist.max_matches))
-        try:
-            lobby, (mu, sigma, matches) = await asyncio.shield(enlisting)
-        except asyncio.CancelledError:
-            enlisting.add_done_callback(self._leave_once_enlisted)
-            raise
+        # A bot that goes away while it is being enlisted still leaves: no presence row
+        # is left behind for as long as this engine lives.
+        lobby, (mu, sigma, matches) = await enlist_shielded(
+            lambda: arenas.enlist(enlist.bot_key, enlist.version, enlist.arena, self,
+                                  enlist.max_matches),
+            lambda enlisted: asyncio.ensure_future(
+                asyncio.to_thread(arenas.lobbies.leave, enlisted[0])))
         reader = None
         try:
             await write(out(arena_welcome=play_pb2.ArenaWelcome(
@@ -55,8 +50,6 @@ class LobbySession:
                 arena=lobby.arena, mu=mu, sigma=sigma, matches=matches)))
             reader = asyncio.create_task(self._read(request_iterator))
             await serve_inbox(self.inbox, self, write)
-            if self.error is not None:
-                raise self.error
         finally:
             self.inbox.close()
             if reader is not None:
@@ -64,11 +57,6 @@ class LobbySession:
             # Shielded too: the lobby's end and the bot's cancel often come together (its
             # last seat sent), and a leave cancelled before its thread started never ran.
             await asyncio.shield(asyncio.to_thread(arenas.lobbies.leave, lobby))
-
-    def _leave_once_enlisted(self, enlisting: asyncio.Future) -> None:
-        if not enlisting.cancelled() and enlisting.exception() is None:
-            lobby = enlisting.result()[0]
-            asyncio.ensure_future(asyncio.to_thread(self.engine.arenas.lobbies.leave, lobby))
 
     async def _read(self, request_iterator) -> None:
         """The bot sends nothing after its Hello; its half-close ends the lobby."""
@@ -98,9 +86,6 @@ class LobbySession:
 
     # ----- the stream loop (streams.serve_inbox) -------------------------------------
     def handle(self, item):
-        if isinstance(item, EngineError):
-            self.error, self.done = item, True
-            return
         yield item
 
     def keepalive(self):

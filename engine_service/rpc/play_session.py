@@ -53,7 +53,7 @@ from ..rules.errors import shown
 from . import codec
 from .arena_lobby import LobbySession
 from .moves import Mover
-from .streams import send_all, serve_inbox
+from .streams import enlist_shielded, send_all, serve_inbox
 
 # What grpc.aio raises in a stream's reader when the server stops under it (grpcio names
 # it only in its Cython module).
@@ -194,19 +194,12 @@ class PlaySession:
                 seated.referee.note_disconnect(seated.seat)
 
     async def _stand_by(self, standby: play_pb2.ArenaStandby) -> str:
-        """Enlist this stream as its bot's standby (a store read: on a worker thread).
-        Shielded, as a lobby's enlisting is (arena_lobby.py): a bot that goes away
-        meanwhile is enlisted whole, then let go, and no pool keeps a stream that ended."""
-        standbys = self.engine.arenas.standbys
-        enlisting = asyncio.ensure_future(asyncio.to_thread(
-            self.engine.arenas.standby, standby.bot_key, standby.arena, self))
-        try:
-            return await asyncio.shield(enlisting)
-        except asyncio.CancelledError:
-            enlisting.add_done_callback(
-                lambda done: done.cancelled() or done.exception() is not None
-                or standbys.leave(done.result(), self))
-            raise
+        """Enlist this stream as its bot's standby; a bot that goes away meanwhile is let
+        go once enlisted, so that no pool keeps a stream that ended."""
+        arenas = self.engine.arenas
+        return await enlist_shielded(
+            lambda: arenas.standby(standby.bot_key, standby.arena, self),
+            lambda pool: arenas.standbys.leave(pool, self))
 
     @staticmethod
     async def _hello(request_iterator):
@@ -239,8 +232,6 @@ class PlaySession:
         return hello
 
     def handle(self, item):
-        if isinstance(item, EngineError):
-            raise item
         if isinstance(item, Join):
             yield from self._join(item.referee, item.seat)
         elif isinstance(item, Update):

@@ -1,9 +1,11 @@
 """The one loop of every server stream (Play.Connect and Engine.Watch): wait on the
 stream's inbox and send what each item calls for, until the stream is done.
 
-A session (play_session.PlaySession, watch.WatchSession) says what an item calls for:
-`handle(item)` yields the messages to send, `keepalive()` is the message for an idle
-stream, and `done` turns true when the stream has said all it will.
+A session (play_session.PlaySession, watch.WatchSession, arena_lobby.LobbySession) says
+what an item calls for: `handle(item)` yields the messages to send, `keepalive()` is the
+message for an idle stream, and `done` turns true when the stream has said all it will.
+An EngineError put in the inbox (from any thread) ends the stream with its status: a
+lobby or a standby stream replaced, its key rotated, its bot retired.
 
 A stream's inbox is bounded: a client that stops reading (its writes wait on the network)
 leaves its inbox filling, and past the bound the inbox overflows and cancels the stream's
@@ -49,6 +51,8 @@ async def serve_inbox(inbox: Inbox, session: Session,
                 return
             if item is OVERFLOWED:
                 raise slow_reader(inbox)
+            if isinstance(item, EngineError):
+                raise item
             if item is KEEPALIVE:
                 await write(session.keepalive())
             else:
@@ -56,6 +60,21 @@ async def serve_inbox(inbox: Inbox, session: Session,
     except asyncio.CancelledError:
         if inbox.overflowed:       # the inbox's own cancel, not the client's
             raise slow_reader(inbox) from None
+        raise
+
+
+async def enlist_shielded(enlist: Callable[[], object], undo: Callable[[object], None]):
+    """`enlist()` (a call that writes to the store) on a worker thread, its result. Shielded:
+    a stream cancelled meanwhile (its client gone) still gets the whole enlisting, and then
+    `undo(result)`, on the loop; a cancelled await would have left it enlisted for as long
+    as the engine lives."""
+    enlisting = asyncio.ensure_future(asyncio.to_thread(enlist))
+    try:
+        return await asyncio.shield(enlisting)
+    except asyncio.CancelledError:
+        enlisting.add_done_callback(
+            lambda done: done.cancelled() or done.exception() is not None
+            or undo(done.result()))
         raise
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from domino_proto.domino.v1 import arena_pb2, play_pb2
 from tests.arena.support import first_message, wait_until
-from tests.arena.test_arena_engine import _drain, engine
+from tests.arena.test_arena_engine import _drain, domino, engine
 from tests.engine.support import refusal
 
 pytestmark = pytest.mark.timeout(240)
@@ -130,7 +130,6 @@ def test_a_standby_stream_connected_again_gets_its_match_in_play_back(durable_db
 
 def test_standby_refusals_replacement_rotation_and_retirement(durable_db):
     with engine(durable_db, "--keys", "--arena", "hhl") as (client, _, _port):
-        from tests.arena.test_arena_engine import domino
         owner = domino("keys", "create", "owner", "--db", durable_db).stdout.strip()
         assert owner
         key = client.register("standby", owner).bot_key
