@@ -383,21 +383,63 @@ def _fleets(addresses: list[str], bot_keys: list[str], workdir: str) -> dict:
 
 
 def reader_main(argv: list[str]) -> int:
-    """The leaderboard reader as a process: `address` `gateway_port` `seconds`; its figures
-    as one JSON line. The gRPC reads and the REST GETs run side by side, on threads."""
-    address, port, seconds = argv
+    """The leaderboard reader as a process: `address` `gateway_port` `seconds`
+    `control_address`; its figures as one JSON line. The gRPC reads, the REST GETs and the
+    control server's health checks run side by side, on threads."""
+    address, port, seconds, control_address = argv
     stop = threading.Event()
     threading.Timer(float(seconds), stop.set).start()
     reads, checks, tops, failures = [], [], [], []
-    rest, rest_tops, rest_failures = [], [], []
-    rest_thread = threading.Thread(target=_rest_reader, args=(
-        int(port), stop, rest, rest_tops, rest_failures))
-    rest_thread.start()
+    rest, rest_tops, rest_failures, control = [], [], [], []
+    threads = [threading.Thread(target=_rest_reader, args=(
+                   int(port), stop, rest, rest_tops, rest_failures)),
+               threading.Thread(target=_control_checker, args=(control_address, stop,
+                                                                control))]
+    for thread in threads:
+        thread.start()
     _reader(address, stop, reads, checks, tops, failures)
-    rest_thread.join()
+    for thread in threads:
+        thread.join()
     print(json.dumps({"reads": reads, "checks": checks, "tops": tops, "failures": failures,
                       "slowest": SLOWEST, "rest": rest, "rest_tops": rest_tops,
-                      "rest_failures": rest_failures}))
+                      "rest_failures": rest_failures, "control": control}))
+    return 0
+
+
+def _control_checker(address: str, stop: threading.Event, times: list[float]) -> None:
+    """A health check of the control server every 0.2 s until `stop`: what the machine's
+    load alone does to a call's answer time."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    with grpc.insecure_channel(address) as channel:
+        checker = health_pb2_grpc.HealthStub(channel)
+        while not stop.is_set():
+            t = time.perf_counter()
+            try:
+                checker.Check(health_pb2.HealthCheckRequest(), timeout=READ_DEADLINE_S)
+                times.append(time.perf_counter() - t)
+            except grpc.RpcError:
+                times.append(READ_DEADLINE_S)
+            stop.wait(0.2)
+
+
+def control_main() -> int:
+    """The control server: a grpc.aio server with nothing but the health service, in a
+    process of its own, on the same machine as the arena; its port on stdout, then served
+    until stdin closes."""
+    import grpc
+    from grpc_health.v1 import health, health_pb2_grpc
+
+    async def serve():
+        server = grpc.aio.server()
+        health_pb2_grpc.add_HealthServicer_to_server(health.aio.HealthServicer(), server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        print(port, flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+        await server.stop(None)
+    asyncio.run(serve())
     return 0
 
 
@@ -441,6 +483,7 @@ def _refusal(err):
 READ_DEADLINE_S = 30.0
 TOP = 50        # rows of a leaderboard page (the REST default)
 SLOWEST: list[tuple[float, float]] = []   # (seconds a full read took, when it began)
+SETTLED_S = sized(30.0, 2.0)   # the bots are connected by then
 
 
 def _reader(address: str, stop: threading.Event, times: list[float],
@@ -507,7 +550,7 @@ def _run(dsn: str, workdir: str):
 
     keys = _keys(dsn, OWNERS)
     cluster = EngineCluster(dsn, 2, os.path.join(workdir, "engines.log"))
-    gateway = None
+    gateway = control = None
     try:
         bot_keys = []
         with grpc.insecure_channel(cluster.address(0)) as channel:
@@ -529,9 +572,18 @@ def _run(dsn: str, workdir: str):
         port = gateway.stdout.readline().strip()
         if not port.isdigit():
             raise RuntimeError(f"the gateway did not start (it said {port!r})")
+        # A control: a bare gRPC server in a process of its own, checked by the reader as
+        # it checks the engine. Its answer time is the floor the machine's load sets.
+        control = subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.arena_e2e", "control"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True, cwd=ROOT, env=_env())
+        control_port = control.stdout.readline().strip()
+        if not control_port.isdigit():
+            raise RuntimeError(f"the control server did not start (it said {control_port!r})")
         reader = subprocess.Popen(
             [sys.executable, "-m", "benchmarks.arena_e2e", "reader", cluster.address(1), port,
-             str(SECONDS)], stdout=subprocess.PIPE, text=True, cwd=ROOT, env=_env())
+             str(SECONDS), f"127.0.0.1:{control_port}"], stdout=subprocess.PIPE, text=True,
+            cwd=ROOT, env=_env())
         started = time.monotonic()
         fleet = _fleets([cluster.address(0), cluster.address(1)], bot_keys, workdir)
         elapsed = time.monotonic() - started
@@ -591,8 +643,13 @@ def _run(dsn: str, workdir: str):
         yield (f"engines' CPU per table formed (all of it, play included): "
                f"{cpu / max(1, tables) * 1e3:.1f} ms over {tables} tables "
                f"({cpu / elapsed:.2f} cores)")
+        # The bots connecting (a thousand lobbies and standby streams in the first
+        # seconds) are a herd no running arena sees: the reads begun after it, apart.
+        settled = [took for took, began in read["slowest"] if began >= SETTLED_S]
         yield (f"GetLeaderboard while it runs: p50 {_pct(reads, 50) * 1e3:.1f} ms, "
-               f"p99 {_pct(reads, 99) * 1e3:.1f} ms ({len(reads)} reads); with the bots "
+               f"p99 {_pct(reads, 99) * 1e3:.1f} ms ({len(reads)} reads); begun from "
+               f"{SETTLED_S:.0f} s on: p50 {_pct(settled, 50) * 1e3:.1f} ms, p99 "
+               f"{_pct(settled, 99) * 1e3:.1f} ms ({len(settled)}); with the bots "
                f"gone: p50 {_pct(quiet, 50) * 1e3:.1f} ms, p99 {_pct(quiet, 99) * 1e3:.1f} ms")
         yield (f"GetLeaderboard of the first {TOP} rows while it runs: p50 "
                f"{_pct(tops, 50) * 1e3:.1f} ms, p99 {_pct(tops, 99) * 1e3:.1f} ms; reads that "
@@ -611,12 +668,17 @@ def _run(dsn: str, workdir: str):
                f"p50 {_pct(checks, 50) * 1e3:.1f} ms, p99 {_pct(checks, 99) * 1e3:.1f} ms; "
                f"the matchmaker was on {info.matchmaker or 'no engine'}, the reader on "
                f"{cluster.address(1)}")
+        yield (f"the same health check of a bare gRPC server in a process of its own (what "
+               f"the machine's load alone costs a call): p50 "
+               f"{_pct(read['control'], 50) * 1e3:.1f} ms, p99 "
+               f"{_pct(read['control'], 99) * 1e3:.1f} ms ({len(read['control'])} checks)")
         yield (f"engines' memory: {rss0:.0f} MB idle, {rss1:.0f} MB with the bots: "
                f"{(rss1 - rss0) * 1024 / max(1, BOTS):.0f} KB per connected bot")
     finally:
-        if gateway is not None:
-            gateway.kill()
-            gateway.wait()
+        for helper in (gateway, control):
+            if helper is not None:
+                helper.kill()
+                helper.wait()
         cluster.close()
         if os.environ.get("DOMINO_ARENA_LOG"):      # the engines' log, kept to be read
             shutil.copy(os.path.join(workdir, "engines.log"), os.environ["DOMINO_ARENA_LOG"])
@@ -627,3 +689,5 @@ if __name__ == "__main__":
         sys.exit(fleet_main(sys.argv[2:]))
     if sys.argv[1:2] == ["reader"]:
         sys.exit(reader_main(sys.argv[2:]))
+    if sys.argv[1:2] == ["control"]:
+        sys.exit(control_main())

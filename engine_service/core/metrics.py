@@ -41,6 +41,9 @@ TIMEOUTS = Counter("domino_engine_timeouts",
 OWNER_CHANGES = Counter("domino_engine_owner_changes",
                         "Matches and ladders this engine took over from another one "
                         "(failover, draining)", ["kind"])
+MOVE_PACE = Gauge("domino_engine_move_pace",
+                  "Moves a second this engine lets in while its event loop runs late "
+                  "(0: not paced; engine_service/rpc/pacing.py)")
 COMMIT_LATENCY = Histogram("domino_engine_store_commit_seconds",
                            "How long the store took to commit one move (append_move)",
                            ["store"], buckets=LATENCY_BUCKETS)
@@ -98,6 +101,11 @@ def owner_changed(kind: str, count: int = 1) -> None:
 def count_live(count: Callable[[], int]) -> None:
     """Read the live matches from `count` at each scrape (nothing to update per match)."""
     LIVE_MATCHES.set_function(count)
+
+
+def follow_pace(rate: Callable[[], float | None]) -> None:
+    """Read the move pace from `rate` at each scrape (None: not paced)."""
+    MOVE_PACE.set_function(lambda: rate() or 0.0)
 
 
 def serve(host: str, port: int) -> int:

@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from plumbing import settings
 
 from ..core import metrics
+from .pacing import Pacer, target_s
 
 THREADS_ENV = "DOMINO_MOVE_THREADS"
 THREADS = 8
@@ -46,12 +47,16 @@ class Mover:
         n = threads() if remote_store else 0
         # A write that must land: a ThreadPoolExecutor's threads finish it before exit.
         self._pool = ThreadPoolExecutor(n, thread_name_prefix="moves") if n else None
+        self.pacer = Pacer(target_s())
+        metrics.follow_pace(lambda: self.pacer.rate)
 
     async def play(self, received: float, fn, *args):
         """fn(*args), a move through the referee (under the match's lock, as the clocks
-        play theirs), inline or on a thread; its latency since `received` (perf_counter)
-        is counted with it, on the same thread: a match's last move may end its stream,
-        and cancel this await, before the loop takes the answer back."""
+        play theirs), inline or on a thread, once the pacer lets it in; its latency since
+        `received` (perf_counter) is counted with it, on the same thread: a match's last
+        move may end its stream, and cancel this await, before the loop takes the answer
+        back."""
+        await self.pacer.admit()
         if self._pool is None:
             return _timed(received, fn, *args)
         return await asyncio.get_running_loop().run_in_executor(

@@ -184,16 +184,13 @@ def test_a_bad_postgresql_setting_is_said_as_itself(name, given, range_said):
     assert "database server running" not in p.stderr
 
 
-def test_a_bad_arena_poll_is_said_as_itself():
-    """The arena's polls are set for any store, and refused before it is opened."""
+@pytest.mark.parametrize("name, given, range_said", [
+    ("DOMINO_ARENA_POLL_MS", "10", "50 to 3600000"),
+    ("DOMINO_GC_YOUNG", "7", "100 to 10000000"),
+    ("DOMINO_LOOP_LAG_MS", "1001", "0 to 1000"),
+])
+def test_a_bad_engine_setting_is_said_as_itself(name, given, range_said):
+    """The settings for any store are refused before it is opened."""
     p = run("engine", "--port", "0", "--db", ":memory:", check=False, timeout=60,
-            extra_env={"DOMINO_ARENA_POLL_MS": "10"})
-    assert_one_line_failure(p, "engine", "DOMINO_ARENA_POLL_MS must be a whole number",
-                            "50 to 3600000")
-
-
-def test_a_bad_collector_pace_is_said_as_itself():
-    p = run("engine", "--port", "0", "--db", ":memory:", check=False, timeout=60,
-            extra_env={"DOMINO_GC_YOUNG": "7"})
-    assert_one_line_failure(p, "engine", "DOMINO_GC_YOUNG must be a whole number",
-                            "100 to 10000000")
+            extra_env={name: given})
+    assert_one_line_failure(p, "engine", f"{name} must be a whole number", range_said)

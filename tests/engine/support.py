@@ -1,5 +1,8 @@
-"""Helpers for the engine tests: a client for a real server, refusal decoding, threads."""
+"""Helpers for the engine tests: a client for a real server, refusal decoding, threads,
+an event loop of virtual time."""
 
+import asyncio
+import selectors
 import threading
 
 import grpc
@@ -159,3 +162,28 @@ def clock_plays_for(served, match_id: str, seat: int) -> None:
         version = referee.version
         served.alarms.advance(referee.seats[seat].clock_ms / 1000)
         assert referee.version > version, "the clock did not play"
+
+
+class _VirtualTime(selectors.DefaultSelector):
+    """A selector that never sleeps: a wait for a timer jumps the loop's clock instead."""
+
+    def __init__(self):
+        super().__init__()
+        self.now = 0.0
+
+    def select(self, timeout=None):
+        ready = super().select(0)
+        if not ready and timeout:
+            self.now += timeout
+        return ready
+
+
+def run_in_virtual_time(main):
+    """main() on a loop of virtual time; `loop.busy(seconds)` stands for a callback that
+    holds the loop that long (the loop runs late by it)."""
+    selector = _VirtualTime()
+    loop = asyncio.SelectorEventLoop(selector)
+    loop.time = lambda: selector.now
+    loop.busy = lambda seconds: setattr(selector, "now", selector.now + seconds)
+    with asyncio.Runner(loop_factory=lambda: loop) as runner:
+        return runner.run(main())

@@ -5,11 +5,12 @@ stretch a real 50 ms sleep past the keepalive interval): the loop's clock moves 
 the loop would otherwise wait, and then straight to its next timer."""
 
 import asyncio
-import selectors
 import threading
 
 from plumbing import inbox as inbox_module
 from plumbing.inbox import KEEPALIVE, OVERFLOWED, Inbox
+
+from .support import run_in_virtual_time
 
 
 def test_items_come_in_order_from_the_loop_and_from_other_threads():
@@ -25,28 +26,6 @@ def test_items_come_in_order_from_the_loop_and_from_other_threads():
         finally:
             inbox.close()
     assert asyncio.run(main()) == [1, 2, 3]
-
-
-class _VirtualTime(selectors.DefaultSelector):
-    """A selector that never sleeps: a wait for a timer jumps the loop's clock instead."""
-
-    def __init__(self):
-        super().__init__()
-        self.now = 0.0
-
-    def select(self, timeout=None):
-        ready = super().select(0)
-        if not ready and timeout:
-            self.now += timeout
-        return ready
-
-
-def run_in_virtual_time(main):
-    selector = _VirtualTime()
-    loop = asyncio.SelectorEventLoop(selector)
-    loop.time = lambda: selector.now
-    with asyncio.Runner(loop_factory=lambda: loop) as runner:
-        return runner.run(main())
 
 
 def test_keepalive_only_after_an_idle_stretch(monkeypatch):

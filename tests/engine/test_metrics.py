@@ -39,6 +39,7 @@ def test_the_counters_match_a_played_match_a_refusal_and_the_turn_clock(metered)
     before = Scrape(url)
     assert before.get("domino_engine_live_matches") == 0
     assert before.get("domino_engine_moves_accepted_total", variant="hhl") == 0
+    assert before.get("domino_engine_move_pace") == 0      # an idle engine is not paced
 
     # A match played to the end by bot processes, after one deliberately stale move.
     # A clock no bot process misses, however slow they are to start: its moves are the seats'.
