@@ -36,14 +36,17 @@ def make_folder_of(db: str) -> None:
 
 def settings_refused(db: str) -> str:
     """Why a setting of the environment is refused ("" when none is): the arena's polls,
-    the collector's pace, and for PostgreSQL the bound of a wait on it and the threads its
-    moves are played on. Said as itself, not as a database that is away."""
+    the collector's pace, the pacing's target, and for PostgreSQL the bound of a wait on it
+    and the threads its moves are played on. Said as itself, not as a database that is
+    away."""
     from engine_service.core.arena.spec import polls
     from engine_service.core.storage.factory import is_dsn
+    from engine_service.rpc.pacing import target_s
     from plumbing.settings import BadSetting
     try:
         polls()
         collector.young()
+        target_s()
     except BadSetting as e:
         return str(e)
     if not is_dsn(db):
