@@ -11,7 +11,6 @@ import pytest
 
 from engine_service.rpc import pacing
 from engine_service.rpc.pacing import Pacer
-from plumbing.settings import BadSetting
 
 from .support import run_in_virtual_time
 
@@ -109,20 +108,6 @@ def test_the_rate_starts_under_what_the_loop_carried_is_cut_when_late_and_raised
         await settle()                       # late again within 0.1 s of that cut: not cut again
         assert pacer.rate == cut
     run_in_virtual_time(main)
-
-
-@pytest.mark.parametrize("given, seconds", [("", 0.02), ("0", 0.0), ("1000", 1.0)])
-def test_the_target_is_the_default_or_what_the_environment_says(monkeypatch, given, seconds):
-    monkeypatch.setenv(pacing.LAG_ENV, given)
-    assert pacing.target_s() == seconds
-
-
-@pytest.mark.parametrize("given", ["1001", "-1", "fast", "2.5"])
-def test_a_target_out_of_range_is_refused_naming_the_variable(monkeypatch, given):
-    monkeypatch.setenv(pacing.LAG_ENV, given)
-    with pytest.raises(BadSetting, match=r"DOMINO_LOOP_LAG_MS must be a whole number of "
-                                         r"milliseconds from 0 to 1000"):
-        pacing.target_s()
 
 
 def test_a_failing_tick_lets_every_waiting_move_in_and_paces_no_more(caplog):

@@ -5,26 +5,50 @@ import os
 
 import pytest
 
-from engine_service.rpc import moves
+from engine_service.rpc import moves, pacing
 from plumbing import collector
 from plumbing.settings import BadSetting
 
 ROOT = __file__.rsplit("/tests/", 1)[0]
 
 
-@pytest.mark.parametrize("given, n", [("", 8), (" ", 8), ("0", 0), ("1", 1), ("64", 64)])
-def test_the_threads_of_postgresql_moves_are_the_default_or_what_the_environment_says(
-        monkeypatch, given, n):
-    monkeypatch.setenv(moves.THREADS_ENV, given)
-    assert moves.threads() == n
+def _polls():
+    from engine_service.core.arena import spec
+    return spec.polls()
 
 
-@pytest.mark.parametrize("given", ["65", "-1", "eight", "1.5", "\u00b2", "9" * 40])
-def test_threads_out_of_range_are_refused_naming_the_variable(monkeypatch, given):
-    monkeypatch.setenv(moves.THREADS_ENV, given)
-    with pytest.raises(BadSetting, match=r"DOMINO_MOVE_THREADS must be a whole number of "
-                                         r"threads from 0 to 64"):
-        moves.threads()
+# (the variable, how the engine reads it, what it says of its range)
+SETTINGS = {
+    "threads": (moves.THREADS_ENV, moves.threads, "threads from 0 to 64"),
+    "polls": ("DOMINO_ARENA_POLL_MS", _polls, "milliseconds from 50 to 3600000"),
+    "pacing": (pacing.LAG_ENV, pacing.target_s, "milliseconds from 0 to 1000"),
+}
+
+
+@pytest.mark.parametrize("setting, given, read", [
+    ("threads", "", 8), ("threads", " ", 8), ("threads", "0", 0), ("threads", "1", 1),
+    ("threads", "64", 64),
+    ("polls", "", (0.25, 0.2)), ("polls", "50", (0.05, 0.05)),
+    ("polls", "3600000", (3600.0, 3600.0)),
+    ("pacing", "", 0.02), ("pacing", "0", 0.0), ("pacing", "1000", 1.0),
+])
+def test_a_setting_is_its_default_or_what_the_environment_says(monkeypatch, setting, given,
+                                                              read):
+    env, reader, _ = SETTINGS[setting]
+    monkeypatch.setenv(env, given)
+    assert reader() == read
+
+
+@pytest.mark.parametrize("setting, given", [
+    *[("threads", g) for g in ("65", "-1", "eight", "1.5", "\u00b2", "9" * 40)],
+    *[("polls", g) for g in ("49", "3600001", "0", "fast")],
+    *[("pacing", g) for g in ("1001", "-1", "fast", "2.5")],
+])
+def test_a_setting_out_of_range_is_refused_naming_the_variable(monkeypatch, setting, given):
+    env, reader, says = SETTINGS[setting]
+    monkeypatch.setenv(env, given)
+    with pytest.raises(BadSetting, match=f"{env} must be a whole number of {says}"):
+        reader()
 
 
 def test_sqlite_moves_stay_on_the_loop_whatever_the_setting(monkeypatch):
@@ -33,24 +57,6 @@ def test_sqlite_moves_stay_on_the_loop_whatever_the_setting(monkeypatch):
     assert moves.Mover(remote_store=False)._pool is None
     monkeypatch.setenv(moves.THREADS_ENV, "0")
     assert moves.Mover(remote_store=True)._pool is None
-
-
-@pytest.mark.parametrize("given, polls", [("", (0.25, 0.2)), ("50", (0.05, 0.05)),
-                                          ("3600000", (3600.0, 3600.0))])
-def test_the_arena_polls_are_the_default_or_what_the_environment_says(monkeypatch, given,
-                                                                       polls):
-    from engine_service.core.arena import spec
-    monkeypatch.setenv(spec.POLL_ENV, given)
-    assert spec.polls() == polls
-
-
-@pytest.mark.parametrize("given", ["49", "3600001", "0", "fast"])
-def test_arena_polls_out_of_range_are_refused_naming_the_variable(monkeypatch, given):
-    from engine_service.core.arena import spec
-    monkeypatch.setenv(spec.POLL_ENV, given)
-    with pytest.raises(BadSetting, match=r"DOMINO_ARENA_POLL_MS must be a whole number of "
-                                         r"milliseconds from 50 to 3600000"):
-        spec.polls()
 
 
 @pytest.mark.parametrize("given, expected", [("", "(50000, 20, 10)"), ("700", "(700, 20, 10)")])
