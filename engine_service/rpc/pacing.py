@@ -37,7 +37,8 @@ TARGET_MS = 20
 TARGET_RANGE = (0, 1000)
 
 TICK_S = 0.01        # how often the loop's lateness is taken and moves are let in
-RAISE = 1.02         # the rate's growth per tick the loop is on time (x2 in 0.35 s)
+RAISE = 1.02         # the rate's growth per tick the loop is on time (x2 in 0.35 s),
+                     # up to twice the moves a second let in
 CUT = 0.75           # the rate's cut when the loop runs late ...
 CUT_EVERY_S = 0.1    # ... at most this often: a cut shows in the lateness only later
 MIN_RATE = 50.0      # moves a second: paced, an engine still plays this many
@@ -118,7 +119,9 @@ class Pacer:
             if not self._waiters and now - self._late_at >= UNPACE_AFTER_S:
                 self.rate = None
             else:
-                self.rate *= RAISE
+                # Never past twice what was let in: a rate the moves did not use says
+                # nothing of what the loop can carry, and would take many cuts to undo.
+                self.rate = min(self.rate * RAISE, max(MIN_RATE, 2 * self._seen_rate))
         if self.rate is not None:
             self._let_in(elapsed)
         if not self._waiters and now - self._last_move >= IDLE_AFTER_S:

@@ -126,3 +126,21 @@ def test_a_failing_tick_lets_every_waiting_move_in_and_paces_no_more(caplog):
         await pacer.admit()                 # and the next move is not paced
     run_in_virtual_time(main)
     assert "pacing the moves failed" in caplog.text
+
+
+def test_the_rate_is_not_raised_past_twice_what_was_let_in():
+    """Moves that come slower than the rate leave it where they can use it: raised
+    without them, it would take many cuts to come back when the loop runs late."""
+    async def main():
+        loop = asyncio.get_running_loop()
+        pacer = Pacer(0.02)
+        await pacer.admit()
+        loop.busy(0.1)
+        await settle()                      # paced, at the least rate
+        for _ in range(150):                # on time for 1.5 s, a move a tick at most
+            await asyncio.sleep(pacing.TICK_S)
+            await pacer.admit()
+        # Raised 2 % a tick it would be 50 x 1.02^150, about 975 a second; at most 100
+        # came a second.
+        assert pacer.rate is not None and pacer.rate <= 200
+    run_in_virtual_time(main)

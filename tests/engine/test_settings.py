@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from engine_service.core.arena import spec
 from engine_service.rpc import moves, pacing
 from plumbing import collector
 from plumbing.settings import BadSetting
@@ -12,15 +13,10 @@ from plumbing.settings import BadSetting
 ROOT = __file__.rsplit("/tests/", 1)[0]
 
 
-def _polls():
-    from engine_service.core.arena import spec
-    return spec.polls()
-
-
 # (the variable, how the engine reads it, what it says of its range)
 SETTINGS = {
     "threads": (moves.THREADS_ENV, moves.threads, "threads from 0 to 64"),
-    "polls": ("DOMINO_ARENA_POLL_MS", _polls, "milliseconds from 50 to 3600000"),
+    "polls": (spec.POLL_ENV, spec.polls, "milliseconds from 50 to 3600000"),
     "pacing": (pacing.LAG_ENV, pacing.target_s, "milliseconds from 0 to 1000"),
 }
 
