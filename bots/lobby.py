@@ -280,6 +280,12 @@ class ArenaBot:
         if self._done():
             self.stop()
 
+    def _standing_over(self) -> bool:
+        """Whether every match played on a standby stream is over (under the lock: the
+        lobby's thread may be adding one)."""
+        with self._lock:
+            return self._standing <= set(self.finished)
+
     def _stands_by(self, seat: play_pb2.ArenaSeat) -> bool:
         """Whether a standby stream with the match's engine plays it."""
         fleet = self._fleet
@@ -349,7 +355,7 @@ class ArenaBot:
             # The matches played on the standby streams, to their ends as well (bounded:
             # a seat the clock played, its standby away, never ends on that stream).
             until = time.monotonic() + STANDING_WAIT_S
-            while (not self._stopping.is_set() and not self._standing <= set(self.finished)
+            while (not self._stopping.is_set() and not self._standing_over()
                    and self._fleet_thread is not None and self._fleet_thread.is_alive()
                    and time.monotonic() < until):
                 self._stopping.wait(0.2)
