@@ -28,7 +28,9 @@ Progress goes to stderr.
 Figures: the standings (mean per deal with its 95% interval: HHL points per hand, Domeng
 minus the stones taken per round, so higher is better for both; gap closed from greedy, 0,
 to the oracle, 1), then every pair of entrants' paired difference over the sets they
-shared, and each entrant's gap closed as a share of ceiling's.
+shared, each entrant's gap closed as a share of ceiling's, and the strength targets
+(`claims`): at least 95% of ceiling's gap closed, and in Domeng at most half of greedy's
+stones, each as a margin paired set by set with its 95% interval.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from bots.strategies import make_strategy
 from bots.strategies.expert import Ceiling, Expert
 from bots.strategies.search import Search
 from ladders.formats import DUPLICATE, field_entrant, set_size
-from ladders.standings import set_merits
+from ladders.standings import GREEDY, set_merits
 from ladders.stats import mean_ci
 
 SEARCH_SAMPLES = 300
@@ -142,6 +144,56 @@ def report(variant: str, standings: dict, results: list[dict]) -> list[str]:
         share = ", ".join(f"{n} {g / top:.2f}" for n, g in gaps.items()
                           if g is not None and n not in ("ceiling", "greedy"))
         lines.append(f"  gap closed as a share of ceiling's ({top:.2f}): {share}")
+    lines += claims(variant, names, results)
+    return lines
+
+
+def gap_margin(sets: dict, a: str, base: str, ref, k: float) -> tuple | None:
+    """Whether a closes at least k of the gap from base to ref, over the sets holding both
+    (and ref when it is an entrant; a number is a fixed merit): (the share closed, a ratio
+    of the means; the margin (a - base) - k (ref - base) per deal, its mean and 95%
+    half-width; sets). Paired set by set, so the luck of a set's deals cancels out of the
+    margin, as it does from standings' differences. None when no set holds them all."""
+    rows = []
+    for m in sets.values():
+        if a in m and base in m and (not isinstance(ref, str) or ref in m):
+            low = sum(m[base]) / len(m[base])
+            high = sum(m[ref]) / len(m[ref]) if isinstance(ref, str) else ref
+            rows.append((sum(m[a]) / len(m[a]) - low, high - low))
+    if not rows:
+        return None
+    closed, gap = sum(r[0] for r in rows), sum(r[1] for r in rows)
+    mean, half = mean_ci([c - k * g for c, g in rows])
+    return (closed / gap if gap else math.nan), mean, half, len(rows)
+
+
+def claims(variant: str, names: list[str], results: list[dict]) -> list[str]:
+    """The strength targets the house bots are held to, each as a paired margin with its
+    95% interval ("shown" when the whole interval is on the right side): against greedy's
+    result in the same seats, an entrant closes at least 95% of ceiling's gap (both games),
+    and in Domeng it takes at most half of greedy's stones (the gap from greedy's stones to
+    none, half closed)."""
+    sets = set_merits(variant, [r for r in results if not r.get("voided")])
+    tests = [("ceiling", 0.95, "of ceiling's gap closed")]
+    if variant == "domeng":
+        tests.append((0.0, 0.5, "of greedy's stones"))
+    lines = []
+    for ref, k, what in tests:
+        if GREEDY not in names or (isinstance(ref, str) and ref not in names):
+            continue
+        for a in names:
+            skip = a in (GREEDY, ref) or a.startswith(field_entrant(""))   # not the field
+            found = None if skip else gap_margin(sets, a, GREEDY, ref, k)
+            if found is None:
+                continue
+            share, mean, half, n = found
+            if ref == 0.0:      # stones taken, as a share of greedy's: 1 - the gap closed
+                share, bound = 1 - share, f"at most {1 - k:.2f}"
+            else:
+                bound = f"at least {k:.2f}"
+            verdict = "shown" if mean - half > 0 else "not shown"
+            lines.append(f"  {a}: {share:.3f} {what} ({bound}: margin {mean:+.3f} ± "
+                         f"{half:.3f} a deal over {n} sets, {verdict} at 95%)")
     return lines
 
 
