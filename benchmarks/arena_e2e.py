@@ -415,13 +415,24 @@ def _control_checker(address: str, stop: threading.Event, times: list[float]) ->
     with grpc.insecure_channel(address) as channel:
         checker = health_pb2_grpc.HealthStub(channel)
         while not stop.is_set():
-            t = time.perf_counter()
-            try:
-                checker.Check(health_pb2.HealthCheckRequest(), timeout=READ_DEADLINE_S)
-                times.append(time.perf_counter() - t)
-            except grpc.RpcError:
-                times.append(READ_DEADLINE_S)
+            _timed(lambda **kw: checker.Check(health_pb2.HealthCheckRequest(), **kw), times, [])
             stop.wait(0.2)
+
+
+def _timed(call, into: list[float], failures: list[str]) -> float:
+    """One gRPC call, its answer time appended to `into`; one that fails (its deadline
+    passed) counts as READ_DEADLINE_S, so that the percentiles show it rather than hide it.
+    Returns when it began."""
+    import grpc
+
+    t = time.perf_counter()
+    try:
+        call(timeout=READ_DEADLINE_S)
+        into.append(time.perf_counter() - t)
+    except grpc.RpcError as e:
+        into.append(READ_DEADLINE_S)
+        failures.append(f"{e.code().name} after {time.perf_counter() - t:.1f} s")
+    return t
 
 
 def control_main() -> int:
@@ -489,26 +500,19 @@ SETTLED_S = sized(30.0, 2.0)   # the bots are connected by then
 def _reader(address: str, stop: threading.Event, times: list[float],
             health: list[float] | None = None, top: list[float] | None = None,
             failures: list[str] | None = None) -> None:
-    """GetLeaderboard (every row) again and again until `stop`; a call that fails (its
-    deadline passed) counts as READ_DEADLINE_S, so that the percentiles show it rather than
-    hide it. With `top`, each is followed by a read of the first TOP rows (a page, as the
-    web page shows); with `health`, by a gRPC health check: the engine's answer time to a
-    call that does no work at all, next to which the leaderboard's own cost shows."""
+    """GetLeaderboard (every row) again and again until `stop` (`_timed`). With `top`,
+    each is followed by a read of the first TOP rows (a page, as the web page shows); with
+    `health`, by a gRPC health check: the engine's answer time to a call that does no work
+    at all, next to which the leaderboard's own cost shows."""
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     from domino_proto.domino.v1 import arena_pb2, arena_pb2_grpc
 
     def timed(call, into: list[float]) -> None:
-        t = time.perf_counter()
-        try:
-            call(timeout=READ_DEADLINE_S)
-            into.append(time.perf_counter() - t)
-            if into is times:
-                SLOWEST.append((into[-1], t - began))
-        except grpc.RpcError as e:
-            into.append(READ_DEADLINE_S)
-            failures.append(f"{e.code().name} after {time.perf_counter() - t:.1f} s")
+        t = _timed(call, into, failures)
+        if into is times:
+            SLOWEST.append((into[-1], t - began))
 
     failures = [] if failures is None else failures
     began = time.perf_counter()
