@@ -44,7 +44,7 @@ from collections import defaultdict
 
 from benchmarks import sized
 from bots.inprocess_ladder import run as run_ladder
-from bots.strategies import make_strategy
+from bots.strategies import YARDSTICKS, make_strategy
 from bots.strategies.expert import Ceiling, Expert
 from bots.strategies.search import Search
 from ladders.formats import DUPLICATE, field_entrant, set_size
@@ -176,18 +176,21 @@ def claims(variant: str, names: list[str], results: list[dict]) -> list[str]:
     sets = set_merits(variant, [r for r in results if not r.get("voided")])
     tests = [("ceiling", 0.95, "of ceiling's gap closed")]
     if variant == "domeng":
-        tests.append((0.0, 0.5, "of greedy's stones"))
+        tests.append((0.0, 0.5, "of greedy's stones"))    # 0.0: no stones taken
+    # Judged: the house bots, not the yardsticks nor the field's seats.
+    judged = [n for n in names if n not in (GREEDY, *YARDSTICKS)
+              and not n.startswith(field_entrant(""))]
     lines = []
     for ref, k, what in tests:
-        if GREEDY not in names or (isinstance(ref, str) and ref not in names):
+        stones = not isinstance(ref, str)
+        if GREEDY not in names or not (stones or ref in names):
             continue
-        for a in names:
-            skip = a in (GREEDY, ref) or a.startswith(field_entrant(""))   # not the field
-            found = None if skip else gap_margin(sets, a, GREEDY, ref, k)
+        for a in judged:
+            found = gap_margin(sets, a, GREEDY, ref, k)
             if found is None:
                 continue
             share, mean, half, n = found
-            if ref == 0.0:      # stones taken, as a share of greedy's: 1 - the gap closed
+            if stones:      # stones taken, as a share of greedy's: 1 - the gap closed
                 share, bound = 1 - share, f"at most {1 - k:.2f}"
             else:
                 bound = f"at least {k:.2f}"
